@@ -1,0 +1,145 @@
+// Builds the Fastify instance (no listen, so tests can inject or listen on port 0):
+// body parsing, authentication, the error catalog's rendering, OpenAPI and every route.
+import crypto from 'node:crypto';
+import Fastify, { LogController, type FastifyError, type FastifyInstance } from 'fastify';
+import formbody from '@fastify/formbody';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { Config } from './config.ts';
+import type { Storage } from './storage/db.ts';
+import type { Principal } from './auth/principal.ts';
+import { Authenticator } from './auth/authenticate.ts';
+import { Problem, problem, type FieldProblem } from './http/problem.ts';
+import { sharedSchemas } from './http/schemas.ts';
+import { authRoutes } from './auth/routes.ts';
+import { commandRoutes } from './commands/routes.ts';
+import { noteRoutes } from './notes/routes.ts';
+import { patientRoutes } from './patients/routes.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+  interface FastifyContextConfig {
+    /** Served without credentials. */
+    public?: boolean;
+  }
+}
+
+export const VERSION = '0.1.0';
+
+export async function buildApp(config: Config, storage: Storage): Promise<FastifyInstance> {
+  const verbose = config.logLevel === 'debug' || config.logLevel === 'trace';
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
+    },
+    // Request logging at info costs most of the throughput; it is there at debug.
+    logController: new LogController({ disableRequestLogging: !verbose }),
+    bodyLimit: config.bodyLimit,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: true } },
+    genReqId: () => crypto.randomUUID(),
+    trustProxy: false,
+  });
+
+  app.decorateRequest('principal', null);
+  for (const schema of sharedSchemas) app.addSchema(schema);
+
+  // JSON bodies: an empty body is no body (commit and enter-in-error are sent that way).
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body.toString();
+    if (text.trim() === '') return done(null, undefined);
+    parseJson(request, text, done);
+  });
+  await app.register(formbody, { bodyLimit: config.bodyLimit });
+
+  const authenticator = new Authenticator(storage);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('cache-control', 'no-store');
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('x-request-id', request.id);
+    const method = request.method;
+    if (method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS') {
+      const path = request.url.split('?', 1)[0]!;
+      if (!path.endsWith('/')) throw problem('trailing_slash_required', { detail: `A trailing slash is required on ${method} paths: use ${path}/` });
+    }
+    if (request.routeOptions.config.public === true || request.is404) return;
+    request.principal = await authenticator.authenticate(request.headers.authorization);
+  });
+
+  app.setErrorHandler((error: FastifyError | Problem, request, reply) => {
+    const p = toProblem(error);
+    if (p.status >= 500) request.log.error({ err: error, reqId: request.id }, 'request failed');
+    if (p.headers) reply.headers(p.headers);
+    return reply.code(p.status).type('application/problem+json').send(p.body());
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const p = problem('route_not_found', { detail: `No endpoint ${request.method} ${request.url.split('?', 1)[0]}` });
+    return reply.code(404).type('application/problem+json').send(p.body());
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Charta API', version: VERSION, description: 'Clinical Commands API, notes and patients. Errors are RFC 9457 problem details; see docs/errors.md.' },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'OAuth 2.0 access token from POST /auth/token/' },
+          apiKey: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'API key (plugin tool)' },
+        },
+      },
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' }, uiHooks: {} });
+  app.addHook('onRoute', (route) => {
+    if (route.url === '/docs' || route.url.startsWith('/docs/')) route.config = { ...(route.config ?? {}), public: true };
+  });
+  app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+
+  authRoutes(app, storage);
+  patientRoutes(app, storage);
+  noteRoutes(app, storage, config.publicUrl);
+  commandRoutes(app, storage, config.publicUrl);
+  return app;
+}
+
+/** Everything thrown becomes a catalog problem; nothing unexpected leaks detail. */
+function toProblem(error: FastifyError | Problem): Problem {
+  if (error instanceof Problem) return error;
+  if (error.validation) {
+    const errors: FieldProblem[] = error.validation.map((v) => {
+      const params = v.params as { missingProperty?: string; additionalProperty?: string; allowedValues?: unknown[] };
+      const base = v.instancePath.replace(/^\//, '').replace(/\//g, '.');
+      const where = error.validationContext === 'body' ? '' : `${error.validationContext}.`;
+      if (params.missingProperty) return { field: where + join(base, params.missingProperty), message: 'is required' };
+      if (params.additionalProperty) return { field: where + join(base, params.additionalProperty), message: 'is not a known field' };
+      return { field: where + (base || error.validationContext || 'body'), message: v.message ?? 'is not valid' };
+    });
+    const unique = errors.filter((e, i) => errors.findIndex((o) => o.field === e.field && o.message === e.message) === i);
+    return problem('validation_failed', { detail: unique.map((e) => `${e.field}: ${e.message}`).join('; '), errors: unique });
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return problem('unsupported_media_type', { detail: 'Send application/json (or application/x-www-form-urlencoded where documented)' });
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return problem('body_too_large');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return problem('malformed_body', { detail: error.message });
+  }
+  if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_TYPE' || error.statusCode === 400) {
+    return problem('malformed_body', { detail: `The request body is not valid: ${error.message}` });
+  }
+  if (error.statusCode === 429) return problem('too_many_requests');
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+    return new Problem('malformed_body', { detail: error.message });
+  }
+  return problem('internal_error');
+}
+
+const join = (base: string, name: string) => (base ? `${base}.${name}` : name);

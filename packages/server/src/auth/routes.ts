@@ -1,0 +1,36 @@
+// POST /auth/token/ (public: it is where credentials are exchanged).
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { Storage } from '../storage/db.ts';
+import { TokenRequestBody, TokenSchema } from '../http/schemas.ts';
+import { issueToken, type TokenRequest } from './token.ts';
+
+export function authRoutes(app: FastifyInstance, storage: Storage) {
+  app.post('/auth/token/', {
+    config: { public: true },
+    schema: {
+      tags: ['Auth'],
+      summary: 'OAuth 2.0 client credentials grant',
+      description: 'Form-encoded (or JSON) grant_type=client_credentials, client_id, client_secret; HTTP Basic client authentication also works.',
+      body: { content: { 'application/x-www-form-urlencoded': { schema: TokenRequestBody }, 'application/json': { schema: TokenRequestBody } } },
+      response: { 200: TokenSchema, 400: Type.Ref('Problem'), 401: Type.Ref('Problem') },
+    },
+    handler: async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return issueToken(storage, request.body as TokenRequest, basicAuth(request.headers.authorization));
+    },
+  });
+}
+
+function basicAuth(header: string | undefined): { id: string; secret: string } | undefined {
+  const m = header && /^basic\s+([A-Za-z0-9+/=]+)$/i.exec(header.trim());
+  if (!m) return undefined;
+  const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  try {
+    return { id: decodeURIComponent(decoded.slice(0, colon)), secret: decodeURIComponent(decoded.slice(colon + 1)) };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,53 @@
+// POST /core/api/v1/commands/: a new staged command in an unlocked note of an allowed type.
+import type { Ctx } from '../lib/context.ts';
+import { newUuid, UUID_RE } from '../lib/ids.ts';
+import { nowMicros } from '../lib/time.ts';
+import { invalid, problem } from '../http/problem.ts';
+import { insertCommand } from '../storage/commands-repository.ts';
+import { writeTransaction, type Idempotency } from '../storage/transaction.ts';
+import { getKind, kindKeys } from './kinds/index.ts';
+import { validateValues } from './values.ts';
+import { assertNoteWritable } from './rules.ts';
+import { toView, type CommandView } from './representation.ts';
+import { actingStaff } from './actor.ts';
+
+export interface CreateInput {
+  schemaKey: string;
+  noteKey?: string;
+  values?: unknown;
+}
+
+export async function createCommand(ctx: Ctx, input: CreateInput, idempotency?: Idempotency) {
+  const staffKey = actingStaff(ctx);
+  const kind = getKind(input.schemaKey);
+  if (kind === undefined) {
+    throw problem('unknown_schema_key', { detail: `Unknown schemaKey '${input.schemaKey}'; known kinds: ${kindKeys.join(', ')}` });
+  }
+  const checked = validateValues(kind, input.values ?? {});
+  if (!checked.ok) throw invalid(checked.errors);
+  const noteUuid = input.noteKey?.toLowerCase();
+  if (noteUuid === undefined || !UUID_RE.test(noteUuid)) throw problem('note_does_not_exist');
+  return writeTransaction<CommandView>(ctx, idempotency, async ({ trx, audit }) => {
+    const note = await assertNoteWritable(trx, ctx.storage.engine, noteUuid);
+    const now = nowMicros();
+    const data = Object.fromEntries(Object.entries(checked.values).filter(([, v]) => v !== null));
+    const row = {
+      uuid: newUuid(),
+      schema_key: kind.key,
+      note_uuid: note.uuid,
+      patient_key: note.patient_key,
+      state: 'staged',
+      data: JSON.stringify(data),
+      originated_by: staffKey,
+      edited_by: JSON.stringify([staffKey]),
+      committed_by: null,
+      entered_in_error_by: null,
+      created_at: now,
+      updated_at: now,
+    };
+    await insertCommand(trx, row);
+    const view = toView(row);
+    await audit({ action: 'command.created', entityType: 'command', entityId: row.uuid, before: null, after: view });
+    return { status: 201, body: view };
+  });
+}

@@ -1,0 +1,43 @@
+// GET /core/api/v1/commands/{uuid}/fields/ and the per-field autocomplete endpoint.
+import type { Ctx } from '../lib/context.ts';
+import { problem } from '../http/problem.ts';
+import { getKind } from './kinds/index.ts';
+import type { FieldDef } from './kinds/types.ts';
+import { getCommand } from './get.ts';
+
+export interface FieldsView {
+  schema: string;
+  fields: Array<{ name: string; type: string; required: boolean; choices: Array<{ value: string; text: string }> }>;
+}
+
+export function describeFields(fields: readonly FieldDef[]): FieldsView['fields'] {
+  return fields.map((f) => ({
+    name: f.name,
+    type: f.type,
+    required: f.required,
+    choices: (f.choices ?? []).map((c) => ({ value: c.value, text: c.text })),
+  }));
+}
+
+export async function commandFields(ctx: Ctx, uuid: string): Promise<FieldsView> {
+  const command = await getCommand(ctx, uuid);
+  return { schema: command.schema_key, fields: describeFields(getKind(command.schema_key)!.fields) };
+}
+
+export interface AutocompleteOption {
+  text: string;
+  /** JSON document of {text, disabled, description, annotations, extra, value}. */
+  value: string;
+}
+
+/**
+ * Options for an AutocompleteField. The terminologies and reference data behind them arrive
+ * with the autocomplete issue; until then every autocomplete field answers an empty list.
+ */
+export async function autocomplete(ctx: Ctx, uuid: string, fieldName: string, _searchTerm: string): Promise<AutocompleteOption[]> {
+  const command = await getCommand(ctx, uuid);
+  const field = getKind(command.schema_key)!.fields.find((f) => f.name === fieldName);
+  if (field === undefined) throw problem('field_not_found', { detail: `Field '${fieldName}' not found on ${command.schema_key}` });
+  if (field.type !== 'AutocompleteField') throw problem('field_not_autocomplete');
+  return [];
+}

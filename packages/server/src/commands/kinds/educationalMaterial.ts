@@ -1,0 +1,22 @@
+// Command kind `educationalMaterial`: educational material given to the patient.
+import type { CommandKind } from './types.ts';
+
+export const educationalMaterialKind: CommandKind = {
+  key: 'educationalMaterial',
+  label: 'Educational material',
+  description: 'Records educational material given to the patient.',
+  fields: [
+    {
+      name: 'title',
+      type: 'AutocompleteField',
+      required: true,
+      description: 'The article given to the patient.',
+    },
+    {
+      name: 'language',
+      type: 'AutocompleteField',
+      required: true,
+      description: 'The language of the article, among those it is available in.',
+    },
+  ],
+};

@@ -1,0 +1,51 @@
+// Command kind `goal`: a new patient goal.
+import { achievementStatusChoices, goalPriorityChoices } from './choices.ts';
+import type { CommandKind } from './types.ts';
+
+export const goalKind: CommandKind = {
+  key: 'goal',
+  label: 'Goal',
+  description: 'Sets a new goal for the patient.',
+  fields: [
+    {
+      name: 'goal_statement',
+      type: 'MultiLineTextField',
+      required: true,
+      maxLength: 10000,
+      description: 'What the goal is, in words.',
+    },
+    {
+      name: 'start_date',
+      type: 'DateField',
+      required: false,
+      description: 'The date work on the goal starts.',
+    },
+    {
+      name: 'due_date',
+      type: 'DateField',
+      required: false,
+      description: 'The date by which the goal should be achieved.',
+    },
+    {
+      name: 'achievement_status',
+      type: 'ChoiceField',
+      required: false,
+      choices: achievementStatusChoices,
+      description: 'How far the patient is in achieving the goal.',
+    },
+    {
+      name: 'priority',
+      type: 'ChoiceField',
+      required: false,
+      choices: goalPriorityChoices,
+      description: 'How important the goal is.',
+    },
+    {
+      name: 'progress',
+      type: 'MultiLineTextField',
+      required: false,
+      maxLength: 10000,
+      description: 'Notes on the progress made towards the goal.',
+    },
+  ],
+};

@@ -1,0 +1,24 @@
+// Command kind `medicationStatement`: a medication the patient reports taking.
+import { CodeSystems, type CommandKind } from './types.ts';
+
+export const medicationStatementKind: CommandKind = {
+  key: 'medicationStatement',
+  label: 'Medication statement',
+  description: 'Records a medication the patient is taking.',
+  fields: [
+    {
+      name: 'medication',
+      type: 'AutocompleteField',
+      required: true,
+      codingSystems: [CodeSystems.RXNORM, CodeSystems.FDB, CodeSystems.UNSTRUCTURED],
+      description: 'The medication, picked from the drug database or given as free text.',
+    },
+    {
+      name: 'sig',
+      type: 'MultiLineTextField',
+      required: false,
+      maxLength: 1000,
+      description: 'How the patient takes the medication.',
+    },
+  ],
+};

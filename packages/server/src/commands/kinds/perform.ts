@@ -1,0 +1,24 @@
+// Command kind `perform`: a procedure performed during the visit.
+import { CodeSystems, type CommandKind } from './types.ts';
+
+export const performKind: CommandKind = {
+  key: 'perform',
+  label: 'Perform',
+  description: 'Records a procedure performed on the patient.',
+  fields: [
+    {
+      name: 'perform',
+      type: 'AutocompleteField',
+      required: true,
+      codingSystems: [CodeSystems.CPT, CodeSystems.HCPCS, CodeSystems.UNSTRUCTURED],
+      description: 'The procedure performed, picked from CPT or HCPCS codes.',
+    },
+    {
+      name: 'notes',
+      type: 'MultiLineTextField',
+      required: false,
+      maxLength: 10000,
+      description: 'Notes about the procedure.',
+    },
+  ],
+};

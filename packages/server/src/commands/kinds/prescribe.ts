@@ -1,0 +1,99 @@
+// Command kind `prescribe`: a medication prescription.
+import { CodeSystems, type CommandKind } from './types.ts';
+
+export const prescribeKind: CommandKind = {
+  key: 'prescribe',
+  label: 'Prescribe',
+  description: 'Prescribes a medication to the patient.',
+  fields: [
+    {
+      name: 'prescribe',
+      type: 'AutocompleteField',
+      required: true,
+      codingSystems: [CodeSystems.RXNORM, CodeSystems.FDB, CodeSystems.UNSTRUCTURED],
+      description: 'The medication prescribed, picked from the drug database.',
+    },
+    {
+      name: 'indications',
+      type: 'AutocompleteField',
+      required: false,
+      multiple: true,
+      maxItems: 2,
+      codingSystems: [CodeSystems.ICD10, CodeSystems.UNSTRUCTURED],
+      description: 'Up to two ICD-10 diagnoses the medication is prescribed for.',
+    },
+    {
+      name: 'sig',
+      type: 'MultiLineTextField',
+      required: true,
+      maxLength: 1000,
+      description: 'Directions for use, as printed on the label.',
+    },
+    {
+      name: 'days_supply',
+      type: 'IntegerField',
+      required: false,
+      min: 1,
+      max: 365,
+      description: 'How many days the dispensed quantity should last.',
+    },
+    {
+      name: 'quantity_to_dispense',
+      type: 'DecimalField',
+      required: true,
+      min: 0,
+      exclusiveMin: true,
+      max: 99999,
+      description: 'How much to dispense, in units of the dispense type.',
+    },
+    {
+      name: 'type_to_dispense',
+      type: 'AutocompleteField',
+      required: true,
+      description: 'The dispense unit (package type and NCPDP quantity qualifier).',
+    },
+    {
+      name: 'refills',
+      type: 'IntegerField',
+      required: true,
+      min: 0,
+      max: 99,
+      description: 'How many refills are allowed.',
+    },
+    {
+      name: 'substitutions',
+      type: 'ChoiceField',
+      required: true,
+      choices: [
+        { value: 'allowed', text: 'Allowed' },
+        { value: 'not_allowed', text: 'Not allowed' },
+      ],
+      description: 'Whether the pharmacy may substitute a generic equivalent.',
+    },
+    {
+      name: 'pharmacy',
+      type: 'AutocompleteField',
+      required: false,
+      description: 'The pharmacy the prescription is sent to.',
+    },
+    {
+      name: 'prescriber',
+      type: 'AutocompleteField',
+      required: true,
+      description: 'The staff member prescribing the medication.',
+    },
+    {
+      name: 'supervising_provider',
+      type: 'AutocompleteField',
+      required: false,
+      description: 'The supervising provider, when the prescriber needs one.',
+    },
+    {
+      name: 'note_to_pharmacist',
+      type: 'TextField',
+      required: false,
+      maxLength: 210,
+      description: 'A short note for the pharmacist.',
+    },
+  ],
+};

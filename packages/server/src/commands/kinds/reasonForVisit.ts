@@ -1,0 +1,24 @@
+// Command kind `reasonForVisit`: why the patient came in.
+import { CodeSystems, type CommandKind } from './types.ts';
+
+export const reasonForVisitKind: CommandKind = {
+  key: 'reasonForVisit',
+  label: 'Reason for visit',
+  description: "Records the reason for the patient's visit.",
+  fields: [
+    {
+      name: 'coding',
+      type: 'AutocompleteField',
+      required: false,
+      codingSystems: [CodeSystems.SNOMED, CodeSystems.ICD10, CodeSystems.UNSTRUCTURED],
+      description: "The coded reason for visit, picked from the instance's configured reasons.",
+    },
+    {
+      name: 'comment',
+      type: 'MultiLineTextField',
+      required: false,
+      maxLength: 10000,
+      description: 'The reason for visit in words, or details about it.',
+    },
+  ],
+};

@@ -1,0 +1,43 @@
+// The rules every command write checks inside its transaction: the note may take commands,
+// the caller's If-Match still matches, and who edited is remembered.
+import type { Kysely } from 'kysely';
+import type { Engine } from '../storage/db.ts';
+import type { CommandTable, Database } from '../storage/schema.ts';
+import { getNoteLocked } from '../storage/clinical-repository.ts';
+import { getCommandForUpdate } from '../storage/commands-repository.ts';
+import { problem } from '../http/problem.ts';
+import { etagOf, toView } from './representation.ts';
+
+/** Note types that accept commands. */
+export const COMMAND_NOTE_TYPES: readonly string[] = ['encounter', 'review', 'data_import'];
+
+/** 400 `Note has an invalid type or state` unless the note takes commands now. */
+export async function assertNoteWritable(trx: Kysely<Database>, engine: Engine, noteUuid: string) {
+  const note = await getNoteLocked(trx, engine, noteUuid, false);
+  if (note === undefined) throw problem('note_does_not_exist');
+  if (!COMMAND_NOTE_TYPES.includes(note.note_type) || note.locked !== 0 || note.deleted !== 0) throw problem('note_invalid');
+  return note;
+}
+
+/** Loads and locks the command a write is about; 404 if absent, 412 if If-Match is stale. */
+export async function loadForWrite(trx: Kysely<Database>, engine: Engine, uuid: string, ifMatch: string | undefined): Promise<CommandTable> {
+  const row = await getCommandForUpdate(trx, engine, uuid);
+  if (row === undefined) throw problem('command_not_found');
+  if (ifMatch !== undefined && !matches(ifMatch, etagOf(toView(row)))) {
+    throw problem('precondition_failed', { detail: `The command has changed: its ETag is now ${etagOf(toView(row))}` });
+  }
+  return row;
+}
+
+function matches(ifMatch: string, etag: string): boolean {
+  return ifMatch
+    .split(',')
+    .map((t) => t.trim().replace(/^W\//, ''))
+    .some((t) => t === '*' || t === etag);
+}
+
+/** edited_by with the editor appended once. */
+export function withEditor(editedBy: string, staffKey: string): string {
+  const list = JSON.parse(editedBy) as string[];
+  return JSON.stringify(list.includes(staffKey) ? list : [...list, staffKey]);
+}

@@ -1,0 +1,73 @@
+// Environment variables (and `charta-server start` flags) → one typed, validated config object.
+import path from 'node:path';
+
+export interface Config {
+  host: string;
+  port: number;
+  databaseUrl: string;
+  dataDir: string;
+  publicUrl: string | undefined;
+  bootstrapApiKey: string | undefined;
+  bootstrapClientId: string | undefined;
+  bootstrapClientSecret: string | undefined;
+  demo: boolean;
+  logLevel: string;
+  /** SQLite `synchronous` pragma: `normal` survives a process crash, `full` also a power loss. */
+  sqliteSynchronous: 'normal' | 'full';
+  /** Largest accepted request body, in bytes. */
+  bodyLimit: number;
+}
+
+export class ConfigError extends Error {}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<string, string | undefined> = {}): Config {
+  const get = (flag: string, name: string): string | undefined => flags[flag] ?? (env[name] === '' ? undefined : env[name]);
+  const dataDir = path.resolve(get('dataDir', 'CHARTA_DATA_DIR') ?? './data');
+  const databaseUrl = get('databaseUrl', 'CHARTA_DATABASE_URL') ?? `sqlite:${path.join(dataDir, 'charta.db')}`;
+  if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(databaseUrl)) {
+    throw new ConfigError(`CHARTA_DATABASE_URL must start with sqlite: or postgres://, got ${redactUrl(databaseUrl)}`);
+  }
+  const portText = get('port', 'CHARTA_PORT') ?? '8000';
+  const port = Number(portText);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`CHARTA_PORT must be a port number, got ${portText}`);
+  const publicUrl = get('publicUrl', 'CHARTA_PUBLIC_URL')?.replace(/\/+$/, '');
+  if (publicUrl !== undefined && !/^https?:\/\/[^\s/]+/.test(publicUrl)) {
+    throw new ConfigError(`CHARTA_PUBLIC_URL must be an http(s) URL, got ${publicUrl}`);
+  }
+  const logLevel = (get('logLevel', 'CHARTA_LOG_LEVEL') ?? 'info').toLowerCase();
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`CHARTA_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  const sync = (get('sqliteSynchronous', 'CHARTA_SQLITE_SYNCHRONOUS') ?? 'normal').toLowerCase();
+  if (sync !== 'normal' && sync !== 'full') throw new ConfigError('CHARTA_SQLITE_SYNCHRONOUS must be normal or full');
+  const bootstrapClientId = get('bootstrapClientId', 'CHARTA_BOOTSTRAP_CLIENT_ID');
+  const bootstrapClientSecret = get('bootstrapClientSecret', 'CHARTA_BOOTSTRAP_CLIENT_SECRET');
+  if ((bootstrapClientId === undefined) !== (bootstrapClientSecret === undefined)) {
+    throw new ConfigError('CHARTA_BOOTSTRAP_CLIENT_ID and CHARTA_BOOTSTRAP_CLIENT_SECRET must be set together');
+  }
+  const bootstrapApiKey = get('bootstrapApiKey', 'CHARTA_BOOTSTRAP_API_KEY');
+  for (const [name, value] of [['CHARTA_BOOTSTRAP_API_KEY', bootstrapApiKey], ['CHARTA_BOOTSTRAP_CLIENT_SECRET', bootstrapClientSecret]] as const) {
+    if (value !== undefined && value.length < 16) throw new ConfigError(`${name} must be at least 16 characters`);
+  }
+  const demoText = get('demo', 'CHARTA_DEMO');
+  const demo = demoText === undefined ? databaseUrl.startsWith('sqlite:') : demoText === '1' || demoText === 'true';
+  return {
+    host: get('host', 'CHARTA_HOST') ?? '127.0.0.1',
+    port,
+    databaseUrl,
+    dataDir,
+    publicUrl,
+    bootstrapApiKey,
+    bootstrapClientId,
+    bootstrapClientSecret,
+    demo,
+    logLevel,
+    sqliteSynchronous: sync,
+    bodyLimit: 1024 * 1024,
+  };
+}
+
+/** A database URL safe to print: the password replaced. */
+export function redactUrl(url: string): string {
+  return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
+}

@@ -1,0 +1,98 @@
+// The one error catalog: every problem the API can answer, named once with its status and
+// message. Handlers throw `problem(code, …)`; the error handler renders RFC 9457 bodies.
+// docs/errors.md lists the same codes; a test keeps the two in step.
+
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
+interface Entry {
+  status: number;
+  title: string;
+  /** The spec's exact wording where it gives one. */
+  detail: string;
+}
+
+export const catalog = {
+  // Commands (the spec's messages)
+  command_not_found: { status: 404, title: 'Not found', detail: 'Command not found' },
+  command_not_staged: { status: 400, title: 'Wrong state', detail: 'Command is not staged' },
+  command_not_committed: { status: 400, title: 'Wrong state', detail: 'Command is not committed' },
+  note_invalid: { status: 400, title: 'Note not writable', detail: 'Note has an invalid type or state' },
+  note_does_not_exist: { status: 400, title: 'Bad note', detail: 'Note does not exist' },
+  field_not_autocomplete: { status: 400, title: 'Not an autocomplete field', detail: 'Field does not support autocomplete' },
+  field_not_found: { status: 404, title: 'Not found', detail: 'Field not found' },
+  unknown_schema_key: { status: 400, title: 'Unknown command kind', detail: 'Unknown schemaKey' },
+  required_field_missing: { status: 400, title: 'Required field missing', detail: 'A field required to commit is missing' },
+  // Notes and patients
+  note_not_found: { status: 404, title: 'Not found', detail: 'Note not found' },
+  note_deleted: { status: 400, title: 'Wrong state', detail: 'Note is deleted' },
+  patient_not_found: { status: 404, title: 'Not found', detail: 'Patient not found' },
+  patient_does_not_exist: { status: 400, title: 'Bad patient', detail: 'Patient does not exist' },
+  // Request shape
+  validation_failed: { status: 400, title: 'Invalid request', detail: 'The request is not valid' },
+  malformed_body: { status: 400, title: 'Malformed body', detail: 'The request body could not be parsed' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type', detail: 'Send application/json' },
+  body_too_large: { status: 413, title: 'Body too large', detail: 'The request body is too large' },
+  trailing_slash_required: { status: 404, title: 'Not found', detail: 'A trailing slash is required on POST, PUT, PATCH and DELETE paths' },
+  route_not_found: { status: 404, title: 'Not found', detail: 'No such endpoint' },
+  // Auth
+  unauthorized: { status: 401, title: 'Unauthorized', detail: 'Missing or invalid credentials' },
+  forbidden: { status: 403, title: 'Forbidden', detail: 'These credentials may not do this' },
+  invalid_client: { status: 401, title: 'Invalid client', detail: 'Unknown client or wrong secret' },
+  unsupported_grant_type: { status: 400, title: 'Unsupported grant type', detail: 'Only grant_type=client_credentials is supported' },
+  invalid_request: { status: 400, title: 'Invalid token request', detail: 'client_id and client_secret are required' },
+  // Safe retries
+  precondition_failed: { status: 412, title: 'Precondition failed', detail: 'The resource has changed since the ETag in If-Match' },
+  idempotency_key_reused: { status: 422, title: 'Idempotency key reused', detail: 'This Idempotency-Key was used with a different request' },
+  idempotency_key_in_flight: { status: 409, title: 'Request in progress', detail: 'A request with this Idempotency-Key is still being processed' },
+  // Anything else
+  too_many_requests: { status: 429, title: 'Too many requests', detail: 'Slow down' },
+  internal_error: { status: 500, title: 'Internal error', detail: 'Something went wrong on our side; it has been logged' },
+} as const satisfies Record<string, Entry>;
+
+export type ProblemCode = keyof typeof catalog;
+
+export class Problem extends Error {
+  readonly code: ProblemCode;
+  readonly status: number;
+  readonly title: string;
+  readonly detail: string;
+  readonly errors?: FieldProblem[];
+  readonly extra?: Record<string, unknown>;
+  readonly headers?: Record<string, string>;
+
+  constructor(code: ProblemCode, options: { detail?: string; errors?: FieldProblem[]; extra?: Record<string, unknown>; headers?: Record<string, string> } = {}) {
+    const entry: Entry = catalog[code];
+    super(options.detail ?? entry.detail);
+    this.code = code;
+    this.status = entry.status;
+    this.title = entry.title;
+    this.detail = options.detail ?? entry.detail;
+    this.errors = options.errors;
+    this.extra = options.extra;
+    this.headers = options.headers;
+  }
+
+  body(): Record<string, unknown> {
+    return {
+      type: `urn:charta:problem:${this.code}`,
+      title: this.title,
+      status: this.status,
+      detail: this.detail,
+      code: this.code,
+      ...(this.errors ? { errors: this.errors } : {}),
+      ...this.extra,
+    };
+  }
+}
+
+export function problem(code: ProblemCode, options?: ConstructorParameters<typeof Problem>[1]): Problem {
+  return new Problem(code, options);
+}
+
+/** 400 for invalid input, with one entry per offending field; `detail` names them all. */
+export function invalid(errors: FieldProblem[]): Problem {
+  return new Problem('validation_failed', { detail: errors.map((e) => `${e.field}: ${e.message}`).join('; '), errors });
+}

@@ -1,0 +1,52 @@
+// Per-request helpers shared by the route files: the operation context, the caller's base URL,
+// If-Match and Idempotency-Key headers, and replies that carry a command's ETag.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Ctx } from '../lib/context.ts';
+import type { Storage } from '../storage/db.ts';
+import type { Idempotency } from '../storage/transaction.ts';
+import { problem } from './problem.ts';
+import { etagOf } from '../commands/representation.ts';
+
+export function ctxOf(request: FastifyRequest, storage: Storage): Ctx {
+  if (request.principal === null) throw problem('unauthorized');
+  return { storage, principal: request.principal, requestId: request.id };
+}
+
+/** CHARTA_PUBLIC_URL, else scheme and host of the request. */
+export function baseUrlOf(request: FastifyRequest, publicUrl: string | undefined): string {
+  return publicUrl ?? `${request.protocol}://${request.host}`;
+}
+
+export function ifMatchOf(request: FastifyRequest): string | undefined {
+  const value = request.headers['if-match'];
+  return typeof value === 'string' ? value : undefined;
+}
+
+const IDEMPOTENCY_KEY_RE = /^[\x21-\x7e]{1,255}$/;
+
+export function idempotencyOf(request: FastifyRequest): Idempotency | undefined {
+  const key = request.headers['idempotency-key'];
+  if (key === undefined) return undefined;
+  if (typeof key !== 'string' || !IDEMPOTENCY_KEY_RE.test(key)) {
+    throw problem('validation_failed', {
+      detail: 'Idempotency-Key must be 1 to 255 visible ASCII characters',
+      errors: [{ field: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' }],
+    });
+  }
+  return { key, request: { method: request.method, url: request.url.split('?')[0], body: request.body ?? null } };
+}
+
+/** Sends a command (or a replayed outcome) with its ETag. */
+export function sendCommand(reply: FastifyReply, outcome: { status: number; body: { uuid: string; updated_at: string } | null; replayed?: boolean }) {
+  if (outcome.body !== null) reply.header('etag', etagOf(outcome.body));
+  if (outcome.replayed) reply.header('idempotent-replayed', 'true');
+  return reply.code(outcome.status).send(outcome.body ?? '');
+}
+
+/** Commit, enter-in-error, lock and unlock take no input: no body, or an empty JSON object. */
+export function expectEmptyBody(request: FastifyRequest): void {
+  const body = request.body;
+  if (body === undefined || body === null) return;
+  if (typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0) return;
+  throw problem('validation_failed', { detail: 'This endpoint takes no body (or an empty JSON object)', errors: [{ field: 'body', message: 'must be empty' }] });
+}

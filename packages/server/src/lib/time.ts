@@ -1,0 +1,51 @@
+// Microsecond timestamps: the wall clock refined by the monotonic high-resolution clock,
+// strictly increasing within a process so two writes never share a timestamp.
+
+const originWallUs = BigInt(Date.now()) * 1000n;
+const originHr = process.hrtime.bigint();
+let last = 0;
+
+/** Microseconds since the Unix epoch. */
+export function nowMicros(): number {
+  const now = Number(originWallUs + (process.hrtime.bigint() - originHr) / 1000n);
+  last = now > last ? now : last + 1;
+  return last;
+}
+
+/** `2026-11-22T05:26:28.123456Z` */
+export function isoMicros(us: number): string {
+  const ms = Math.floor(us / 1000);
+  const iso = new Date(ms).toISOString(); // …T05:26:28.123Z
+  return `${iso.slice(0, 23)}${String(us % 1000).padStart(3, '0')}Z`;
+}
+
+const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const TIMESTAMP_RE = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?(Z|[+-]\d{2}:?\d{2})$/;
+
+/** A real calendar date `YYYY-MM-DD` → microseconds at 00:00 UTC, else undefined. */
+export function parseDateMicros(text: string): number | undefined {
+  const m = DATE_RE.exec(text);
+  if (!m) return undefined;
+  const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== text) return undefined;
+  return ms * 1000;
+}
+
+/** An ISO 8601 timestamp with zone (`Z` or offset), up to microseconds → microseconds, else undefined. */
+export function parseTimestampMicros(text: string): number | undefined {
+  const m = TIMESTAMP_RE.exec(text);
+  if (!m) return undefined;
+  const day = parseDateMicros(`${m[1]}-${m[2]}-${m[3]}`);
+  const [h, min, s] = [Number(m[4]), Number(m[5]), Number(m[6] ?? 0)];
+  if (day === undefined || h > 23 || min > 59 || s > 59) return undefined;
+  const fraction = Number((m[7] ?? '').padEnd(6, '0'));
+  let offsetMin = 0;
+  if (m[8] !== 'Z') {
+    const sign = m[8]!.startsWith('-') ? -1 : 1;
+    const digits = m[8]!.slice(1).replace(':', '');
+    offsetMin = sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2)));
+  }
+  return day + ((h * 60 + min - offsetMin) * 60 + s) * 1_000_000 + fraction;
+}
+
+export const DAY_MICROS = 86_400_000_000;

@@ -1,0 +1,92 @@
+// charta-server subcommands: start (default), migrate, create-api-key, create-client, seed-demo.
+import { Command, CommanderError } from 'commander';
+import { ConfigError, loadConfig, redactUrl, type Config } from './config.ts';
+import { openStorage } from './storage/db.ts';
+import { migrate } from './storage/migrations/index.ts';
+import { createApiKey, createClient } from './auth/credentials.ts';
+import { seedDemo } from './demo/seed.ts';
+import { startServer } from './server.ts';
+import { VERSION } from './app.ts';
+
+const program = new Command('charta-server').version(VERSION).description('The Charta instance').showHelpAfterError();
+
+const withDatabase = (cmd: Command) =>
+  cmd.option('--database-url <url>', 'sqlite:<path> or postgres://… (CHARTA_DATABASE_URL)').option('--data-dir <dir>', 'embedded files (CHARTA_DATA_DIR)');
+
+withDatabase(program.command('start', { isDefault: true }).description('migrate, then serve the API'))
+  .option('--host <host>', 'listen address (CHARTA_HOST)')
+  .option('--port <port>', 'listen port (CHARTA_PORT)')
+  .option('--public-url <url>', 'base of absolute links (CHARTA_PUBLIC_URL)')
+  .option('--log-level <level>', 'server log level (CHARTA_LOG_LEVEL)')
+  .action(async (opts: Record<string, string>) => {
+    const running = await startServer(config(opts));
+    const stop = async () => {
+      await running.close();
+      process.exit(0);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+
+withDatabase(program.command('migrate').description('bring the database schema up to date')).action(async (opts: Record<string, string>) => {
+  const cfg = config(opts);
+  await withStorage(cfg, async (storage) => {
+    const applied = await migrate(storage);
+    console.log(applied.length ? `Applied: ${applied.join(', ')}` : `Up to date (${redactUrl(cfg.databaseUrl)})`);
+  });
+});
+
+withDatabase(program.command('create-api-key').description('create an admin API key and print it once'))
+  .option('--label <label>', 'what the key is for', 'cli')
+  .action(async (opts: Record<string, string>) => {
+    await withStorage(config(opts), async (storage) => {
+      await migrate(storage);
+      const { key } = await createApiKey(storage, opts.label!);
+      console.log(JSON.stringify({ api_key: key }));
+    });
+  });
+
+withDatabase(program.command('create-client').description('create an OAuth client (client credentials) and print its secret once'))
+  .option('--name <name>', 'what the client is for', 'cli')
+  .option('--client-id <id>', 'choose the client id')
+  .action(async (opts: Record<string, string>) => {
+    await withStorage(config(opts), async (storage) => {
+      await migrate(storage);
+      const client = await createClient(storage, { name: opts.name!, clientId: opts.clientId });
+      console.log(JSON.stringify({ client_id: client.clientId, client_secret: client.clientSecret, staff_key: client.staffKey }));
+    });
+  });
+
+withDatabase(program.command('seed-demo').description('add a demo patient and notes')).action(async (opts: Record<string, string>) => {
+  await withStorage(config(opts), async (storage) => {
+    await migrate(storage);
+    console.log(JSON.stringify(await seedDemo(storage)));
+  });
+});
+
+function config(opts: Record<string, string | undefined>): Config {
+  return loadConfig(process.env, opts);
+}
+
+async function withStorage(cfg: Config, work: (storage: ReturnType<typeof openStorage>) => Promise<void>) {
+  const storage = openStorage(cfg.databaseUrl, { synchronous: cfg.sqliteSynchronous });
+  try {
+    await work(storage);
+  } finally {
+    await storage.close();
+  }
+}
+
+program.exitOverride();
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof CommanderError) process.exit(err.exitCode);
+  if (err instanceof ConfigError) {
+    console.error(`charta-server: ${err.message}`);
+    process.exit(2);
+  }
+  const e = err as NodeJS.ErrnoException;
+  console.error(`charta-server: ${e.code === 'EADDRINUSE' ? `address in use (${e.message})` : e.message}`);
+  process.exit(1);
+}

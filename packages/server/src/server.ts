@@ -1,0 +1,104 @@
+// Starting an instance: open storage, migrate, make sure credentials exist, listen.
+// On a first start (no credentials at all) prints the generated ones exactly once.
+import type { FastifyInstance } from 'fastify';
+import type { Config } from './config.ts';
+import { redactUrl } from './config.ts';
+import { openStorage, type Storage } from './storage/db.ts';
+import { migrate } from './storage/migrations/index.ts';
+import { countApiKeys } from './storage/auth-repository.ts';
+import { purgeIdempotent } from './storage/idempotency-repository.ts';
+import { IDEMPOTENCY_TTL_MICROS } from './storage/transaction.ts';
+import { createApiKey, createClient, ensureBootstrap } from './auth/credentials.ts';
+import { seedDemo, type DemoData } from './demo/seed.ts';
+import { nowMicros } from './lib/time.ts';
+import { buildApp } from './app.ts';
+
+export interface Running {
+  app: FastifyInstance;
+  storage: Storage;
+  url: string;
+  close(): Promise<void>;
+}
+
+export interface FirstStart {
+  apiKey: string;
+  clientId: string;
+  clientSecret: string;
+  demo?: DemoData;
+}
+
+/** Storage ready for use: migrated, bootstrap credentials in place, first-start credentials made. */
+export async function prepareStorage(config: Config): Promise<{ storage: Storage; firstStart?: FirstStart }> {
+  const storage = openStorage(config.databaseUrl, { synchronous: config.sqliteSynchronous });
+  try {
+    await migrate(storage);
+    const fresh = (await countApiKeys(storage.db)) === 0;
+    await ensureBootstrap(storage, config);
+    let firstStart: FirstStart | undefined;
+    if (fresh && config.bootstrapApiKey === undefined && config.bootstrapClientId === undefined) {
+      const { key } = await createApiKey(storage, 'first start');
+      const client = await createClient(storage, { name: 'first start' });
+      firstStart = { apiKey: key, clientId: client.clientId, clientSecret: client.clientSecret };
+      if (config.demo) firstStart.demo = await seedDemo(storage);
+    }
+    await purgeIdempotent(storage.db, nowMicros() - IDEMPOTENCY_TTL_MICROS);
+    return { storage, firstStart };
+  } catch (err) {
+    await storage.close();
+    throw err;
+  }
+}
+
+export async function startServer(config: Config, announce: (text: string) => void = (t) => process.stdout.write(t)): Promise<Running> {
+  const { storage, firstStart } = await prepareStorage(config);
+  const app = await buildApp(config, storage);
+  const purge = setInterval(() => void purgeIdempotent(storage.db, nowMicros() - IDEMPOTENCY_TTL_MICROS).catch(() => undefined), 3_600_000);
+  purge.unref();
+  await app.listen({ host: config.host, port: config.port });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  announce(welcome(url, config, firstStart));
+  return {
+    app,
+    storage,
+    url,
+    close: async () => {
+      clearInterval(purge);
+      await app.close();
+      await storage.close();
+    },
+  };
+}
+
+function welcome(url: string, config: Config, first: FirstStart | undefined): string {
+  const lines = [`Charta is listening on ${url} (database ${redactUrl(config.databaseUrl)})`, `API reference: ${url}/docs`];
+  if (first) {
+    lines.push(
+      '',
+      'First start: these credentials are shown ONCE and stored only as hashes. Keep them now.',
+      `  API key (plugin tool):   ${first.apiKey}`,
+      `  OAuth client id:         ${first.clientId}`,
+      `  OAuth client secret:     ${first.clientSecret}`,
+      '',
+      'Get a token and create a command:',
+      `  curl -s -X POST ${url}/auth/token/ -d grant_type=client_credentials -d client_id=${first.clientId} -d client_secret=<secret>`,
+    );
+    if (first.demo) {
+      const n = first.demo.notes;
+      lines.push(
+        `  curl -s -X POST ${url}/core/api/v1/commands/ -H "Authorization: Bearer <token>" -H 'Content-Type: application/json' \\`,
+        `       -d '{"schemaKey":"plan","noteKey":"${n.encounter}","values":{"narrative":"Follow up in two weeks"}}'`,
+        '',
+        `Demo patient ${first.demo.patientKey}; notes:`,
+        `  encounter (unlocked)  ${n.encounter}`,
+        `  review                ${n.review}`,
+        `  data import           ${n.data_import}`,
+        `  encounter (locked)    ${n.locked_encounter}`,
+        `  encounter (deleted)   ${n.deleted_encounter}`,
+        `  letter (no commands)  ${n.letter}`,
+      );
+    }
+  }
+  return lines.join('\n') + '\n';
+}

@@ -1,0 +1,37 @@
+// Patients and notes.
+import type { Kysely } from 'kysely';
+import type { Engine } from './db.ts';
+import type { Database, NoteTable, PatientTable } from './schema.ts';
+
+type Db = Kysely<Database>;
+
+export const insertPatient = (db: Db, row: PatientTable) => db.insertInto('patients').values(row).execute();
+export const getPatient = (db: Db, key: string) => db.selectFrom('patients').selectAll().where('key', '=', key).executeTakeFirst();
+
+export const insertNote = (db: Db, row: NoteTable) => db.insertInto('notes').values(row).execute();
+export const getNote = (db: Db, uuid: string) => db.selectFrom('notes').selectAll().where('uuid', '=', uuid).executeTakeFirst();
+
+/**
+ * Reads a note inside a write transaction. On PostgreSQL the row is locked: `exclusive` for
+ * changes to the note itself, shared for command writes, so a command cannot be committed into
+ * a note that is being locked at the same moment. SQLite transactions are already serial.
+ */
+export const getNoteLocked = (db: Db, engine: Engine, uuid: string, exclusive: boolean) =>
+  db
+    .selectFrom('notes')
+    .selectAll()
+    .where('uuid', '=', uuid)
+    .$if(engine === 'postgres', (q) => (exclusive ? q.forUpdate() : q.forShare()))
+    .executeTakeFirst();
+
+export const updateNote = (db: Db, uuid: string, set: Partial<Pick<NoteTable, 'locked' | 'deleted' | 'updated_at'>>) =>
+  db.updateTable('notes').set(set).where('uuid', '=', uuid).execute();
+
+export async function listNotes(db: Db, filter: { patientKey?: string }, limit: number, offset: number) {
+  const base = db.selectFrom('notes').$if(filter.patientKey !== undefined, (q) => q.where('patient_key', '=', filter.patientKey!));
+  const [rows, total] = await Promise.all([
+    base.selectAll().orderBy('created_at').orderBy('uuid').limit(limit).offset(offset).execute(),
+    base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, count: Number(total.n) };
+}

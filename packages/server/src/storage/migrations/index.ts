@@ -1,0 +1,14 @@
+// Ordered list of migrations and the runner used on start and by `charta-server migrate`.
+import { Migrator, type Migration } from 'kysely';
+import type { Storage } from '../db.ts';
+import * as initial from './001-initial.ts';
+
+export async function migrate(storage: Storage): Promise<string[]> {
+  const all: Record<string, { up: typeof initial.up }> = { '001-initial': initial };
+  const migrations: Record<string, Migration> = {};
+  for (const [name, m] of Object.entries(all)) migrations[name] = { up: (db) => m.up(db, storage.engine) };
+  const migrator = new Migrator({ db: storage.db, provider: { getMigrations: async () => migrations } });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error;
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

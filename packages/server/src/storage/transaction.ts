@@ -1,0 +1,105 @@
+// One write = one transaction: the state checks, the change, its audit row and the stored
+// Idempotency-Key response commit together or not at all.
+import crypto from 'node:crypto';
+import type { Kysely, Transaction } from 'kysely';
+import type { Ctx } from '../lib/context.ts';
+import { nowMicros } from '../lib/time.ts';
+import { problem } from '../http/problem.ts';
+import { appendAudit } from './audit-repository.ts';
+import { deleteIdempotent, findIdempotent, saveIdempotent } from './idempotency-repository.ts';
+import type { Database } from './schema.ts';
+
+export interface AuditEntry {
+  action: string;
+  entityType: string;
+  entityId: string;
+  before: unknown;
+  after: unknown;
+}
+
+export interface Outcome<T> {
+  status: number;
+  body: T;
+}
+
+export interface Idempotency {
+  key: string;
+  /** What the request asked for (method, path, body): a reused key must ask for the same. */
+  request: unknown;
+}
+
+export interface Writer {
+  trx: Transaction<Database>;
+  audit(entry: AuditEntry): Promise<void>;
+}
+
+/** Idempotency keys are remembered this long. */
+export const IDEMPOTENCY_TTL_MICROS = 24 * 3600 * 1_000_000;
+
+export async function writeTransaction<T>(
+  ctx: Ctx,
+  idempotency: Idempotency | undefined,
+  work: (w: Writer) => Promise<Outcome<T>>,
+): Promise<Outcome<T> & { replayed: boolean }> {
+  const fingerprint = idempotency && crypto.createHash('sha256').update(JSON.stringify(idempotency.request)).digest('hex');
+  const principal = ctx.principal.credential;
+  try {
+    return await ctx.storage.db.transaction().execute(async (trx) => {
+      if (idempotency) {
+        const replay = await replayed<T>(trx, principal, idempotency.key, fingerprint!);
+        if (replay) return replay;
+      }
+      const writer: Writer = {
+        trx,
+        audit: async (e) => {
+          await appendAudit(trx, {
+            occurred_at: nowMicros(),
+            actor: ctx.principal.staffKey,
+            credential: ctx.principal.credential,
+            action: e.action,
+            entity_type: e.entityType,
+            entity_id: e.entityId,
+            before: e.before === undefined || e.before === null ? null : JSON.stringify(e.before),
+            after: e.after === undefined || e.after === null ? null : JSON.stringify(e.after),
+            request_id: ctx.requestId,
+          });
+        },
+      };
+      const outcome = await work(writer);
+      if (idempotency) {
+        await saveIdempotent(trx, {
+          principal,
+          key: idempotency.key,
+          fingerprint: fingerprint!,
+          status: outcome.status,
+          body: JSON.stringify(outcome.body),
+          created_at: nowMicros(),
+        });
+      }
+      return { ...outcome, replayed: false };
+    });
+  } catch (err) {
+    // Two requests with one new key raced (PostgreSQL): the loser replays the winner's answer.
+    if (idempotency && isUniqueViolation(err)) {
+      const replay = await replayed<T>(ctx.storage.db, principal, idempotency.key, fingerprint!);
+      if (replay) return replay;
+    }
+    throw err;
+  }
+}
+
+async function replayed<T>(db: Kysely<Database>, principal: string, key: string, fingerprint: string) {
+  const stored = await findIdempotent(db, principal, key);
+  if (stored === undefined) return undefined;
+  if (stored.created_at < nowMicros() - IDEMPOTENCY_TTL_MICROS) {
+    await deleteIdempotent(db, principal, key);
+    return undefined;
+  }
+  if (stored.fingerprint !== fingerprint) throw problem('idempotency_key_reused');
+  return { status: stored.status, body: JSON.parse(stored.body) as T, replayed: true };
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string };
+  return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
