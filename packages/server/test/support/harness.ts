@@ -88,7 +88,7 @@ export interface Instance extends Running {
 export interface CallOptions {
   body?: unknown;
   /** Sent as is (not JSON-encoded), with this content type. */
-  raw?: { contentType: string; data: string | Uint8Array };
+  raw?: { contentType: string; data: string };
   token?: string | null;
   authorization?: string;
   headers?: Record<string, string>;
@@ -144,7 +144,7 @@ export async function request(base: string, method: string, urlPath: string, opt
   const token = options.token === undefined ? defaultToken : options.token;
   if (options.authorization !== undefined) headers.authorization = options.authorization;
   else if (token) headers.authorization = `Bearer ${token}`;
-  let body: string | Uint8Array | undefined;
+  let body: string | undefined;
   if (options.raw) {
     headers['content-type'] = options.raw.contentType;
     body = options.raw.data;
