@@ -1,0 +1,139 @@
+// All 15 kinds through the API: /fields/ publishes each kind's fields, values are validated
+// on create and PATCH (400 naming the field), and a complete command of each kind commits.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { ENGINES, startInstance, type Instance } from './support/harness.ts';
+import { commandKinds } from '../src/commands/kinds/index.ts';
+
+const C = '/core/api/v1/commands';
+const option = (text: string, code: string, system = 'UNSTRUCTURED') => ({ text, value: code, extra: { coding: [{ code, display: text, system }] } });
+
+/** A value every kind accepts for its required fields. */
+const complete: Record<string, Record<string, unknown>> = {
+  assess: { condition: option('Lyme disease', 'A69.20', 'ICD-10'), status: 'stable' },
+  diagnose: { diagnose: JSON.stringify(option('Low back pain', 'M54.50', 'ICD-10')), approximate_date_of_onset: '2026-10' },
+  goal: { goal_statement: 'Walk 30 minutes a day', start_date: '2026-11-22', priority: 'low-priority' },
+  hpi: { narrative: 'Three days of cough' },
+  instruct: { instruct: option('Drink fluids', 'Drink fluids') },
+  labOrder: {
+    lab_partner: option('Generic lab', 'generic'),
+    tests: [option('CBC', '58410-2', 'http://loinc.org')],
+    ordering_provider: option('Dr Demo', 'staff-1'),
+    fasting_required: true,
+  },
+  medicationStatement: { medication: option('Zyrtec 10 mg tablet', '1014678', 'http://www.nlm.nih.gov/research/umls/rxnorm'), sig: 'one daily' },
+  perform: { perform: option('Flu shot', 'Flu shot') },
+  plan: { narrative: 'Follow up in 2 weeks' },
+  prescribe: {
+    prescribe: option('Amoxicillin 500 mg capsule', '308191', 'http://www.nlm.nih.gov/research/umls/rxnorm'),
+    indications: [option('Otitis media', 'H66.90', 'ICD-10')],
+    sig: 'one capsule three times daily',
+    days_supply: 10,
+    quantity_to_dispense: '30',
+    type_to_dispense: option('capsule', 'C48480'),
+    refills: 0,
+    substitutions: 'allowed',
+    prescriber: option('Dr Demo', 'staff-1'),
+  },
+  questionnaire: { questionnaire: option('PHQ-9', 'phq9') },
+  reasonForVisit: { comment: 'Cough' },
+  stopMedication: { medication: option('Zyrtec 10 mg tablet', 'med-1'), rationale: 'Resolved' },
+  updateGoal: { goal_statement: option('Walk 30 minutes a day', 'goal-1'), achievement_status: 'improving' },
+  educationalMaterial: { title: option('Asthma basics', 'asthma'), language: option('English (US)', 'en-us') },
+};
+
+for (const engine of ENGINES) {
+  describe(`all command kinds (${engine})`, () => {
+    let api: Instance;
+    let noteKey = '';
+    before(async () => {
+      api = await startInstance(engine);
+      noteKey = (await api.note()).noteKey;
+    });
+    after(async () => api?.stop());
+
+    it('has a complete example for each of the 15 kinds', () => {
+      assert.deepEqual(Object.keys(complete).sort(), [...commandKinds.keys()].sort());
+      assert.equal(commandKinds.size, 15);
+    });
+
+    for (const kind of commandKinds.values()) {
+      it(`${kind.key}: fields/ matches the kind, values round-trip, commit succeeds`, async () => {
+        const empty = await api.call('POST', `${C}/`, { body: { schemaKey: kind.key, noteKey } });
+        assert.equal(empty.status, 201, empty.text);
+        const fields = await api.call('GET', `${C}/${empty.json.uuid}/fields/`);
+        assert.equal(fields.json.schema, kind.key);
+        assert.deepEqual(
+          fields.json.fields,
+          kind.fields.map((f) => ({ name: f.name, type: f.type, required: f.required, choices: (f.choices ?? []).map((c) => ({ value: c.value, text: c.text })) })),
+        );
+        const required = kind.fields.filter((f) => f.required).map((f) => `values.${f.name}`);
+        const refused = await api.call('POST', `${C}/${empty.json.uuid}/commit/`);
+        if (required.length > 0) {
+          assert.equal(refused.status, 400);
+          assert.deepEqual(refused.json.errors.map((e: { field: string }) => e.field).sort(), required.sort());
+        } else {
+          assert.equal(refused.status, 200, 'a kind with no required field commits empty');
+        }
+        const staged = await api.call('POST', `${C}/`, { body: { schemaKey: kind.key, noteKey } });
+        const patched = await api.call('PATCH', `${C}/${staged.json.uuid}/`, { body: { values: complete[kind.key] } });
+        assert.equal(patched.status, 200, patched.text);
+        const created = await api.call('POST', `${C}/`, { body: { schemaKey: kind.key, noteKey, values: complete[kind.key] } });
+        assert.equal(created.status, 201, created.text);
+        assert.deepEqual(created.json.data, patched.json.data);
+        const committed = await api.call('POST', `${C}/${created.json.uuid}/commit/`);
+        assert.equal(committed.status, 200, committed.text);
+        assert.deepEqual(committed.json.data, created.json.data);
+      });
+    }
+
+    it('autocomplete values: the JSON-string form and the object form store the same option', async () => {
+      const opt = option('Low back pain', 'M54.50', 'ICD-10');
+      const a = await api.call('POST', `${C}/`, { body: { schemaKey: 'diagnose', noteKey, values: { diagnose: opt } } });
+      const b = await api.call('POST', `${C}/`, { body: { schemaKey: 'diagnose', noteKey, values: { diagnose: JSON.stringify(opt) } } });
+      assert.deepEqual(a.json.data, b.json.data);
+      assert.deepEqual(a.json.data.diagnose, { text: 'Low back pain', value: 'M54.50', disabled: false, description: null, annotations: null, extra: opt.extra });
+    });
+
+    const bad: Array<[string, Record<string, unknown>, string]> = [
+      ['plan', { narrative: 5 }, 'values.narrative'],
+      ['plan', { narative: 'typo' }, 'values.narative'],
+      ['assess', { status: 'better' }, 'values.status'],
+      ['assess', { narrative: 'x'.repeat(2049) }, 'values.narrative'],
+      ['goal', { start_date: '2026-02-30' }, 'values.start_date'],
+      ['goal', { due_date: '22/11/2026' }, 'values.due_date'],
+      ['diagnose', { approximate_date_of_onset: '2026-13' }, 'values.approximate_date_of_onset'],
+      ['prescribe', { refills: 100 }, 'values.refills'],
+      ['prescribe', { refills: '3' }, 'values.refills'],
+      ['prescribe', { days_supply: 1.5 }, 'values.days_supply'],
+      ['prescribe', { quantity_to_dispense: '0' }, 'values.quantity_to_dispense'],
+      ['prescribe', { quantity_to_dispense: 'ten' }, 'values.quantity_to_dispense'],
+      ['prescribe', { indications: [option('a', 'A00'), option('b', 'B00'), option('c', 'C00')] }, 'values.indications'],
+      ['prescribe', { note_to_pharmacist: 'x'.repeat(211) }, 'values.note_to_pharmacist'],
+      ['labOrder', { fasting_required: 'yes' }, 'values.fasting_required'],
+      ['diagnose', { diagnose: 'M54.50' }, 'values.diagnose'],
+      ['diagnose', { diagnose: { text: 'x' } }, 'values.diagnose'],
+      ['diagnose', { diagnose: option('x', 'M54.50', 'http://snomed.info/sct') }, 'values.diagnose'],
+      ['medicationStatement', { medication: [option('a', '1')] }, 'values.medication'],
+    ];
+    for (const [schemaKey, values, field] of bad) {
+      it(`rejects ${schemaKey} ${JSON.stringify(values).slice(0, 60)} naming ${field}`, async () => {
+        const created = await api.call('POST', `${C}/`, { body: { schemaKey, noteKey, values } });
+        assert.equal(created.status, 400, created.text);
+        assert.equal(created.json.code, 'validation_failed');
+        assert.ok(created.json.errors.some((e: { field: string }) => e.field.startsWith(field)), created.text);
+        assert.match(created.json.detail, new RegExp(field.replace('.', '\\.')));
+        const staged = await api.call('POST', `${C}/`, { body: { schemaKey, noteKey } });
+        const patched = await api.call('PATCH', `${C}/${staged.json.uuid}/`, { body: { values } });
+        assert.equal(patched.status, 400);
+        assert.ok(patched.json.errors.some((e: { field: string }) => e.field.startsWith(field)));
+        assert.deepEqual((await api.call('GET', `${C}/${staged.json.uuid}`)).json.data, {});
+      });
+    }
+
+    it('lists the allowed fields when one is unknown', async () => {
+      const r = await api.call('POST', `${C}/`, { body: { schemaKey: 'goal', noteKey, values: { goal: 'x' } } });
+      assert.match(r.json.detail, /goal_statement/);
+    });
+  });
+}
