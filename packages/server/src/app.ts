@@ -41,12 +41,19 @@ export async function buildApp(config: Config, storage: Storage): Promise<Fastif
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: true } },
     genReqId: () => crypto.randomUUID(),
+    // Errors raised before routing (bad URL, over-long path parameter) are problems too.
+    frameworkErrors: (error, _request, reply) => {
+      const p = problem('route_not_found', { detail: `Not a valid path: ${error.message.slice(0, 120)}` });
+      void reply.code(404).type('application/problem+json').send(p.body());
+    },
     trustProxy: false,
   });
 
   app.decorateRequest('principal', null);
   for (const schema of sharedSchemas) app.addSchema(schema);
 
+  // Only JSON and form bodies exist in this API; anything else is a 415.
+  app.removeContentTypeParser('text/plain');
   // JSON bodies: an empty body is no body (commit and enter-in-error are sent that way).
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {

@@ -1,0 +1,158 @@
+// /openapi.json and /docs: public, OpenAPI 3.1, every served route documented, and every
+// documented 4xx answer described by the Problem schema.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { startInstance, type Instance } from './support/harness.ts';
+
+/** Every route the app serves, as OpenAPI writes it (method, path). */
+const ROUTES: Array<[string, string]> = [
+  ['post', '/auth/token/'],
+  ['post', '/core/api/v1/patients/'],
+  ['get', '/core/api/v1/patients/{key}'],
+  ['post', '/core/api/v1/notes/'],
+  ['get', '/core/api/v1/notes'],
+  ['get', '/core/api/v1/notes/{uuid}'],
+  ['post', '/core/api/v1/notes/{uuid}/lock/'],
+  ['post', '/core/api/v1/notes/{uuid}/unlock/'],
+  ['delete', '/core/api/v1/notes/{uuid}/'],
+  // The nine Commands API endpoints.
+  ['get', '/core/api/v1/commands'],
+  ['post', '/core/api/v1/commands/'],
+  ['get', '/core/api/v1/commands/{uuid}'],
+  ['patch', '/core/api/v1/commands/{uuid}/'],
+  ['delete', '/core/api/v1/commands/{uuid}/'],
+  ['post', '/core/api/v1/commands/{uuid}/commit/'],
+  ['post', '/core/api/v1/commands/{uuid}/enter-in-error/'],
+  ['get', '/core/api/v1/commands/{uuid}/fields/'],
+  ['get', '/core/api/v1/commands/{uuid}/fields/{field}/autocomplete/'],
+];
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+const PROBLEM_REF = '#/components/schemas/Problem';
+
+interface ResponseObject {
+  $ref?: string;
+  content?: Record<string, { schema?: { $ref?: string } }>;
+}
+interface Operation {
+  responses?: Record<string, ResponseObject>;
+  security?: unknown;
+}
+
+function operations(doc: any): Array<{ method: string; path: string; op: Operation }> {
+  const out: Array<{ method: string; path: string; op: Operation }> = [];
+  for (const [path, item] of Object.entries<Record<string, Operation>>(doc.paths ?? {})) {
+    for (const [method, op] of Object.entries(item)) if (METHODS.includes(method)) out.push({ method, path, op });
+  }
+  return out;
+}
+
+/** The schema refs of a response, one per media type (a response $ref is resolved first). */
+function responseRefs(doc: any, response: ResponseObject): Array<string | undefined> {
+  let r = response;
+  if (r.$ref?.startsWith('#/components/responses/')) r = doc.components.responses[r.$ref.slice('#/components/responses/'.length)];
+  const content = r.content ?? {};
+  return Object.values(content).map((media) => media.schema?.$ref);
+}
+
+async function getFollowing(url: string): Promise<Response> {
+  let current = url;
+  for (let hops = 0; hops < 5; hops++) {
+    const res = await fetch(current, { redirect: 'manual' });
+    const location = res.headers.get('location');
+    if (res.status < 300 || res.status > 399 || location === null) return res;
+    await res.arrayBuffer();
+    current = new URL(location, current).toString();
+  }
+  throw new Error(`too many redirects from ${url}`);
+}
+
+describe('OpenAPI document and API reference', () => {
+  let instance: Instance;
+  let doc: any;
+
+  before(async () => {
+    instance = await startInstance('sqlite');
+  });
+  after(async () => {
+    await instance?.stop();
+  });
+
+  it('serves /openapi.json without credentials', async () => {
+    const res = await fetch(`${instance.url}/openapi.json`);
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /json/);
+    doc = await res.json();
+    assert.equal(typeof doc.openapi, 'string');
+    assert.ok(doc.openapi.startsWith('3.1'), `openapi is ${doc.openapi}`);
+    assert.equal(typeof doc.info?.title, 'string');
+  });
+
+  it('documents every route the app serves, with Problem for errors', async () => {
+    doc ??= await (await fetch(`${instance.url}/openapi.json`)).json();
+    for (const [method, path] of ROUTES) {
+      const op: Operation | undefined = doc.paths?.[path]?.[method];
+      assert.ok(op, `${method.toUpperCase()} ${path} is documented`);
+      const codes = Object.keys(op.responses ?? {});
+      assert.ok(codes.some((c) => c.startsWith('2')), `${method.toUpperCase()} ${path} documents its success`);
+      const errorCodes = codes.filter((c) => c.startsWith('4'));
+      assert.ok(errorCodes.length > 0, `${method.toUpperCase()} ${path} documents its errors`);
+      for (const code of errorCodes) {
+        const refs = responseRefs(doc, op.responses![code]!);
+        assert.ok(refs.length > 0 && refs.every((r) => r === PROBLEM_REF), `${method.toUpperCase()} ${path} ${code} references Problem: ${JSON.stringify(op.responses![code])}`);
+      }
+    }
+    // Nothing served is missing from the list above, and nothing documented is unserved.
+    const documented = operations(doc).map(({ method, path }) => `${method} ${path}`).sort();
+    assert.deepEqual(documented, ROUTES.map(([m, p]) => `${m} ${p}`).sort());
+    // Every route but the token endpoint declares that it takes credentials.
+    for (const { method, path, op } of operations(doc)) {
+      if (path === '/auth/token/') continue;
+      assert.ok(Array.isArray(op.security) && op.security.length > 0, `${method.toUpperCase()} ${path} declares its security`);
+    }
+  });
+
+  it('has component schemas for the resources', async () => {
+    doc ??= await (await fetch(`${instance.url}/openapi.json`)).json();
+    const schemas = doc.components?.schemas ?? {};
+    for (const name of ['Command', 'Problem', 'Fields', 'AutocompleteOption', 'Patient', 'Note', 'CommandPage', 'NotePage']) {
+      assert.ok(schemas[name], `components.schemas.${name}`);
+    }
+    assert.deepEqual(
+      [...schemas.Command.required].sort(),
+      ['uuid', 'state', 'created_at', 'updated_at', 'schema_key', 'patient_key', 'note_key', 'originated_by', 'edited_by', 'committed_by', 'entered_in_error_by', 'data'].sort(),
+    );
+    assert.deepEqual([...schemas.Problem.required].sort(), ['code', 'detail', 'status', 'title', 'type']);
+  });
+
+  it('uses the Problem schema for every documented 4xx answer', async () => {
+    doc ??= await (await fetch(`${instance.url}/openapi.json`)).json();
+    const offenders: string[] = [];
+    let checked = 0;
+    for (const { method, path, op } of operations(doc)) {
+      for (const [code, response] of Object.entries(op.responses ?? {})) {
+        if (!/^4(\d\d|XX)$/i.test(code)) continue;
+        checked++;
+        const refs = responseRefs(doc, response);
+        if (refs.length === 0 || refs.some((r) => r !== PROBLEM_REF)) offenders.push(`${method.toUpperCase()} ${path} ${code}`);
+      }
+    }
+    assert.ok(checked > 0, 'some 4xx answers are documented');
+    assert.deepEqual(offenders, []);
+  });
+
+  it('serves the API reference at /docs without credentials', async () => {
+    const res = await getFollowing(`${instance.url}/docs`);
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /text\/html/);
+    assert.match(await res.text(), /<html/i);
+  });
+
+  it('serves /docs/json without credentials', async () => {
+    const res = await getFollowing(`${instance.url}/docs/json`);
+    assert.equal(res.status, 200);
+    const json = await res.json();
+    assert.ok(String(json.openapi).startsWith('3.1'));
+    assert.ok(json.paths['/core/api/v1/commands/']);
+  });
+});
