@@ -1,7 +1,7 @@
 // Builds the Fastify instance (no listen, so tests can inject or listen on port 0):
 // body parsing, authentication, the error catalog's rendering, OpenAPI and every route.
 import crypto from 'node:crypto';
-import Fastify, { LogController, type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import formbody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -43,8 +43,7 @@ export async function buildApp(config: Config, storage: Storage): Promise<Fastif
     genReqId: () => crypto.randomUUID(),
     // Errors raised before routing (bad URL, over-long path parameter) are problems too.
     frameworkErrors: (error, _request, reply) => {
-      const p = problem('route_not_found', { detail: `Not a valid path: ${error.message.slice(0, 120)}` });
-      void reply.code(404).type('application/problem+json').send(p.body());
+      void sendProblem(reply as FastifyReply, problem('route_not_found', { detail: `Not a valid path: ${error.message.slice(0, 120)}` }));
     },
     trustProxy: false,
   });
@@ -80,13 +79,11 @@ export async function buildApp(config: Config, storage: Storage): Promise<Fastif
   app.setErrorHandler((error: FastifyError | Problem, request, reply) => {
     const p = toProblem(error);
     if (p.status >= 500) request.log.error({ err: error, reqId: request.id }, 'request failed');
-    if (p.headers) reply.headers(p.headers);
-    return reply.code(p.status).type('application/problem+json').send(p.body());
+    return sendProblem(reply, p);
   });
-  app.setNotFoundHandler((request, reply) => {
-    const p = problem('route_not_found', { detail: `No endpoint ${request.method} ${request.url.split('?', 1)[0]}` });
-    return reply.code(404).type('application/problem+json').send(p.body());
-  });
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(reply, problem('route_not_found', { detail: `No endpoint ${request.method} ${request.url.split('?', 1)[0]}` })),
+  );
 
   await app.register(swagger, {
     openapi: {
@@ -113,6 +110,11 @@ export async function buildApp(config: Config, storage: Storage): Promise<Fastif
   noteRoutes(app, storage, config.publicUrl);
   commandRoutes(app, storage, config.publicUrl);
   return app;
+}
+
+function sendProblem(reply: FastifyReply, p: Problem) {
+  if (p.headers) reply.headers(p.headers);
+  return reply.code(p.status).type('application/problem+json').send(p.body());
 }
 
 /** Everything thrown becomes a catalog problem; nothing unexpected leaks detail. */

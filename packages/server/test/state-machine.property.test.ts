@@ -698,9 +698,9 @@ class Run {
   private async garbage(op: Extract<Op, { t: 'garbage' }>, where: string): Promise<void> {
     const headers: Record<string, string> = { authorization: `Bearer ${this.world.users[0]!.token}` };
     if (op.contentType !== undefined) headers['content-type'] = op.contentType;
-    let body: Uint8Array | string | undefined;
+    let body: Uint8Array<ArrayBuffer> | string | undefined;
     if (op.method !== 'GET' && op.method !== 'HEAD') {
-      if (op.body.kind === 'bytes') body = op.body.data;
+      if (op.body.kind === 'bytes') body = new Uint8Array(op.body.data);
       else if (op.body.kind === 'json') body = JSON.stringify(op.body.value);
       else if (op.body.kind === 'text') body = op.body.value;
     }
