@@ -1,8 +1,7 @@
 // POST /auth/token/ (public: it is where credentials are exchanged).
 import type { FastifyInstance } from 'fastify';
-import { Type } from '@sinclair/typebox';
 import type { Storage } from '../storage/db.ts';
-import { TokenRequestBody, TokenSchema } from '../http/schemas.ts';
+import { problemResponses, TokenRequestBody, TokenSchema } from '../http/schemas.ts';
 import { issueToken, type TokenRequest } from './token.ts';
 
 export function authRoutes(app: FastifyInstance, storage: Storage) {
@@ -13,7 +12,7 @@ export function authRoutes(app: FastifyInstance, storage: Storage) {
       summary: 'OAuth 2.0 client credentials grant',
       description: 'Form-encoded (or JSON) grant_type=client_credentials, client_id, client_secret; HTTP Basic client authentication also works.',
       body: { content: { 'application/x-www-form-urlencoded': { schema: TokenRequestBody }, 'application/json': { schema: TokenRequestBody } } },
-      response: { 200: TokenSchema, 400: Type.Ref('Problem'), 401: Type.Ref('Problem') },
+      response: { 200: TokenSchema, ...problemResponses(400, 401, 403, 413, 415) },
     },
     handler: async (request, reply) => {
       reply.header('cache-control', 'no-store');

@@ -10,6 +10,7 @@ import {
   CreateCommandForm,
   CreateCommandJson,
   PatchCommandJson,
+  problemResponses,
   type CreateCommandBody,
   type PatchCommandBody,
 } from '../http/schemas.ts';
@@ -26,7 +27,7 @@ const BASE = '/core/api/v1/commands';
 const tags = ['Commands'];
 const security = [{ bearer: [] }];
 const ref = (id: string) => Type.Ref(id);
-const problems = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ref('Problem')]));
+const problems = problemResponses;
 const params = Type.Object({ uuid: Type.String({ description: 'Command UUID' }) });
 const ifMatch = Type.Object({ 'if-match': Type.Optional(Type.String({ description: 'ETag from a previous response; 412 if the command changed since' })) });
 const withIdempotency = Type.Object({
@@ -87,7 +88,7 @@ export function commandRoutes(app: FastifyInstance, storage: Storage, publicUrl:
   });
 
   app.patch(`${BASE}/:uuid/`, {
-    schema: { tags, security, summary: 'Change field values of a staged command', params, headers: ifMatch, body: PatchCommandJson, response: { 200: ref('Command'), ...problems(400, 401, 403, 404, 412) } },
+    schema: { tags, security, summary: 'Change field values of a staged command', params, headers: ifMatch, body: PatchCommandJson, response: { 200: ref('Command'), ...problems(400, 401, 403, 404, 412, 413, 415) } },
     handler: async (request, reply) => {
       const uuid = commandUuid((request.params as { uuid: string }).uuid);
       const outcome = await updateCommand(ctxOf(request, storage), uuid, (request.body as PatchCommandBody).values, ifMatchOf(request));

@@ -168,5 +168,26 @@ export type Token = Static<typeof TokenSchema>;
 export const UuidParams = Type.Object({ uuid: Uuid });
 export const KeyParams = Type.Object({ key: Key });
 
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'Invalid request or wrong state',
+  401: 'Missing or invalid credentials',
+  403: 'Credentials may not do this',
+  404: 'Not found',
+  412: 'If-Match does not match the current ETag',
+  413: 'Body too large',
+  415: 'Unsupported media type',
+  422: 'Idempotency-Key reused with another request',
+};
+
+/** Error responses of a route, documented as RFC 9457 problem bodies. */
+export function problemResponses(...statuses: number[]) {
+  return Object.fromEntries(
+    statuses.map((status) => [
+      status,
+      { description: ERROR_DESCRIPTIONS[status] ?? 'Error', content: { 'application/problem+json': { schema: Type.Ref('Problem') } } },
+    ]),
+  );
+}
+
 /** Schemas registered once with app.addSchema so routes can $ref them. */
 export const sharedSchemas = [ProblemSchema, CommandSchema, CommandPageSchema, FieldsSchema, AutocompleteOptionSchema, PatientSchema, NoteSchema, NotePageSchema];

@@ -4,18 +4,17 @@ import { Type } from '@sinclair/typebox';
 import type { Storage } from '../storage/db.ts';
 import { baseUrlOf, ctxOf, expectEmptyBody } from '../http/request.ts';
 import { pageLinks } from '../http/pagination.ts';
-import { CreateNoteBody, type CreateNote } from '../http/schemas.ts';
+import { CreateNoteBody, problemResponses as problems, type CreateNote } from '../http/schemas.ts';
 import { changeNote, createNote, getNote, listNotes } from './operations.ts';
 
 const tags = ['Notes'];
 const security = [{ bearer: [] }];
 const params = Type.Object({ uuid: Type.String({ description: 'Note UUID' }) });
 const note = Type.Ref('Note');
-const problem = Type.Ref('Problem');
 
 export function noteRoutes(app: FastifyInstance, storage: Storage, publicUrl: string | undefined) {
   app.post('/core/api/v1/notes/', {
-    schema: { tags, security, summary: 'Create a note for a patient', body: CreateNoteBody, response: { 201: note, 400: problem, 401: problem } },
+    schema: { tags, security, summary: 'Create a note for a patient', body: CreateNoteBody, response: { 201: note, ...problems(400, 401, 403, 413, 415) } },
     handler: async (request, reply) => {
       const outcome = await createNote(ctxOf(request, storage), request.body as CreateNote);
       return reply.code(201).send(outcome.body);
@@ -30,7 +29,7 @@ export function noteRoutes(app: FastifyInstance, storage: Storage, publicUrl: st
         { patient_key: Type.Optional(Type.String({ maxLength: 64 })), limit: Type.Optional(Type.String({ pattern: '^\\d+$' })), offset: Type.Optional(Type.String({ pattern: '^\\d+$' })) },
         { additionalProperties: false },
       ),
-      response: { 200: Type.Ref('NotePage'), 400: problem, 401: problem },
+      response: { 200: Type.Ref('NotePage'), ...problems(400, 401, 403) },
     },
     handler: async (request) => {
       const query = request.query as Record<string, string>;
@@ -39,12 +38,12 @@ export function noteRoutes(app: FastifyInstance, storage: Storage, publicUrl: st
     },
   });
   app.get('/core/api/v1/notes/:uuid', {
-    schema: { tags, security, summary: 'Read a note', params, response: { 200: note, 401: problem, 404: problem } },
+    schema: { tags, security, summary: 'Read a note', params, response: { 200: note, ...problems(401, 403, 404) } },
     handler: async (request) => getNote(ctxOf(request, storage), (request.params as { uuid: string }).uuid),
   });
   for (const change of ['lock', 'unlock'] as const) {
     app.post(`/core/api/v1/notes/:uuid/${change}/`, {
-      schema: { tags, security, summary: `${change === 'lock' ? 'Lock' : 'Unlock'} a note`, params, response: { 200: note, 400: problem, 401: problem, 404: problem } },
+      schema: { tags, security, summary: `${change === 'lock' ? 'Lock' : 'Unlock'} a note`, params, response: { 200: note, ...problems(400, 401, 403, 404) } },
       handler: async (request) => {
         expectEmptyBody(request);
         return (await changeNote(ctxOf(request, storage), (request.params as { uuid: string }).uuid, change)).body;
@@ -52,7 +51,7 @@ export function noteRoutes(app: FastifyInstance, storage: Storage, publicUrl: st
     });
   }
   app.delete('/core/api/v1/notes/:uuid/', {
-    schema: { tags, security, summary: 'Delete a note (soft: it stays readable, marked deleted)', params, response: { 200: note, 400: problem, 401: problem, 404: problem } },
+    schema: { tags, security, summary: 'Delete a note (soft: it stays readable, marked deleted)', params, response: { 200: note, ...problems(400, 401, 403, 404) } },
     handler: async (request) => (await changeNote(ctxOf(request, storage), (request.params as { uuid: string }).uuid, 'delete')).body,
   });
 }

@@ -1,0 +1,93 @@
+// @charta/client: a typed client for a Charta instance (Commands API, patients, notes).
+//
+//   const charta = await ChartaClient.withClientCredentials(url, clientId, clientSecret);
+//   const patient = await charta.patients.create({ firstName: 'Ada', lastName: 'Lovelace' });
+//   const note = await charta.notes.create({ patientKey: patient.key, noteType: 'encounter' });
+//   const { command, etag } = await charta.commands.create({ schemaKey: 'plan', noteKey: note.uuid });
+//   await charta.commands.update(command.uuid, { narrative: 'Rest' }, { ifMatch: etag });
+//
+// Result shape: every call that answers with a command (create, get, update, commit,
+// enterInError) resolves to a CommandResult `{ command, etag, replayed }`: `etag` is the
+// ETag header to pass back as `{ ifMatch: etag }`, `replayed` is true when the instance
+// replayed an earlier answer for the same Idempotency-Key. Everything else resolves to the
+// resource itself (Patient, Note, Fields, AutocompleteOption[], Paginated<…>); commands.delete
+// resolves to undefined.
+//
+// Failures: a non-2xx answer throws ChartaApiError (status, problem body, `<status> <code>:
+// <detail>`); no usable answer throws ChartaNetworkError (the cause attached).
+//
+// Credentials: `token` (sent as Bearer), `apiKey` (sent as the raw Authorization value, as
+// the plugin tool does; the instance accepts API keys on plugin endpoints only, and answers
+// 403 on commands, notes and patients), or client credentials via withClientCredentials, which fetches a
+// token, keeps it, fetches a new one within 60 s of its expiry and once after a 401.
+import { CommandsApi } from './commands.ts';
+import { NotesApi, PatientsApi } from './resources.ts';
+import { ClientCredentials, Transport, staticCredentials, type Credentials, type FetchLike } from './transport.ts';
+
+export type { AutocompleteOption, Command, Fields, Note, Paginated, Patient, Token } from '@charta/server/schemas';
+export { ChartaApiError, ChartaError, ChartaNetworkError, type ProblemDetails } from './errors.ts';
+export {
+  COMMAND_QUERY_PARAMETERS,
+  type CommandFilters,
+  type CommandListOptions,
+  type CommandOrdering,
+  type CommandResult,
+  type CreateCommandInput,
+  type DateFilter,
+  type IdempotencyOptions,
+  type IfMatchOptions,
+} from './commands.ts';
+export type { CreateNoteInput, CreatePatientInput, NoteListOptions } from './resources.ts';
+export { TOKEN_REFRESH_MARGIN_SECONDS, type FetchLike } from './transport.ts';
+export { paths } from './paths.ts';
+
+export interface ChartaClientOptions {
+  /** Instance URL, e.g. http://localhost:8000 (a trailing slash is ignored). */
+  baseUrl: string;
+  /** OAuth access token, sent as `Authorization: Bearer <token>`. */
+  token?: string;
+  /** API key, sent as `Authorization: <key>` (plugin endpoints only; clinical ones answer 403). */
+  apiKey?: string;
+  /** A fetch implementation (default: the global fetch). */
+  fetch?: FetchLike;
+}
+
+export interface ClientCredentialsOptions {
+  fetch?: FetchLike;
+  /** Clock in ms (tests). */
+  now?: () => number;
+}
+
+export class ChartaClient {
+  readonly baseUrl: string;
+  readonly commands: CommandsApi;
+  readonly patients: PatientsApi;
+  readonly notes: NotesApi;
+  private readonly transport: Transport;
+
+  constructor(options: ChartaClientOptions);
+  /** @internal */
+  constructor(options: ChartaClientOptions, credentials: Credentials);
+  constructor(options: ChartaClientOptions, credentials?: Credentials) {
+    if (options.token !== undefined && options.apiKey !== undefined) throw new TypeError('Pass either token or apiKey, not both');
+    const header = options.token !== undefined ? `Bearer ${options.token}` : options.apiKey;
+    const fetchImpl: FetchLike = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.transport = new Transport(options.baseUrl, fetchImpl, credentials ?? staticCredentials(header));
+    this.baseUrl = this.transport.baseUrl;
+    this.commands = new CommandsApi(this.transport);
+    this.patients = new PatientsApi(this.transport);
+    this.notes = new NotesApi(this.transport);
+  }
+
+  /**
+   * A client authenticated by the OAuth 2.0 client credentials grant (POST /auth/token/,
+   * form-encoded). The first token is fetched before this resolves, so wrong credentials
+   * fail here with ChartaApiError 401 invalid_client.
+   */
+  static async withClientCredentials(baseUrl: string, clientId: string, clientSecret: string, options: ClientCredentialsOptions = {}): Promise<ChartaClient> {
+    const credentials = new ClientCredentials(clientId, clientSecret, options.now);
+    const client = new ChartaClient({ baseUrl, fetch: options.fetch }, credentials);
+    await credentials.header(client.transport);
+    return client;
+  }
+}

@@ -1,0 +1,33 @@
+// Every path the client calls, built here and nowhere else. Variable segments are
+// percent-encoded. The trailing-slash rule of the API (POST, PATCH and DELETE paths end
+// with '/', GET works either way) is applied by `withSlashRule`, which the transport calls
+// on every request, so a path written here never decides it by itself.
+
+export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+const API = '/core/api/v1';
+const seg = (value: string) => encodeURIComponent(value);
+
+export const paths = {
+  token: () => '/auth/token',
+
+  commands: () => `${API}/commands`,
+  command: (uuid: string) => `${API}/commands/${seg(uuid)}`,
+  commandCommit: (uuid: string) => `${API}/commands/${seg(uuid)}/commit`,
+  commandEnterInError: (uuid: string) => `${API}/commands/${seg(uuid)}/enter-in-error`,
+  commandFields: (uuid: string) => `${API}/commands/${seg(uuid)}/fields/`,
+  commandAutocomplete: (uuid: string, field: string) => `${API}/commands/${seg(uuid)}/fields/${seg(field)}/autocomplete/`,
+
+  patients: () => `${API}/patients`,
+  patient: (key: string) => `${API}/patients/${seg(key)}`,
+
+  notes: () => `${API}/notes`,
+  note: (uuid: string) => `${API}/notes/${seg(uuid)}`,
+  noteLock: (uuid: string) => `${API}/notes/${seg(uuid)}/lock`,
+  noteUnlock: (uuid: string) => `${API}/notes/${seg(uuid)}/unlock`,
+} as const;
+
+/** POST, PATCH and DELETE paths end with '/'; GET paths are left as written. */
+export function withSlashRule(method: Method, path: string): string {
+  return method !== 'GET' && !path.endsWith('/') ? `${path}/` : path;
+}
