@@ -39,16 +39,25 @@ export interface CommandOrder {
   direction: 'asc' | 'desc';
 }
 
+/** The page query of a list, separate so tests can EXPLAIN it. */
+export function commandPageQuery(db: Db, filter: CommandFilter, order: CommandOrder, limit: number, offset: number) {
+  return filtered(db, filter).selectAll().orderBy(order.column, order.direction).orderBy('uuid', order.direction).limit(limit).offset(offset);
+}
+
 export async function listCommands(db: Db, filter: CommandFilter, order: CommandOrder, limit: number, offset: number) {
+  const [rows, total] = await Promise.all([
+    commandPageQuery(db, filter, order, limit, offset).execute(),
+    filtered(db, filter).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, count: Number(total.n) };
+}
+
+function filtered(db: Db, filter: CommandFilter) {
   let base = db.selectFrom('commands');
   for (const column of ['patient_key', 'note_uuid', 'originated_by', 'committed_by', 'schema_key', 'state'] as const) {
     const value = filter[column];
     if (value !== undefined) base = base.where(column, '=', value);
   }
   for (const t of filter.times) base = base.where(t.column, t.op, t.value);
-  const [rows, total] = await Promise.all([
-    base.selectAll().orderBy(order.column, order.direction).orderBy('uuid', order.direction).limit(limit).offset(offset).execute(),
-    base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, count: Number(total.n) };
+  return base;
 }
