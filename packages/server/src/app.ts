@@ -3,6 +3,7 @@
 import crypto from 'node:crypto';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import formbody from '@fastify/formbody';
+import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Config } from './config.ts';
@@ -105,7 +106,8 @@ export async function buildApp(config: Config, storage: Storage): Promise<Fastif
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' }, uiHooks: {} });
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
 
-  authRoutes(app, storage);
+  await app.register(rateLimit, { global: false });
+  authRoutes(app, storage, config.tokenRateLimit);
   patientRoutes(app, storage);
   noteRoutes(app, storage, config.publicUrl);
   commandRoutes(app, storage, config.publicUrl);

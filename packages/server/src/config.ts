@@ -16,6 +16,8 @@ export interface Config {
   sqliteSynchronous: 'normal' | 'full';
   /** Largest accepted request body, in bytes. */
   bodyLimit: number;
+  /** Token requests allowed per client address per minute (brute-force guard). */
+  tokenRateLimit: number;
 }
 
 export class ConfigError extends Error {}
@@ -49,6 +51,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
   for (const [name, value] of [['CHARTA_BOOTSTRAP_API_KEY', bootstrapApiKey], ['CHARTA_BOOTSTRAP_CLIENT_SECRET', bootstrapClientSecret]] as const) {
     if (value !== undefined && value.length < 16) throw new ConfigError(`${name} must be at least 16 characters`);
   }
+  const rateText = get('tokenRateLimit', 'CHARTA_TOKEN_RATE_LIMIT') ?? '30';
+  const tokenRateLimit = Number(rateText);
+  if (!Number.isInteger(tokenRateLimit) || tokenRateLimit < 1) throw new ConfigError(`CHARTA_TOKEN_RATE_LIMIT must be a positive integer, got ${rateText}`);
   const demoText = get('demo', 'CHARTA_DEMO');
   const demo = demoText === undefined ? databaseUrl.startsWith('sqlite:') : demoText === '1' || demoText === 'true';
   return {
@@ -64,6 +69,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
     logLevel,
     sqliteSynchronous: sync,
     bodyLimit: 1024 * 1024,
+    tokenRateLimit,
   };
 }
 

@@ -166,3 +166,23 @@ for (const engine of ENGINES) {
     });
   });
 }
+
+describe('token endpoint rate limit', () => {
+  it('answers 429 problems once an address exceeds CHARTA_TOKEN_RATE_LIMIT per minute', async () => {
+    const api = await startInstance('sqlite', { tokenRateLimit: 3 });
+    try {
+      const statuses: number[] = [];
+      let last;
+      for (let i = 0; i < 3; i++) {
+        last = await api.call('POST', '/auth/token/', form(`grant_type=client_credentials&client_id=${TEST_CLIENT_ID}&client_secret=wrong`));
+        statuses.push(last.status);
+      }
+      assert.deepEqual(statuses, [401, 401, 429]); // the harness spent one on its own token
+      assert.equal(last!.json.code, 'too_many_requests');
+      assert.match(last!.headers.get('content-type') ?? '', /problem\+json/);
+      assert.ok(last!.headers.get('retry-after'));
+    } finally {
+      await api.stop();
+    }
+  });
+});

@@ -4,15 +4,16 @@ import type { Storage } from '../storage/db.ts';
 import { problemResponses, TokenRequestBody, TokenSchema } from '../http/schemas.ts';
 import { issueToken, type TokenRequest } from './token.ts';
 
-export function authRoutes(app: FastifyInstance, storage: Storage) {
+export function authRoutes(app: FastifyInstance, storage: Storage, perMinute: number) {
   app.post('/auth/token/', {
-    config: { public: true },
+    // Client secrets are checked with scrypt; the limit keeps guessing slow from any one address.
+    config: { public: true, rateLimit: { max: perMinute, timeWindow: '1 minute' } },
     schema: {
       tags: ['Auth'],
       summary: 'OAuth 2.0 client credentials grant',
       description: 'Form-encoded (or JSON) grant_type=client_credentials, client_id, client_secret; HTTP Basic client authentication also works.',
       body: { content: { 'application/x-www-form-urlencoded': { schema: TokenRequestBody }, 'application/json': { schema: TokenRequestBody } } },
-      response: { 200: TokenSchema, ...problemResponses(400, 401, 403, 413, 415) },
+      response: { 200: TokenSchema, ...problemResponses(400, 401, 403, 413, 415, 429) },
     },
     handler: async (request, reply) => {
       reply.header('cache-control', 'no-store');

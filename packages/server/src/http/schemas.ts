@@ -177,6 +177,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   413: 'Body too large',
   415: 'Unsupported media type',
   422: 'Idempotency-Key reused with another request',
+  429: 'Too many requests',
 };
 
 /** Error responses of a route, documented as RFC 9457 problem bodies. */
