@@ -20,10 +20,9 @@ export interface Running {
   close(): Promise<void>;
 }
 
+/** What a start against an empty database made: credentials (unless bootstrapped) and demo data. */
 export interface FirstStart {
-  apiKey: string;
-  clientId: string;
-  clientSecret: string;
+  credentials?: { apiKey: string; clientId: string; clientSecret: string };
   demo?: DemoData;
 }
 
@@ -35,10 +34,13 @@ export async function prepareStorage(config: Config): Promise<{ storage: Storage
     const fresh = (await countApiKeys(storage.db)) === 0;
     await ensureBootstrap(storage, config);
     let firstStart: FirstStart | undefined;
-    if (fresh && config.bootstrapApiKey === undefined && config.bootstrapClientId === undefined) {
-      const { key } = await createApiKey(storage, 'first start');
-      const client = await createClient(storage, { name: 'first start' });
-      firstStart = { apiKey: key, clientId: client.clientId, clientSecret: client.clientSecret };
+    if (fresh) {
+      firstStart = {};
+      if (config.bootstrapApiKey === undefined && config.bootstrapClientId === undefined) {
+        const { key } = await createApiKey(storage, 'first start');
+        const client = await createClient(storage, { name: 'first start' });
+        firstStart.credentials = { apiKey: key, clientId: client.clientId, clientSecret: client.clientSecret };
+      }
       if (config.demo) firstStart.demo = await seedDemo(storage);
     }
     await purgeIdempotent(storage.db, nowMicros() - IDEMPOTENCY_TTL_MICROS);
@@ -73,32 +75,34 @@ export async function startServer(config: Config, announce: (text: string) => vo
 
 function welcome(url: string, config: Config, first: FirstStart | undefined): string {
   const lines = [`Charta is listening on ${url} (database ${redactUrl(config.databaseUrl)})`, `API reference: ${url}/docs`];
-  if (first) {
+  const c = first?.credentials;
+  if (c) {
     lines.push(
       '',
       'First start: these credentials are shown ONCE and stored only as hashes. Keep them now.',
-      `  API key (plugin tool):   ${first.apiKey}`,
-      `  OAuth client id:         ${first.clientId}`,
-      `  OAuth client secret:     ${first.clientSecret}`,
+      `  API key (plugin tool):   ${c.apiKey}`,
+      `  OAuth client id:         ${c.clientId}`,
+      `  OAuth client secret:     ${c.clientSecret}`,
+    );
+  }
+  const clientId = c?.clientId ?? config.bootstrapClientId ?? '<client id>';
+  if (first?.demo) {
+    const n = first.demo.notes;
+    lines.push(
       '',
       'Get a token and create a command:',
-      `  curl -s -X POST ${url}/auth/token/ -d grant_type=client_credentials -d client_id=${first.clientId} -d client_secret=<secret>`,
+      `  curl -s -X POST ${url}/auth/token/ -d grant_type=client_credentials -d client_id=${clientId} -d client_secret=<secret>`,
+      `  curl -s -X POST ${url}/core/api/v1/commands/ -H "Authorization: Bearer <token>" -H 'Content-Type: application/json' \\`,
+      `       -d '{"schemaKey":"plan","noteKey":"${n.encounter}","values":{"narrative":"Follow up in two weeks"}}'`,
+      '',
+      `Demo patient ${first.demo.patientKey}; notes:`,
+      `  encounter (unlocked)  ${n.encounter}`,
+      `  review                ${n.review}`,
+      `  data import           ${n.data_import}`,
+      `  encounter (locked)    ${n.locked_encounter}`,
+      `  encounter (deleted)   ${n.deleted_encounter}`,
+      `  letter (no commands)  ${n.letter}`,
     );
-    if (first.demo) {
-      const n = first.demo.notes;
-      lines.push(
-        `  curl -s -X POST ${url}/core/api/v1/commands/ -H "Authorization: Bearer <token>" -H 'Content-Type: application/json' \\`,
-        `       -d '{"schemaKey":"plan","noteKey":"${n.encounter}","values":{"narrative":"Follow up in two weeks"}}'`,
-        '',
-        `Demo patient ${first.demo.patientKey}; notes:`,
-        `  encounter (unlocked)  ${n.encounter}`,
-        `  review                ${n.review}`,
-        `  data import           ${n.data_import}`,
-        `  encounter (locked)    ${n.locked_encounter}`,
-        `  encounter (deleted)   ${n.deleted_encounter}`,
-        `  letter (no commands)  ${n.letter}`,
-      );
-    }
   }
   return lines.join('\n') + '\n';
 }

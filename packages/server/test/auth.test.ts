@@ -46,6 +46,12 @@ for (const engine of ENGINES) {
       }
       const grant = await api.call('POST', '/auth/token/', form('grant_type=password&username=a&password=b'));
       assert.equal(grant.status, 400);
+      const scope = await api.call('POST', '/auth/token/', form(`grant_type=client_credentials&client_id=${TEST_CLIENT_ID}&client_secret=${TEST_CLIENT_SECRET}&scope=system/Everything.*`));
+      assert.equal(scope.status, 400);
+      assert.equal(scope.json.code, 'invalid_scope');
+      assert.equal(scope.json.error, 'invalid_scope');
+      const narrowed = await api.call('POST', '/auth/token/', form(`grant_type=client_credentials&client_id=${TEST_CLIENT_ID}&client_secret=${TEST_CLIENT_SECRET}&scope=system/Plugins.*`));
+      assert.equal(narrowed.json.scope, 'system/Plugins.*');
       const missing = await api.call('POST', '/auth/token/', form('grant_type=client_credentials'));
       assert.equal(missing.status, 400);
       assert.equal(missing.json.error, 'invalid_request');
@@ -137,6 +143,26 @@ for (const engine of ENGINES) {
         await second.close();
         assert.doesNotMatch(again, /client secret/);
         assert.equal(token.status, 200);
+      } finally {
+        await db.drop();
+      }
+    });
+
+    it('an empty database with bootstrap variables still gets the demo data, printed once', async () => {
+      const db = await createDatabase(engine);
+      try {
+        let printed = '';
+        const first = await startServer({ ...testConfig(db), demo: true }, (t) => (printed += t));
+        await first.close();
+        assert.doesNotMatch(printed, /client secret/);
+        assert.match(printed, /encounter \(unlocked\)\s+[0-9a-f-]{36}/);
+        assert.match(printed, new RegExp(`client_id=${TEST_CLIENT_ID}`));
+        let again = '';
+        const second = await startServer({ ...testConfig(db), demo: true }, (t) => (again += t));
+        const patients = await second.storage.db.selectFrom('patients').select('key').execute();
+        await second.close();
+        assert.equal(patients.length, 1);
+        assert.doesNotMatch(again, /Demo patient/);
       } finally {
         await db.drop();
       }

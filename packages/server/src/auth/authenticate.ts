@@ -2,7 +2,7 @@
 // their SHA-256 digest; resolved tokens are cached briefly so a read costs no extra query.
 import { findApiKeyByHash, findToken } from '../storage/auth-repository.ts';
 import type { Storage } from '../storage/db.ts';
-import { digest } from '../lib/secrets.ts';
+import { digest, sameDigest } from '../lib/secrets.ts';
 import { nowMicros } from '../lib/time.ts';
 import { problem } from '../http/problem.ts';
 import type { Principal } from './principal.ts';
@@ -34,8 +34,9 @@ export class Authenticator {
   }
 
   private async resolve(hash: string): Promise<{ principal: Principal; expiresMs: number } | undefined> {
+    // Found by an index on the digest; the digests are compared once more in constant time.
     const token = await findToken(this.storage.db, hash);
-    if (token !== undefined) {
+    if (token !== undefined && sameDigest(token.token_hash, hash)) {
       if (token.expires_at <= nowMicros()) return undefined;
       return {
         principal: { kind: 'token', staffKey: token.staff_key, credential: `client:${token.client_id}`, scopes: token.scope.split(' ').filter(Boolean) },
@@ -43,7 +44,7 @@ export class Authenticator {
       };
     }
     const key = await findApiKeyByHash(this.storage.db, hash);
-    if (key !== undefined) {
+    if (key !== undefined && sameDigest(key.key_hash, hash)) {
       return {
         principal: { kind: 'api_key', staffKey: key.staff_key, credential: `api_key:${key.id}`, scopes: key.scopes.split(' ').filter(Boolean) },
         expiresMs: Number.MAX_SAFE_INTEGER,

@@ -37,7 +37,7 @@ export async function issueToken(storage: Storage, request: TokenRequest, basicA
   const asked = (request.scope ?? '').split(' ').filter(Boolean);
   const denied = asked.filter((s) => !allowed.includes(s));
   if (denied.length > 0) {
-    throw problem('forbidden', { detail: `Scope not granted to this client: ${denied.join(' ')}`, extra: { error: 'invalid_scope' } });
+    throw problem('invalid_scope', { detail: `Scope not granted to this client: ${denied.join(' ')}`, extra: { error: 'invalid_scope' } });
   }
   const scope = asked.length > 0 ? asked.join(' ') : client.scopes;
   const token = newSecret();

@@ -42,11 +42,11 @@ export const catalog = {
   forbidden: { status: 403, title: 'Forbidden', detail: 'These credentials may not do this' },
   invalid_client: { status: 401, title: 'Invalid client', detail: 'Unknown client or wrong secret' },
   unsupported_grant_type: { status: 400, title: 'Unsupported grant type', detail: 'Only grant_type=client_credentials is supported' },
+  invalid_scope: { status: 400, title: 'Invalid scope', detail: 'A requested scope is not granted to this client' },
   invalid_request: { status: 400, title: 'Invalid token request', detail: 'client_id and client_secret are required' },
   // Safe retries
   precondition_failed: { status: 412, title: 'Precondition failed', detail: 'The resource has changed since the ETag in If-Match' },
   idempotency_key_reused: { status: 422, title: 'Idempotency key reused', detail: 'This Idempotency-Key was used with a different request' },
-  idempotency_key_in_flight: { status: 409, title: 'Request in progress', detail: 'A request with this Idempotency-Key is still being processed' },
   // Anything else
   too_many_requests: { status: 429, title: 'Too many requests', detail: 'Slow down' },
   internal_error: { status: 500, title: 'Internal error', detail: 'Something went wrong on our side; it has been logged' },
