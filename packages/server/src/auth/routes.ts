@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Storage } from '../storage/db.ts';
 import { problemResponses, TokenRequestBody, TokenSchema } from '../http/schemas.ts';
 import { issueToken, type TokenRequest } from './token.ts';
+import { requireBody } from '../http/request.ts';
 
 export function authRoutes(app: FastifyInstance, storage: Storage, perMinute: number) {
   app.post('/auth/token/', {
@@ -17,7 +18,7 @@ export function authRoutes(app: FastifyInstance, storage: Storage, perMinute: nu
     },
     handler: async (request, reply) => {
       reply.header('cache-control', 'no-store');
-      return issueToken(storage, request.body as TokenRequest, basicAuth(request.headers.authorization));
+      return issueToken(storage, requireBody<TokenRequest>(request), basicAuth(request.headers.authorization));
     },
   });
 }

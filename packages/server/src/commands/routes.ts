@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Storage } from '../storage/db.ts';
 import { problem, invalid } from '../http/problem.ts';
-import { baseUrlOf, ctxOf, expectEmptyBody, idempotencyOf, ifMatchOf, sendCommand } from '../http/request.ts';
+import { baseUrlOf, ctxOf, expectEmptyBody, idempotencyOf, ifMatchOf, requireBody, sendCommand } from '../http/request.ts';
 import { pageLinks } from '../http/pagination.ts';
 import { UUID_RE } from '../lib/ids.ts';
 import {
@@ -72,7 +72,7 @@ export function commandRoutes(app: FastifyInstance, storage: Storage, publicUrl:
       response: { 201: ref('Command'), ...problems(400, 401, 403, 412, 413, 415, 422) },
     },
     handler: async (request, reply) => {
-      const body = request.body as CreateCommandBody | { schemaKey: string; noteKey?: string; values?: string };
+      const body = requireBody<CreateCommandBody | { schemaKey: string; noteKey?: string; values?: string }>(request);
       const values = typeof body.values === 'string' ? parseFormValues(body.values) : body.values;
       const outcome = await createCommand(ctxOf(request, storage), { ...body, values }, idempotencyOf(request));
       return sendCommand(reply, outcome);

@@ -50,3 +50,15 @@ export function expectEmptyBody(request: FastifyRequest): void {
   if (typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0) return;
   throw problem('validation_failed', { detail: 'This endpoint takes no body (or an empty JSON object)', errors: [{ field: 'body', message: 'must be empty' }] });
 }
+
+/**
+ * Routes whose body schema depends on the content type skip validation when no body is sent:
+ * such a request is answered here, before a handler reads the missing body.
+ */
+export function requireBody<T>(request: FastifyRequest): T {
+  const body = request.body;
+  if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw problem('validation_failed', { detail: 'body: a JSON object (or form fields) is required', errors: [{ field: 'body', message: 'is required' }] });
+  }
+  return body as T;
+}

@@ -1,7 +1,7 @@
 // One write = one transaction: the state checks, the change, its audit row and the stored
 // Idempotency-Key response commit together or not at all.
 import crypto from 'node:crypto';
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Ctx } from '../lib/context.ts';
 import { nowMicros } from '../lib/time.ts';
 import { problem } from '../http/problem.ts';
@@ -43,49 +43,45 @@ export async function writeTransaction<T>(
 ): Promise<Outcome<T> & { replayed: boolean }> {
   const fingerprint = idempotency && crypto.createHash('sha256').update(JSON.stringify(idempotency.request)).digest('hex');
   const principal = ctx.principal.credential;
-  try {
-    return await ctx.storage.db.transaction().execute(async (trx) => {
-      if (idempotency) {
-        const replay = await replayed<T>(trx, principal, idempotency.key, fingerprint!);
-        if (replay) return replay;
+  return ctx.storage.db.transaction().execute(async (trx) => {
+    if (idempotency) {
+      // Requests sharing a key wait for each other (PostgreSQL; SQLite transactions are serial),
+      // so a repeat sent while the first is running replays its answer instead of racing it.
+      if (ctx.storage.engine === 'postgres') {
+        await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${principal}\n${idempotency.key}`}, 0))`.execute(trx);
       }
-      const writer: Writer = {
-        trx,
-        audit: async (e) => {
-          await appendAudit(trx, {
-            occurred_at: nowMicros(),
-            actor: ctx.principal.staffKey,
-            credential: ctx.principal.credential,
-            action: e.action,
-            entity_type: e.entityType,
-            entity_id: e.entityId,
-            before: e.before === undefined || e.before === null ? null : JSON.stringify(e.before),
-            after: e.after === undefined || e.after === null ? null : JSON.stringify(e.after),
-            request_id: ctx.requestId,
-          });
-        },
-      };
-      const outcome = await work(writer);
-      if (idempotency) {
-        await saveIdempotent(trx, {
-          principal,
-          key: idempotency.key,
-          fingerprint: fingerprint!,
-          status: outcome.status,
-          body: JSON.stringify(outcome.body),
-          created_at: nowMicros(),
-        });
-      }
-      return { ...outcome, replayed: false };
-    });
-  } catch (err) {
-    // Two requests with one new key raced (PostgreSQL): the loser replays the winner's answer.
-    if (idempotency && isUniqueViolation(err)) {
-      const replay = await replayed<T>(ctx.storage.db, principal, idempotency.key, fingerprint!);
+      const replay = await replayed<T>(trx, principal, idempotency.key, fingerprint!);
       if (replay) return replay;
     }
-    throw err;
-  }
+    const writer: Writer = {
+      trx,
+      audit: async (e) => {
+        await appendAudit(trx, {
+          occurred_at: nowMicros(),
+          actor: ctx.principal.staffKey,
+          credential: ctx.principal.credential,
+          action: e.action,
+          entity_type: e.entityType,
+          entity_id: e.entityId,
+          before: e.before === undefined || e.before === null ? null : JSON.stringify(e.before),
+          after: e.after === undefined || e.after === null ? null : JSON.stringify(e.after),
+          request_id: ctx.requestId,
+        });
+      },
+    };
+    const outcome = await work(writer);
+    if (idempotency) {
+      await saveIdempotent(trx, {
+        principal,
+        key: idempotency.key,
+        fingerprint: fingerprint!,
+        status: outcome.status,
+        body: JSON.stringify(outcome.body),
+        created_at: nowMicros(),
+      });
+    }
+    return { ...outcome, replayed: false };
+  });
 }
 
 async function replayed<T>(db: Kysely<Database>, principal: string, key: string, fingerprint: string) {
@@ -97,9 +93,4 @@ async function replayed<T>(db: Kysely<Database>, principal: string, key: string,
   }
   if (stored.fingerprint !== fingerprint) throw problem('idempotency_key_reused');
   return { status: stored.status, body: JSON.parse(stored.body) as T, replayed: true };
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: string };
-  return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
