@@ -1,0 +1,55 @@
+// Benchmark settings from the environment, with the defaults that keep one run near five minutes.
+import type { Engine } from '../../packages/server/src/storage/db.ts';
+
+export interface BenchOptions {
+  /** Seconds measured per scenario (BENCH_DURATION). */
+  duration: number;
+  /** Seconds of unrecorded load before each measurement, so the JIT and caches are warm (BENCH_WARMUP). */
+  warmup: number;
+  /** Concurrent connections (BENCH_CONNECTIONS). */
+  connections: number;
+  /** Engines to measure, in order (BENCH_ENGINES=sqlite,postgres). */
+  engines: Engine[];
+  /** Commands seeded before measuring (BENCH_COMMANDS). */
+  commands: number;
+  /** Scenarios whose server CPU profile is written to bench/results/profiles/ (BENCH_PROFILE=get,create or all). */
+  profile: string[];
+  /** Longest wait, per scenario, for other work on the machine to stop (BENCH_QUIET_WAIT seconds; 0 = never wait). */
+  quietWait: number;
+  /** Run ANALYZE on the seeded SQLite database (BENCH_SQLITE_ANALYZE=1): what the list scenarios reach with planner statistics. Off by default: the server never runs it. */
+  sqliteAnalyze: boolean;
+  /** Only these scenarios (BENCH_SCENARIOS=get,list), for a quick look; all by default. */
+  scenarios: string[] | undefined;
+}
+
+function positive(name: string, fallback: number, integer = false): number {
+  const text = process.env[name];
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
+    throw new Error(`${name} must be a positive ${integer ? 'integer' : 'number'}, got ${text}`);
+  }
+  return value;
+}
+
+function list(name: string): string[] | undefined {
+  const text = process.env[name];
+  if (text === undefined || text.trim() === '') return undefined;
+  return text.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+export function loadOptions(): BenchOptions {
+  const engines = (list('BENCH_ENGINES') ?? ['sqlite', 'postgres']) as Engine[];
+  for (const e of engines) if (e !== 'sqlite' && e !== 'postgres') throw new Error(`BENCH_ENGINES: unknown engine ${e}`);
+  return {
+    duration: positive('BENCH_DURATION', 5),
+    warmup: process.env.BENCH_WARMUP === '0' ? 0 : positive('BENCH_WARMUP', 1),
+    connections: positive('BENCH_CONNECTIONS', 50, true),
+    engines,
+    commands: positive('BENCH_COMMANDS', 100_000, true),
+    profile: list('BENCH_PROFILE') ?? [],
+    sqliteAnalyze: process.env.BENCH_SQLITE_ANALYZE === '1',
+    quietWait: process.env.BENCH_QUIET_WAIT === '0' ? 0 : positive('BENCH_QUIET_WAIT', 20),
+    scenarios: list('BENCH_SCENARIOS'),
+  };
+}

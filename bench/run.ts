@@ -1,0 +1,236 @@
+// `npm run bench`: a bare Fastify baseline (and, on SQLite, a bare better-sqlite3 primary-key
+// read behind it), then the Commands API on each engine over a database of 100k commands — GET by
+// uuid, two filtered list pages, create, PATCH and commit — each measured with autocannon for a
+// few seconds. Prints the table and writes bench/results/latest.{json,md}.
+// Settings: BENCH_DURATION, BENCH_WARMUP, BENCH_CONNECTIONS, BENCH_ENGINES, BENCH_COMMANDS,
+// BENCH_SCENARIOS, BENCH_PROFILE, BENCH_QUIET_WAIT, BENCH_SQLITE_ANALYZE (lib/options.ts,
+// docs/performance.md).
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import type autocannon from 'autocannon';
+import { isoMicros } from '../packages/server/src/lib/time.ts';
+import { Child } from './lib/child.ts';
+import { cpuMeter, waitForIdle, waitForQuiet, type CpuShare } from './lib/cpu.ts';
+import type { SetupArgs, SetupResult } from './lib/charta-server.ts';
+import { measure, type LoadResult } from './lib/load.ts';
+import { loadOptions, type BenchOptions } from './lib/options.ts';
+import { machine, textTable, write, type Report, type Row } from './lib/report.ts';
+
+const here = import.meta.dirname;
+const RESULTS = path.join(here, 'results');
+const API = '/core/api/v1/commands';
+
+interface Probe {
+  method: 'GET' | 'POST' | 'PATCH';
+  path: string;
+  body?: string;
+}
+
+interface Scenario {
+  name: string;
+  /** What one request looks like, for the docs. */
+  request: string;
+  expect: number;
+  /** A request to check by hand before loading (it must answer `expect`). */
+  probe: Probe;
+  requests: autocannon.Request[];
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+function shuffle<T>(items: T[]): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
+/**
+ * Every connection walks the same prebuilt list: cheapest for the client (a per-request
+ * setupRequest costs it about a third of the baseline's rate), fine where requests do not contend.
+ */
+function fixed(probes: Probe[]): autocannon.Request[] {
+  return probes.map((p) => ({ method: p.method, path: p.path, ...(p.body ? { body: p.body, headers: JSON_HEADERS } : {}) }));
+}
+
+/** One shared counter across connections: each request gets the next item (no two connections on one row). */
+function rotating(make: () => Probe): autocannon.Request[] {
+  const first = make();
+  return [
+    {
+      method: first.method,
+      path: first.path,
+      ...(first.body ? { body: first.body, headers: JSON_HEADERS } : {}),
+      setupRequest: (req: any) => {
+        const p = make();
+        return { ...req, path: p.path, ...(p.body ? { body: p.body } : {}) };
+      },
+    },
+  ];
+}
+
+function chartaScenarios(f: SetupResult): Scenario[] {
+  // Autocannon builds every fixed request once per connection before it starts: a few hundred
+  // distinct requests keep that cheap; each connection then cycles through them.
+  const uuids = shuffle(f.sampleUuids).slice(0, 250);
+  const patients = shuffle(f.patientKeys).slice(0, 250);
+  const notes = shuffle(f.writableNotes).slice(0, 250);
+  const after = encodeURIComponent(isoMicros(f.createdAfter));
+  const narrative = 'Follow up in two weeks; recheck blood pressure and renal function.';
+  let patchNext = 0;
+  let commitNext = 0;
+  const get = uuids.map((u): Probe => ({ method: 'GET', path: `${API}/${u}` }));
+  const list = patients.map((k): Probe => ({ method: 'GET', path: `${API}?patient_key=${k}&state=committed&limit=20` }));
+  const listCreated = patients.map((k): Probe => ({ method: 'GET', path: `${API}?patient_key=${k}&created_at__gte=${after}&limit=20` }));
+  const create = notes.map((n): Probe => ({ method: 'POST', path: `${API}/`, body: JSON.stringify({ schemaKey: 'plan', noteKey: n, values: { narrative } }) }));
+  const patch = (): Probe => ({
+    method: 'PATCH',
+    path: `${API}/${f.patchUuids[patchNext++ % f.patchUuids.length]}/`,
+    body: JSON.stringify({ values: { narrative: `Revised plan ${patchNext}: ${narrative}` } }),
+  });
+  // Past the last fixture it wraps round: those commits answer 400 and show as non-2xx.
+  const commit = (): Probe => ({ method: 'POST', path: `${API}/${f.commitUuids[commitNext++ % f.commitUuids.length]}/commit/` });
+  return [
+    { name: 'get', request: `GET ${API}/{uuid} (${uuids.length} uuids of the seeded rows)`, expect: 200, probe: get[0]!, requests: fixed(get) },
+    { name: 'list', request: `GET ${API}?patient_key={key}&state=committed&limit=20 (${patients.length} patients)`, expect: 200, probe: list[0]!, requests: fixed(list) },
+    { name: 'list-created', request: `GET ${API}?patient_key={key}&created_at__gte={timestamp}&limit=20 (newest quarter)`, expect: 200, probe: listCreated[0]!, requests: fixed(listCreated) },
+    { name: 'create', request: `POST ${API}/ {"schemaKey":"plan","noteKey":…,"values":{"narrative":…}} (${notes.length} notes)`, expect: 201, probe: create[0]!, requests: fixed(create) },
+    { name: 'patch', request: `PATCH ${API}/{uuid}/ {"values":{"narrative":…}} (${f.patchUuids.length} staged plans, round robin)`, expect: 200, probe: patch(), requests: rotating(patch) },
+    { name: 'commit', request: `POST ${API}/{uuid}/commit/ (a different staged plan each time, ${f.commitUuids.length} prepared)`, expect: 200, probe: commit(), requests: rotating(commit) },
+  ];
+}
+
+async function probe(url: string, token: string, p: Probe, expect: number): Promise<void> {
+  const res = await fetch(url + p.path, {
+    method: p.method,
+    headers: { authorization: `Bearer ${token}`, ...(p.body ? JSON_HEADERS : {}) },
+    body: p.body,
+  });
+  const text = await res.text();
+  if (res.status !== expect) throw new Error(`${p.method} ${p.path} answered ${res.status} (expected ${expect}): ${text.slice(0, 300)}`);
+}
+
+/** Lets the server finish requests autocannon stopped waiting for, so they do not burden the next run. */
+async function drain(child: Child, name: string, after: string): Promise<void> {
+  const waited = await waitForIdle(child.pid, 60);
+  if (waited > 1) console.log(`  (${name}: the server worked ${waited.toFixed(1)} s after the ${after} ended on requests already queued)`);
+}
+
+type Measured = LoadResult & { cpu: CpuShare; profiled: boolean; serverMicrosPerRequest: number };
+
+async function run(opts: BenchOptions, child: Child, label: string, url: string, token: string, s: Scenario): Promise<Measured> {
+  await probe(url, token, s.probe, s.expect);
+  const spec = { url, connections: opts.connections, headers: { authorization: `Bearer ${token}` }, requests: s.requests };
+  if (opts.quietWait > 0) await waitForQuiet(child.pid, 0.25, opts.quietWait, true);
+  if (opts.warmup > 0) {
+    await measure({ ...spec, duration: opts.warmup });
+    await drain(child, s.name, 'warm-up');
+  }
+  const profiled = opts.profile.includes('all') || opts.profile.includes(s.name);
+  if (profiled) await child.call('profileStart');
+  const stop = cpuMeter(child.pid);
+  const result = await measure({ ...spec, duration: opts.duration });
+  const cpu = stop();
+  await drain(child, s.name, 'measurement');
+  if (profiled) {
+    const file = await child.call<string>('profileStop', { file: path.join(RESULTS, 'profiles', `${label}-${s.name}.cpuprofile`) });
+    console.log(`  (profiled: ${path.relative(process.cwd(), file)}; the profiler slows the server, so this row reads low)`);
+  }
+  const serverCores = cpu.server + (label === 'postgres' ? cpu.postgres : 0);
+  const serverMicrosPerRequest = result.ok > 0 ? (serverCores * cpu.seconds * 1e6) / result.ok : NaN;
+  return { ...result, cpu, profiled, serverMicrosPerRequest };
+}
+
+const line = (r: Measured) =>
+  `${Math.round(r.okPerSecond).toLocaleString('en-US').padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  server ${Math.round(r.serverMicrosPerRequest)} µs/req  cpu client ${r.cpu.client.toFixed(2)} server ${r.cpu.server.toFixed(2)} pg ${r.cpu.postgres.toFixed(2)} other ${r.cpu.other.toFixed(2)}${r.non2xx + r.errors + r.timeouts ? `  non-2xx ${r.non2xx} errors ${r.errors} timeouts ${r.timeouts} ${JSON.stringify(r.statusCodes)}` : ''}`;
+
+async function main(): Promise<void> {
+  const opts = loadOptions();
+  const started = performance.now();
+  const wanted = (name: string) => opts.scenarios === undefined || opts.scenarios.includes(name);
+  console.log(`Charta benchmark: ${opts.connections} connections, ${opts.duration} s per scenario (+${opts.warmup} s warm-up), engines ${opts.engines.join(', ')}`);
+  const rows: Row[] = [];
+  const seeding: Report['seeding'] = {};
+  let failed = false;
+
+  // The baseline process stays up: on SQLite it also serves the bare primary-key read reference.
+  const baselineChild = new Child(path.join(here, 'lib/baseline-server.ts'));
+  const baselineUrl = await baselineChild.call<string>('url');
+  const b: Scenario = { name: 'baseline', request: 'GET /noop → {} on a bare Fastify app', expect: 200, probe: { method: 'GET', path: '/noop' }, requests: [{ method: 'GET', path: '/noop' }] };
+  const baseline = await run(opts, baselineChild, 'fastify', baselineUrl, 'none', b);
+  rows.push({ scenario: b.name, engine: 'fastify', request: b.request, ...baseline, ratio: 1 });
+  console.log(`baseline  ${line(baseline)}`);
+
+  for (const engine of opts.engines) {
+    const child = new Child(path.join(here, 'lib/charta-server.ts'));
+    try {
+      const seedStart = performance.now();
+      const plan: SetupArgs['plan'] = {
+        patients: 250,
+        notes: 1_000,
+        commands: opts.commands,
+        patchFixtures: 2_000,
+        analyzeSqlite: opts.sqliteAnalyze,
+        // A staged command for each commit at up to 5,000 commits/s (several times what either
+        // engine reaches here); running out would show as non-2xx.
+        commitFixtures: wanted('commit') ? Math.ceil(5_000 * (opts.duration + opts.warmup)) + 1 : 0,
+      };
+      const f = await child.call<SetupResult>('setup', { engine, plan } satisfies SetupArgs);
+      seeding[engine] = { commands: opts.commands, totalCommands: f.totalCommands, seconds: f.seconds };
+      console.log(
+        `${engine}: seeded ${opts.commands.toLocaleString('en-US')} commands in ${f.seconds.base.toFixed(1)} s, fixtures in ${f.seconds.fixtures.toFixed(1)} s` +
+          `${f.seconds.analyze > 0.05 ? `, ${engine === 'postgres' ? 'VACUUM ANALYZE' : 'ANALYZE'} ${f.seconds.analyze.toFixed(1)} s` : ''} (ready after ${((performance.now() - seedStart) / 1000).toFixed(1)} s)`,
+      );
+      if (f.sqliteFile !== undefined && wanted('bare-pk-read')) {
+        // The issue's reference point, on the same file and uuids: better-sqlite3 behind bare Fastify.
+        await baselineChild.call('openSqlite', { file: f.sqliteFile });
+        const uuids = shuffle(f.sampleUuids).slice(0, 250);
+        const s: Scenario = {
+          name: 'bare-pk-read',
+          request: 'GET /pk/{uuid} on the bare Fastify app: one better-sqlite3 prepared SELECT * by primary key, the row as JSON (no auth, no Charta code)',
+          expect: 200,
+          probe: { method: 'GET', path: `/pk/${uuids[0]}` },
+          requests: uuids.map((u) => ({ method: 'GET', path: `/pk/${u}` })),
+        };
+        const r = await run(opts, baselineChild, 'fastify', baselineUrl, 'none', s);
+        rows.push({ scenario: s.name, engine, request: s.request, ...r, ratio: r.okPerSecond / baseline.okPerSecond });
+        console.log(`${engine.padEnd(8)}  ${s.name.padEnd(12)} ${line(r)}`);
+      }
+      for (const s of chartaScenarios(f).filter((x) => wanted(x.name))) {
+        const r = await run(opts, child, engine, f.url, f.token, s);
+        rows.push({ scenario: s.name, engine, request: s.request, ...r, ratio: r.okPerSecond / baseline.okPerSecond });
+        console.log(`${engine.padEnd(8)}  ${s.name.padEnd(12)} ${line(r)}`);
+      }
+    } catch (err) {
+      failed = true;
+      console.error(`${engine}: ${err instanceof Error ? err.stack : err}`);
+    } finally {
+      await child.stop();
+    }
+  }
+
+  await baselineChild.stop();
+
+  let commit: string | undefined;
+  try {
+    commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: here, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    commit = undefined;
+  }
+  const report: Report = {
+    date: new Date().toISOString(),
+    commit,
+    machine: machine(),
+    settings: { duration: opts.duration, warmup: opts.warmup, connections: opts.connections, commands: opts.commands, sqliteAnalyze: opts.sqliteAnalyze },
+    seeding,
+    rows,
+  };
+  console.log('\n' + textTable(rows));
+  write(RESULTS, report);
+  console.log(`\nWrote ${path.relative(process.cwd(), RESULTS)}/latest.json and latest.md in ${((performance.now() - started) / 1000).toFixed(0)} s total`);
+  if (failed) process.exitCode = 1;
+}
+
+await main();
