@@ -44,6 +44,7 @@ export async function prepareStorage(config: Config): Promise<{ storage: Storage
       if (config.demo) firstStart.demo = await seedDemo(storage);
     }
     await purgeIdempotent(storage.db, nowMicros() - IDEMPOTENCY_TTL_MICROS);
+    await storage.optimize();
     return { storage, firstStart };
   } catch (err) {
     await storage.close();
@@ -54,8 +55,11 @@ export async function prepareStorage(config: Config): Promise<{ storage: Storage
 export async function startServer(config: Config, announce: (text: string) => void = (t) => process.stdout.write(t)): Promise<Running> {
   const { storage, firstStart } = await prepareStorage(config);
   const app = await buildApp(config, storage);
+  // Housekeeping: forget expired idempotency keys hourly; keep planner statistics fresh.
   const purge = setInterval(() => void purgeIdempotent(storage.db, nowMicros() - IDEMPOTENCY_TTL_MICROS).catch(() => undefined), 3_600_000);
+  const optimize = setInterval(() => void storage.optimize().catch(() => undefined), 600_000);
   purge.unref();
+  optimize.unref();
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -67,6 +71,7 @@ export async function startServer(config: Config, announce: (text: string) => vo
     url,
     close: async () => {
       clearInterval(purge);
+      clearInterval(optimize);
       await app.close();
       await storage.close();
     },

@@ -35,7 +35,7 @@ export class Authenticator {
 
   private async resolve(hash: string): Promise<{ principal: Principal; expiresMs: number } | undefined> {
     // Found by an index on the digest; the digests are compared once more in constant time.
-    const token = await findToken(this.storage.db, hash);
+    const token = await findToken(this.storage.reader, hash);
     if (token !== undefined && sameDigest(token.token_hash, hash)) {
       if (token.expires_at <= nowMicros()) return undefined;
       return {
@@ -43,7 +43,7 @@ export class Authenticator {
         expiresMs: token.expires_at / 1000,
       };
     }
-    const key = await findApiKeyByHash(this.storage.db, hash);
+    const key = await findApiKeyByHash(this.storage.reader, hash);
     if (key !== undefined && sameDigest(key.key_hash, hash)) {
       return {
         principal: { kind: 'api_key', staffKey: key.staff_key, credential: `api_key:${key.id}`, scopes: key.scopes.split(' ').filter(Boolean) },

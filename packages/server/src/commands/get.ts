@@ -7,7 +7,7 @@ import { actingStaff } from './actor.ts';
 
 export async function getCommand(ctx: Ctx, uuid: string): Promise<CommandView> {
   actingStaff(ctx);
-  const row = await findCommand(ctx.storage.db, uuid);
+  const row = await findCommand(ctx.storage.reader, uuid);
   if (row === undefined) throw problem('command_not_found');
   return toView(row);
 }

@@ -50,7 +50,7 @@ export async function listCommands(ctx: Ctx, query: ListQuery): Promise<{ page: 
     column: ordering.replace('-', '') as CommandOrder['column'],
     direction: ordering.startsWith('-') ? 'desc' : 'asc',
   };
-  const { rows, count } = await queryCommands(ctx.storage.db, filter, order, page.limit, page.offset);
+  const { rows, count } = await queryCommands(ctx.storage.reader, filter, order, page.limit, page.offset);
   return { page, count, results: rows.map(toView) };
 }
 

@@ -60,7 +60,7 @@ function noteUuid(raw: string): string {
 
 export async function getNote(ctx: Ctx, uuid: string): Promise<Note> {
   actingStaff(ctx);
-  const row = await findNote(ctx.storage.db, noteUuid(uuid));
+  const row = await findNote(ctx.storage.reader, noteUuid(uuid));
   if (row === undefined) throw problem('note_not_found');
   return toView(row);
 }
@@ -71,7 +71,7 @@ export async function listNotes(ctx: Ctx, query: Partial<Record<string, string>>
   if (query.patient_key !== undefined && !KEY_RE.test(query.patient_key)) errors.push({ field: 'patient_key', message: 'must be 32 lowercase hexadecimal characters' });
   const page = parsePage(query, errors);
   if (errors.length > 0) throw invalid(errors);
-  const { rows, count } = await queryNotes(ctx.storage.db, { patientKey: query.patient_key }, page.limit, page.offset);
+  const { rows, count } = await queryNotes(ctx.storage.reader, { patientKey: query.patient_key }, page.limit, page.offset);
   return { page, count, results: rows.map(toView) };
 }
 

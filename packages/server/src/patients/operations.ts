@@ -34,7 +34,7 @@ export async function createPatient(ctx: Ctx, input: CreatePatient) {
 
 export async function getPatient(ctx: Ctx, key: string): Promise<Patient> {
   actingStaff(ctx);
-  const row = KEY_RE.test(key) ? await findPatient(ctx.storage.db, key) : undefined;
+  const row = KEY_RE.test(key) ? await findPatient(ctx.storage.reader, key) : undefined;
   if (row === undefined) throw problem('patient_not_found');
   return toView(row);
 }

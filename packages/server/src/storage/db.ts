@@ -1,17 +1,28 @@
 // Opens the database named by CHARTA_DATABASE_URL: SQLite (embedded, WAL) or PostgreSQL,
-// both behind one Kysely instance so repositories never care which engine runs.
+// both behind Kysely so repositories never care which engine runs.
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
+import { GroupCommit } from './group-commit.ts';
+import { SqliteReaderDialect } from './sqlite-reader.ts';
 
 export type Engine = 'sqlite' | 'postgres';
 
 export interface Storage {
+  /** Writes, and reads that must see a transaction's own changes. */
   db: Kysely<Database>;
+  /** Reads outside any transaction: the last committed state. */
+  reader: Kysely<Database>;
   engine: Engine;
+  /** Runs `work` in one write transaction (on SQLite, grouped with concurrent writes). */
+  transact<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
+  /** SQLite only: how writes were grouped into transactions. */
+  groupCommit?: GroupCommit['stats'];
+  /** Refreshes the query planner's statistics (SQLite; PostgreSQL's autovacuum does it). */
+  optimize(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -33,36 +44,69 @@ export function openStorage(url: string, options: OpenOptions = {}): Storage {
   // An idle client losing its connection must not crash the process.
   pool.on('error', () => undefined);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, engine: 'postgres', close: () => db.destroy() };
+  return {
+    db,
+    reader: db,
+    engine: 'postgres',
+    transact: (work) => db.transaction().execute(work),
+    optimize: async () => undefined,
+    close: () => db.destroy(),
+  };
 }
 
 function openSqlite(file: string, options: OpenOptions): Storage {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const raw = new BetterSqlite3(file);
-  raw.pragma('journal_mode = WAL');
-  raw.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
-  raw.pragma('foreign_keys = ON');
-  raw.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachingStatements(raw) }) });
-  return { db, engine: 'sqlite', close: () => db.destroy() };
+  const open = () => {
+    const raw = new BetterSqlite3(file);
+    raw.pragma('journal_mode = WAL');
+    raw.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+    raw.pragma('foreign_keys = ON');
+    raw.pragma('busy_timeout = 5000');
+    // Bounded work for PRAGMA optimize, which refreshes planner statistics.
+    raw.pragma('analysis_limit = 1000');
+    // System calls dominate SQLite's cost here: statement journals (savepoints) stay in memory,
+    // a 64 MiB page cache and memory-mapped reads keep pages out of read(2).
+    raw.pragma('temp_store = MEMORY');
+    raw.pragma('cache_size = -65536');
+    raw.pragma('mmap_size = 268435456');
+    return raw;
+  };
+  const writer = open();
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: { close: () => writer.close(), prepare: statementCache(writer) } }) });
+  // An in-memory database exists once per connection: there the writer serves reads too.
+  const readerRaw = file === ':memory:' ? undefined : open();
+  readerRaw?.pragma('query_only = 1');
+  const reader = readerRaw ? new Kysely<Database>({ dialect: new SqliteReaderDialect(statementCache(readerRaw), () => readerRaw.close()) }) : db;
+  const group = new GroupCommit(db);
+  return {
+    db,
+    reader,
+    engine: 'sqlite',
+    transact: (work) => group.run(work),
+    groupCommit: group.stats,
+    optimize: async () => {
+      await sql`PRAGMA optimize`.execute(db);
+    },
+    close: async () => {
+      if (reader !== db) await reader.destroy();
+      await db.destroy();
+    },
+  };
 }
 
 /**
  * Kysely prepares every query anew; preparing is a large part of a primary-key read.
- * Statements are reused per SQL text (Kysely serialises access to the one connection).
+ * Statements are reused per SQL text (each connection runs one statement at a time).
  */
-function cachingStatements(raw: BetterSqlite3.Database): SqliteDatabase {
+function statementCache(raw: BetterSqlite3.Database): (sql: string) => BetterSqlite3.Statement {
   const cache = new Map<string, BetterSqlite3.Statement>();
-  return {
-    close: () => raw.close(),
-    prepare(sql: string) {
-      let stmt = cache.get(sql);
-      if (stmt === undefined) {
-        stmt = raw.prepare(sql);
-        if (cache.size >= 500) cache.delete(cache.keys().next().value as string);
-        cache.set(sql, stmt);
-      }
-      return stmt;
-    },
+  return (text) => {
+    let stmt = cache.get(text);
+    if (stmt === undefined) {
+      stmt = raw.prepare(text);
+      if (cache.size >= 500) cache.delete(cache.keys().next().value as string);
+      cache.set(text, stmt);
+    }
+    return stmt;
   };
 }

@@ -1,7 +1,7 @@
 // One write = one transaction: the state checks, the change, its audit row and the stored
 // Idempotency-Key response commit together or not at all.
 import crypto from 'node:crypto';
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Ctx } from '../lib/context.ts';
 import { nowMicros } from '../lib/time.ts';
 import { problem } from '../http/problem.ts';
@@ -29,7 +29,7 @@ export interface Idempotency {
 }
 
 export interface Writer {
-  trx: Transaction<Database>;
+  trx: Kysely<Database>;
   audit(entry: AuditEntry): Promise<void>;
 }
 
@@ -43,7 +43,7 @@ export async function writeTransaction<T>(
 ): Promise<Outcome<T> & { replayed: boolean }> {
   const fingerprint = idempotency && crypto.createHash('sha256').update(JSON.stringify(idempotency.request)).digest('hex');
   const principal = ctx.principal.credential;
-  return ctx.storage.db.transaction().execute(async (trx) => {
+  return ctx.storage.transact(async (trx) => {
     if (idempotency) {
       // Requests sharing a key wait for each other (PostgreSQL; SQLite transactions are serial),
       // so a repeat sent while the first is running replays its answer instead of racing it.
