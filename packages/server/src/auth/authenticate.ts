@@ -15,6 +15,14 @@ export class Authenticator {
 
   constructor(private readonly storage: Storage) {}
 
+  /** The principal of a recently seen credential, without touching storage (the hot path). */
+  cached(header: string | undefined): Principal | undefined {
+    const secret = parseAuthorization(header);
+    if (secret === undefined) return undefined;
+    const entry = this.cache.get(digest(secret));
+    return entry !== undefined && entry.until > Date.now() ? entry.principal : undefined;
+  }
+
   /** Throws 401 unless the header carries a valid token or API key. */
   async authenticate(header: string | undefined): Promise<Principal> {
     const secret = parseAuthorization(header);
