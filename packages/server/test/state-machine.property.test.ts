@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fc from 'fast-check';
 import { createClient, createStaff } from '../src/auth/credentials.ts';
-import { ENGINES, TEST_API_KEY, TEST_CLIENT_ID, request, startInstance, type Instance, type Reply } from './support/harness.ts';
+import { ENGINES, TEST_API_KEY, TEST_CLIENT_ID, request, startInstance, toReply, type Instance, type Reply } from './support/harness.ts';
 
 const BASE = '/core/api/v1/commands';
 const NUM_RUNS = Number(process.env.CHARTA_FC_RUNS ?? 40);
@@ -719,15 +719,9 @@ class Run {
       else if (op.body.kind === 'json') body = JSON.stringify(op.body.value);
       else if (op.body.kind === 'text') body = op.body.value;
     }
-    const res = await fetch(this.world.instance.url + op.path, { method: op.method, headers, body });
-    const text = await res.text();
-    let json: unknown;
-    try {
-      json = text ? JSON.parse(text) : undefined;
-    } catch {
-      json = undefined;
-    }
-    checkEnvelope({ status: res.status, headers: res.headers, text, json }, op.method, where);
+    const res = await toReply(await fetch(this.world.instance.url + op.path, { method: op.method, headers, body }));
+    const text = res.text;
+    checkEnvelope(res, op.method, where);
     // Garbage can only ever reach real commands by accident (no real uuid is generated): no write may succeed.
     if (op.method !== 'GET' && op.method !== 'HEAD' && op.method !== 'OPTIONS') {
       assert.ok(res.status >= 400, `${where}: a garbage ${op.method} succeeded with ${res.status}: ${text.slice(0, 300)}`);

@@ -152,7 +152,11 @@ export async function request(base: string, method: string, urlPath: string, opt
     headers['content-type'] = 'application/json';
     body = JSON.stringify(options.body);
   }
-  const res = await fetch(base + urlPath, { method, headers, body });
+  return toReply(await fetch(base + urlPath, { method, headers, body }));
+}
+
+/** A fetch Response read whole: text, and JSON when the text is JSON. */
+export async function toReply(res: Response): Promise<Reply> {
   const text = await res.text();
   let json: unknown;
   try {
