@@ -2,7 +2,6 @@
 // body parsing, authentication, the error catalog's rendering, OpenAPI and every route.
 import crypto from 'node:crypto';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
-import formbody from '@fastify/formbody';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -10,8 +9,9 @@ import type { Config } from './config.ts';
 import type { Storage } from './storage/db.ts';
 import type { Principal } from './auth/principal.ts';
 import { Authenticator } from './auth/authenticate.ts';
-import { Problem, problem, type FieldProblem } from './http/problem.ts';
+import { Problem, invalid, problem, type FieldProblem } from './http/problem.ts';
 import { sharedSchemas } from './http/schemas.ts';
+import { registerBodyParsers } from './http/body.ts';
 import { authRoutes } from './auth/routes.ts';
 import { commandRoutes } from './commands/routes.ts';
 import { noteRoutes } from './notes/routes.ts';
@@ -52,16 +52,7 @@ export async function buildApp(config: Config, storage: Storage): Promise<Fastif
   app.decorateRequest('principal', null);
   for (const schema of sharedSchemas) app.addSchema(schema);
 
-  // Only JSON and form bodies exist in this API; anything else is a 415.
-  app.removeContentTypeParser('text/plain');
-  // JSON bodies: an empty body is no body (commit and enter-in-error are sent that way).
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = body.toString();
-    if (text.trim() === '') return done(null, undefined);
-    parseJson(request, text, done);
-  });
-  await app.register(formbody, { bodyLimit: config.bodyLimit });
+  registerBodyParsers(app);
 
   const authenticator = new Authenticator(storage);
   // Callback style, not async: a cached credential costs no promise on the hot path.
@@ -138,8 +129,7 @@ function toProblem(error: FastifyError | Problem): Problem {
       if (params.additionalProperty) return { field: where + join(base, params.additionalProperty), message: 'is not a known field' };
       return { field: where + (base || error.validationContext || 'body'), message: v.message ?? 'is not valid' };
     });
-    const unique = errors.filter((e, i) => errors.findIndex((o) => o.field === e.field && o.message === e.message) === i);
-    return problem('validation_failed', { detail: unique.map((e) => `${e.field}: ${e.message}`).join('; '), errors: unique });
+    return invalid(errors);
   }
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':

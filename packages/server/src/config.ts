@@ -73,7 +73,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
   };
 }
 
-/** A database URL safe to print: the password replaced. */
+/** A database URL safe to print: any password (in the user info or the query) replaced. */
 export function redactUrl(url: string): string {
-  return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
+  if (url.startsWith('sqlite:')) return url;
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    for (const key of [...u.searchParams.keys()]) if (/pass/i.test(key)) u.searchParams.set(key, '***');
+    return u.toString();
+  } catch {
+    return '<unparseable database URL>';
+  }
 }

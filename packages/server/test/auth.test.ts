@@ -52,6 +52,10 @@ for (const engine of ENGINES) {
       assert.equal(scope.json.error, 'invalid_scope');
       const narrowed = await api.call('POST', '/auth/token/', form(`grant_type=client_credentials&client_id=${TEST_CLIENT_ID}&client_secret=${TEST_CLIENT_SECRET}&scope=system/Plugins.*`));
       assert.equal(narrowed.json.scope, 'system/Plugins.*');
+      // A token without user/*.* may not touch clinical data.
+      const clinical = await api.call('GET', '/core/api/v1/commands', { token: narrowed.json.access_token });
+      assert.equal(clinical.status, 403);
+      assert.match(clinical.json.detail, /user\/\*\.\*/);
       const missing = await api.call('POST', '/auth/token/', form('grant_type=client_credentials'));
       assert.equal(missing.status, 400);
       assert.equal(missing.json.error, 'invalid_request');
@@ -192,6 +196,17 @@ for (const engine of ENGINES) {
     });
   });
 }
+
+describe('database URLs are printed without passwords', () => {
+  it('redacts the password in the user info and in the query', async () => {
+    const { redactUrl } = await import('../src/config.ts');
+    for (const url of ['postgres://u:s3cret@db/x', 'postgres://:s3cret@db/x', 'postgres://db/x?password=s3cret', 'postgres://u:p@ss@db/x', 'postgresql://u:s3cret@db:5432/x?sslmode=require']) {
+      const shown = redactUrl(url);
+      assert.doesNotMatch(shown, /s3cret|p@ss|ss@db/, `${url} → ${shown}`);
+    }
+    assert.equal(redactUrl('sqlite:./data/charta.db'), 'sqlite:./data/charta.db');
+  });
+});
 
 describe('token endpoint rate limit', () => {
   it('answers 429 problems once an address exceeds CHARTA_TOKEN_RATE_LIMIT per minute', async () => {

@@ -65,7 +65,6 @@ for (const engine of ENGINES) {
         [{ schemaKey: 'plan', noteKey, extra: 1 }, 'extra'],
         [{ noteKey }, 'schemaKey'],
         [{ schemaKey: 5, noteKey }, 'schemaKey'],
-        [{ schemaKey: 'plan', noteKey: 5 }, 'noteKey'],
         [{ schemaKey: 'plan', noteKey, values: [] }, 'values'],
         [{ schemaKey: 'plan', noteKey, values: 'text' }, 'values'],
         [{ schemaKey: 'plan', noteKey, values: { narrative: { nested: true } } }, 'values.narrative'],
@@ -111,6 +110,79 @@ for (const engine of ENGINES) {
     it('unknown routes and methods are 404 problems', async () => {
       assertClientError(await api.call('GET', '/nope'), 404, 'route_not_found');
       assertClientError(await api.call('PUT', `${C}/${staged}/`, { body: {} }), 404, 'route_not_found');
+    });
+  });
+}
+
+for (const engine of ENGINES) {
+  describe(`hostile bodies (${engine})`, () => {
+    let api: Instance;
+    let noteKey = '';
+    before(async () => {
+      api = await startInstance(engine);
+      noteKey = (await api.note()).noteKey;
+    });
+    after(async () => api?.stop());
+
+    it('a body nested deeper than 32 levels → 400, also with an Idempotency-Key', async () => {
+      const deep = '['.repeat(5000) + ']'.repeat(5000);
+      const data = `{"schemaKey":"assess","noteKey":"${noteKey}","values":{"condition":{"text":"a","value":"b","extra":{"x":${deep}}}}}`;
+      for (const headers of [{}, { 'idempotency-key': 'deep-1' }] as Array<Record<string, string>>) {
+        const r = await api.call('POST', `${C}/`, { raw: { contentType: 'application/json', data }, headers });
+        assertClientError(r, 400, 'malformed_body');
+        assert.match(r.json.detail, /nested/);
+      }
+    });
+
+    it('NUL characters are refused in JSON and form bodies and in Basic credentials', async () => {
+      const patient = await api.call('POST', '/core/api/v1/patients/', { body: { firstName: 'a\u0000', lastName: 'b' } });
+      assertClientError(patient, 400, 'validation_failed');
+      assert.equal(patient.json.errors[0].field, 'firstName');
+      const command = await api.call('POST', `${C}/`, { body: { schemaKey: 'plan', noteKey, values: { narrative: 'a\u0000b' } } });
+      assertClientError(command, 400, 'validation_failed');
+      assert.equal(command.json.errors[0].field, 'values.narrative');
+      assertClientError(await api.call('POST', '/core/api/v1/notes/', { body: { patientKey: 'a', noteType: 'encounter', title: 'x\u0000' } }), 400, 'validation_failed');
+      assertClientError(await api.call('POST', '/auth/token/', { raw: { contentType: 'application/x-www-form-urlencoded', data: 'grant_type=client_credentials&client_id=a%00b&client_secret=x' }, token: null }), 400, 'validation_failed');
+      const basic = Buffer.from('a\u0000b:secret').toString('base64');
+      const r = await api.call('POST', '/auth/token/', { raw: { contentType: 'application/x-www-form-urlencoded', data: 'grant_type=client_credentials' }, authorization: `Basic ${basic}` });
+      assertClientError(r, 400, 'invalid_request');
+    });
+
+    it('repeated form keys are refused, not merged', async () => {
+      const r = await api.call('POST', `${C}/`, { raw: { contentType: 'application/x-www-form-urlencoded', data: `schemaKey=plan&schemaKey=hpi&noteKey=${noteKey}` } });
+      assertClientError(r, 400, 'validation_failed');
+    });
+
+    it('thousands of bad fields give a bounded list of problems', async () => {
+      const values = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`f${i}`, 1]));
+      const r = await api.call('POST', `${C}/`, { body: { schemaKey: 'plan', noteKey, values } });
+      assertClientError(r, 400, 'validation_failed');
+      assert.equal(r.json.errors.length, 50);
+      assert.match(r.json.detail, /and 19950 more$/);
+      assert.ok(r.text.length < 100_000, `response of ${r.text.length} bytes`);
+      const unknown = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, 1]));
+      const n = await api.call('POST', '/core/api/v1/notes/', { body: { patientKey: 'a', noteType: 'encounter', ...unknown } });
+      assertClientError(n, 400, 'validation_failed');
+      assert.ok(n.json.errors.length <= 50);
+    });
+
+    it('a noteKey of any other type or length is Note does not exist; a long schemaKey is named, shortened', async () => {
+      for (const bad of [5, 'x'.repeat(65), { a: 1 }, ['u'], true]) {
+        const r = await api.call('POST', `${C}/`, { body: { schemaKey: 'plan', noteKey: bad } });
+        assertClientError(r, 400, 'note_does_not_exist');
+        assert.equal(r.json.detail, 'Note does not exist');
+      }
+      const r = await api.call('POST', `${C}/`, { body: { schemaKey: 'z'.repeat(500), noteKey } });
+      assertClientError(r, 400, 'unknown_schema_key');
+      assert.match(r.json.detail, /known kinds: assess/);
+      assert.ok(r.json.detail.length < 400);
+    });
+
+    it('zone offsets must be real', async () => {
+      for (const q of ['created_at__gt=2026-01-01T00:00%2B99:99', 'updated_at=2026-01-01T00:00:00-24:00', 'created_at__lt=2026-01-01T00:00:00%2B05:60']) {
+        assertClientError(await api.call('GET', `${C}?${q}`), 400, 'validation_failed');
+      }
+      assert.equal((await api.call('GET', `${C}?created_at__gt=2026-01-01T00:00%2B05:30`)).status, 200);
     });
   });
 }

@@ -30,7 +30,9 @@ for (const engine of ENGINES) {
         assert.equal(r.json.code, 'precondition_failed');
       }
       assert.equal((await api.call('GET', `${C}/${c.uuid}`)).json.data.narrative, 'b');
-      const committed = await api.call('POST', `${C}/${c.uuid}/commit/`, { headers: { 'if-match': `W/${second}, "other"` } });
+      // If-Match compares strongly: a weak tag never matches (RFC 9110).
+      assert.equal((await api.call('POST', `${C}/${c.uuid}/commit/`, { headers: { 'if-match': `W/${second}` } })).status, 412);
+      const committed = await api.call('POST', `${C}/${c.uuid}/commit/`, { headers: { 'if-match': `"other", ${second}` } });
       assert.equal(committed.status, 200);
       const eie = await api.call('POST', `${C}/${c.uuid}/enter-in-error/`, { headers: { 'if-match': second } });
       assert.equal(eie.status, 412);

@@ -481,7 +481,8 @@ class Run {
     const values = op.omitValues ? {} : op.values;
     // An unknown kind's values are only checked for being an object (by the request schema).
     const checked = known ? modelValidate(op.kind as Kind, values) : isPlainObject(values) ? modelValidate('plan', {}) : { ok: false as const };
-    if (!checked.ok) errors.push(INVALID);
+    // A NUL character is refused while the body is parsed, whatever the kind.
+    if (!checked.ok || JSON.stringify(values ?? null).includes('\\u0000')) errors.push(INVALID);
     if (typeof op.note !== 'object') errors.push(NOTE_MISSING);
     else if (!this.noteWritable(op.note.i)) errors.push(NOTE_INVALID);
     if (errors.length > 0) return expectError(r, errors, where);
@@ -540,7 +541,8 @@ class Run {
     checkEnvelope(r, 'PATCH', where);
 
     const common = this.commonErrors(cmd, op.ifMatch);
-    const shapeBad = op.shape !== 'ok';
+    // A NUL character is refused while the body is parsed, before the command is looked up.
+    const shapeBad = op.shape !== 'ok' || JSON.stringify(body).includes('\\u0000');
     if (common === 'not-found') return expectError(r, shapeBad ? [NOT_FOUND, INVALID] : [NOT_FOUND], where);
     const errors = [...common];
     if (shapeBad) errors.push(INVALID);

@@ -30,7 +30,9 @@ function basicAuth(header: string | undefined): { id: string; secret: string } |
   const colon = decoded.indexOf(':');
   if (colon < 0) return undefined;
   try {
-    return { id: decodeURIComponent(decoded.slice(0, colon)), secret: decodeURIComponent(decoded.slice(colon + 1)) };
+    const id = decodeURIComponent(decoded.slice(0, colon));
+    const secret = decodeURIComponent(decoded.slice(colon + 1));
+    return id.includes('\u0000') || secret.includes('\u0000') ? undefined : { id, secret };
   } catch {
     return undefined;
   }

@@ -13,7 +13,7 @@ import { actingStaff } from './actor.ts';
 
 export interface CreateInput {
   schemaKey: string;
-  noteKey?: string;
+  noteKey?: unknown;
   values?: unknown;
 }
 
@@ -21,11 +21,12 @@ export async function createCommand(ctx: Ctx, input: CreateInput, idempotency?: 
   const staffKey = actingStaff(ctx);
   const kind = getKind(input.schemaKey);
   if (kind === undefined) {
-    throw problem('unknown_schema_key', { detail: `Unknown schemaKey '${input.schemaKey}'; known kinds: ${kindKeys.join(', ')}` });
+    const shown = input.schemaKey.length > 64 ? `${input.schemaKey.slice(0, 64)}…` : input.schemaKey;
+    throw problem('unknown_schema_key', { detail: `Unknown schemaKey '${shown}'; known kinds: ${kindKeys.join(', ')}` });
   }
   const checked = validateValues(kind, input.values ?? {});
   if (!checked.ok) throw invalid(checked.errors);
-  const noteUuid = input.noteKey?.toLowerCase();
+  const noteUuid = typeof input.noteKey === 'string' ? input.noteKey.toLowerCase() : undefined;
   if (noteUuid === undefined || !UUID_RE.test(noteUuid)) throw problem('note_does_not_exist');
   return writeTransaction<CommandView>(ctx, idempotency, async ({ trx, audit }) => {
     const note = await assertNoteWritable(trx, ctx.storage.engine, noteUuid);

@@ -29,10 +29,11 @@ export async function loadForWrite(trx: Kysely<Database>, engine: Engine, uuid: 
   return row;
 }
 
+/** If-Match uses the strong comparison (RFC 9110 §13.1.1): a weak tag never matches. */
 function matches(ifMatch: string, etag: string): boolean {
   return ifMatch
     .split(',')
-    .map((t) => t.trim().replace(/^W\//, ''))
+    .map((t) => t.trim())
     .some((t) => t === '*' || t === etag);
 }
 

@@ -92,7 +92,20 @@ export function problem(code: ProblemCode, options?: ConstructorParameters<typeo
   return new Problem(code, options);
 }
 
-/** 400 for invalid input, with one entry per offending field; `detail` names them all. */
+/** At most this many field problems are reported (a hostile body can produce thousands). */
+export const MAX_FIELD_PROBLEMS = 50;
+
+/** 400 for invalid input: one entry per offending field (duplicates dropped, capped); `detail` names them. */
 export function invalid(errors: FieldProblem[]): Problem {
-  return new Problem('validation_failed', { detail: errors.map((e) => `${e.field}: ${e.message}`).join('; '), errors });
+  const seen = new Set<string>();
+  const unique = errors.filter((e) => {
+    const key = `${e.field}\u0000${e.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  const shown = unique.slice(0, MAX_FIELD_PROBLEMS);
+  const more = unique.length - shown.length;
+  const detail = shown.map((e) => `${e.field}: ${e.message}`).join('; ') + (more > 0 ? `; and ${more} more` : '');
+  return new Problem('validation_failed', { detail, errors: shown });
 }

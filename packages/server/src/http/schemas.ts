@@ -61,16 +61,16 @@ const ValuesSchema = Type.Record(Type.String(), Type.Unknown(), { description: '
 
 export const CreateCommandJson = Type.Object(
   {
-    schemaKey: Type.String({ maxLength: 64, description: 'Command kind, e.g. plan' }),
-    noteKey: Type.Optional(Type.String({ maxLength: 64, description: 'UUID of the note' })),
+    schemaKey: Type.String({ description: 'Command kind, e.g. plan' }),
+    noteKey: Type.Optional(Type.Unknown({ description: 'UUID of the note (anything else: 400 Note does not exist)' })),
     values: Type.Optional(ValuesSchema),
   },
   { additionalProperties: false },
 );
 export const CreateCommandForm = Type.Object(
   {
-    schemaKey: Type.String({ maxLength: 64 }),
-    noteKey: Type.Optional(Type.String({ maxLength: 64 })),
+    schemaKey: Type.String(),
+    noteKey: Type.Optional(Type.String()),
     values: Type.Optional(Type.String({ description: 'JSON object of values' })),
   },
   { additionalProperties: false },

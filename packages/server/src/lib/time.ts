@@ -43,7 +43,9 @@ export function parseTimestampMicros(text: string): number | undefined {
   if (m[8] !== 'Z') {
     const sign = m[8]!.startsWith('-') ? -1 : 1;
     const digits = m[8]!.slice(1).replace(':', '');
-    offsetMin = sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2)));
+    const [oh, om] = [Number(digits.slice(0, 2)), Number(digits.slice(2))];
+    if (oh > 23 || om > 59) return undefined;
+    offsetMin = sign * (oh * 60 + om);
   }
   return day + ((h * 60 + min - offsetMin) * 60 + s) * 1_000_000 + fraction;
 }
