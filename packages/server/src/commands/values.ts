@@ -1,11 +1,9 @@
 // Validation and normalisation of a command's `values` (create / PATCH) against its kind,
 // and the commit-time check of required fields.
 import type { CommandKind, FieldDef, FieldType } from './kinds/types.ts';
+import type { FieldProblem } from '../http/problem.ts';
 
-export interface FieldError {
-  field: string;
-  message: string;
-}
+export type FieldError = FieldProblem;
 
 type Result = { ok: true; value: unknown } | { ok: false; errors: FieldError[] };
 
