@@ -86,7 +86,7 @@ export function markdown(report: Report): string {
     `${report.date}${report.commit ? `, commit ${report.commit.slice(0, 12)}` : ''}. ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGb} GB, Node ${m.node}, ${m.platform}.`,
     `${s.connections} connections, ${s.duration} s per scenario after ${s.warmup} s of warm-up; autocannon in the bench process, each server in its own process, over loopback.`,
     ...(s.sqliteAnalyze ? ['**BENCH_SQLITE_ANALYZE=1**: the SQLite database was ANALYZEd after seeding, which the server itself never does.'] : []),
-    'req/s counts 2xx responses only; latencies are of 2xx responses; ratio = req/s ÷ the bare-Fastify baseline.',
+    'req/s counts 2xx responses only; latencies are of 2xx responses; ratio = req/s ÷ the bare-Fastify baseline measured just before that engine\'s scenarios.',
     'server µs/req: CPU time the server (and PostgreSQL) spent per 2xx response. CPU columns: average cores used by the load generator, by the server (with PostgreSQL\'s processes on that engine) and by everything else on the machine during the measurement.',
     '',
     markdownTable(report.rows),
