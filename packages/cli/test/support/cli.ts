@@ -1,0 +1,119 @@
+// Test helpers: the real `charta` binary as a subprocess (stdin not a terminal), a temporary
+// config directory, and an in-memory IO with scripted prompt answers for run() unit tests.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { IO, Prompter } from '../../src/io.ts';
+import type { Envelope } from '../../src/output.ts';
+
+export const BIN = path.resolve(import.meta.dirname, '../../bin/charta.js');
+
+export interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** stdout parsed line by line; the helper fails the test if a line is not JSON. */
+  lines: Envelope[];
+}
+
+/** A fresh directory; removed when the process exits. */
+export function tempDir(prefix = 'charta-cli-'): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/**
+ * Runs `node bin/charta.js ...args` with the given extra environment and no terminal. Every
+ * stdout line must be JSON unless `text` is set (help output).
+ */
+export function charta(args: string[], env: Record<string, string | undefined>, text = false): Promise<Result> {
+  const base = { ...process.env };
+  for (const key of ['CHARTA_CONFIG_DIR', 'CHARTA_HOST', 'CHARTA_API_KEY', 'XDG_CONFIG_HOME', 'CHARTA_DEBUG']) delete base[key];
+  const merged = { ...base, ...env };
+  for (const [key, value] of Object.entries(merged)) if (value === undefined) delete merged[key];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: merged });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const lines = (text ? '' : stdout)
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map((line) => {
+          try {
+            return JSON.parse(line) as Envelope;
+          } catch {
+            assert.fail(`stdout line is not JSON: ${line}\n(stderr: ${stderr})`);
+          }
+        });
+      resolve({ code, stdout, stderr, lines });
+    });
+  });
+}
+
+/** Exactly one JSON line, the given exit code, and no stack trace anywhere. */
+export function single(result: Result, code: number): Envelope {
+  const context = `stdout: ${result.stdout}\nstderr: ${result.stderr}`;
+  assert.equal(result.code, code, context);
+  assert.equal(result.lines.length, 1, context);
+  assert.ok(!/\n\s+at /.test(result.stderr + result.stdout), `no stack trace\n${context}`);
+  assert.equal(typeof result.lines[0]!.success, 'boolean');
+  return result.lines[0]!;
+}
+
+export const mode = (file: string) => fs.statSync(file).mode & 0o777;
+
+export interface Answers {
+  input?: string[];
+  password?: string[];
+  confirm?: boolean[];
+}
+
+export interface FakeIO extends IO {
+  asked: string[];
+  out(): Envelope[];
+  err(): string;
+}
+
+/** An IO whose prompts answer from `answers` (failing the test if one runs out). */
+export function fakeIO(env: Record<string, string | undefined>, answers: Answers = {}, isTTY = true): FakeIO {
+  let out = '';
+  let err = '';
+  const asked: string[] = [];
+  const next = <T>(kind: keyof Answers, message: string): T => {
+    asked.push(`${kind}: ${message}`);
+    const queue = answers[kind] as T[] | undefined;
+    if (!queue?.length) assert.fail(`unexpected ${kind} prompt: ${message}`);
+    return queue.shift()!;
+  };
+  const prompt: Prompter = {
+    async input({ message, validate }) {
+      const value = next<string>('input', message);
+      if (validate) assert.equal(validate(value), true, `the prompt accepts ${value}`);
+      return value;
+    },
+    async password({ message }) {
+      return next<string>('password', message);
+    },
+    async confirm({ message }) {
+      return next<boolean>('confirm', message);
+    },
+  };
+  return {
+    stdout: { write: (chunk: string) => (out += chunk) },
+    stderr: { write: (chunk: string) => (err += chunk) },
+    stdin: process.stdin,
+    isTTY,
+    env,
+    prompt,
+    asked,
+    out: () => out.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Envelope),
+    err: () => err,
+  };
+}
