@@ -16,6 +16,7 @@ import { authRoutes } from './auth/routes.ts';
 import { commandRoutes } from './commands/routes.ts';
 import { noteRoutes } from './notes/routes.ts';
 import { patientRoutes } from './patients/routes.ts';
+import { pluginRoutes } from './plugins/routes.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -109,6 +110,7 @@ export async function buildApp(config: Config, storage: Storage): Promise<Fastif
   patientRoutes(app, storage);
   noteRoutes(app, storage, config.publicUrl);
   commandRoutes(app, storage, config.publicUrl);
+  await pluginRoutes(app, storage, config.publicUrl);
   return app;
 }
 
@@ -132,6 +134,12 @@ function toProblem(error: FastifyError | Problem): Problem {
     return invalid(errors);
   }
   switch (error.code) {
+    case 'FST_REQ_FILE_TOO_LARGE':
+      return problem('plugin_package_too_large');
+    case 'FST_PARTS_LIMIT':
+    case 'FST_FILES_LIMIT':
+    case 'FST_FIELDS_LIMIT':
+      return problem('body_too_large', { detail: `The multipart body has too many parts: ${error.message}` });
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return problem('unsupported_media_type', { detail: 'Send application/json (or application/x-www-form-urlencoded where documented)' });
     case 'FST_ERR_CTP_BODY_TOO_LARGE':

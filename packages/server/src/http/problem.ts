@@ -30,6 +30,14 @@ export const catalog = {
   note_deleted: { status: 400, title: 'Wrong state', detail: 'Note is deleted' },
   patient_not_found: { status: 404, title: 'Not found', detail: 'Patient not found' },
   patient_does_not_exist: { status: 400, title: 'Bad patient', detail: 'Patient does not exist' },
+  // Plugins
+  plugin_not_found: { status: 404, title: 'Not found', detail: 'Plugin not found' },
+  plugin_exists: { status: 400, title: 'Plugin exists', detail: 'A plugin with this name already exists; update it instead' },
+  plugin_package_invalid: { status: 400, title: 'Invalid package', detail: 'The package is not valid' },
+  plugin_package_too_large: { status: 413, title: 'Package too large', detail: 'The package is larger than the upload limit' },
+  plugin_package_missing: { status: 400, title: 'No package', detail: 'Send the package as the multipart file field `package`' },
+  plugin_name_mismatch: { status: 400, title: 'Wrong plugin', detail: 'The package is another plugin than the one named in the path' },
+  plugin_enabled: { status: 400, title: 'Plugin enabled', detail: 'Disable the plugin before deleting it, or delete with force=true' },
   // Request shape
   validation_failed: { status: 400, title: 'Invalid request', detail: 'The request is not valid' },
   malformed_body: { status: 400, title: 'Malformed body', detail: 'The request body could not be parsed' },

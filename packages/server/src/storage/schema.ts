@@ -94,6 +94,26 @@ export interface IdempotencyKeyTable {
   created_at: number;
 }
 
+export interface PluginTable {
+  /** Slug: lower case letters, digits and '-'. */
+  name: string;
+  description: string;
+  version: string;
+  /** 'wheel' or 'tar.gz' (found from the content). */
+  format: string;
+  /** sha256 hex of `package`. */
+  checksum: string;
+  package: Buffer;
+  is_enabled: number;
+  /** The package this one replaced, kept for a rollback. */
+  previous_version: string | null;
+  previous_format: string | null;
+  previous_checksum: string | null;
+  previous_package: Buffer | null;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface Database {
   staff: StaffTable;
   api_keys: ApiKeyTable;
@@ -104,4 +124,5 @@ export interface Database {
   commands: CommandTable;
   audit_events: AuditEventTable;
   idempotency_keys: IdempotencyKeyTable;
+  plugins: PluginTable;
 }

@@ -1,0 +1,178 @@
+// What both archive readers report to: one Scan per package collects the reasons to reject it,
+// applies the entry rules (paths, kinds, duplicates) and the limits, and keeps the few small
+// files the metadata comes from. The readers only translate their format into these calls.
+import { formatBytes, MAX_REASONS, RATIO_GRACE_BYTES, type InspectionLimits } from './limits.ts';
+
+export type EntryKind = 'file' | 'directory' | 'symlink' | 'hardlink' | 'device' | 'fifo' | 'other';
+
+export const MANIFEST_FILE = 'CHARTA_MANIFEST.json';
+
+/** A metadata file kept in memory while the archive streams past (at most `cap` bytes of it). */
+export class Capture {
+  readonly chunks: Buffer[] = [];
+  /** Bytes actually read for this entry, also beyond the cap. */
+  size = 0;
+  private stored = 0;
+  constructor(
+    readonly path: string,
+    readonly segments: string[],
+    private readonly cap: number,
+  ) {}
+
+  write(chunk: Buffer): void {
+    this.size += chunk.length;
+    if (this.stored >= this.cap) return;
+    const part = chunk.length > this.cap - this.stored ? chunk.subarray(0, this.cap - this.stored) : chunk;
+    this.chunks.push(Buffer.from(part));
+    this.stored += part.length;
+  }
+
+  get truncated(): boolean {
+    return this.size > this.cap;
+  }
+
+  get bytes(): Buffer {
+    return Buffer.concat(this.chunks);
+  }
+}
+
+/** An entry name as shown in a reason: quoted, with control characters escaped. */
+export function quote(name: string): string {
+  return JSON.stringify(name);
+}
+
+/** Problems with an entry's name as written in the archive, whatever its kind. */
+export function nameProblems(name: string): string[] {
+  const problems: string[] = [];
+  if (name.includes('\0')) problems.push('contains a NUL character');
+  if (/^[/\\]/.test(name) || /^[A-Za-z]:/.test(name)) problems.push('is an absolute path');
+  if (name.split(/[/\\]/).includes('..')) problems.push("contains a '..' segment");
+  return problems;
+}
+
+/** "./a//b/./c/" → ["a", "b", "c"]; both separators count, as some extractors treat '\' as one. */
+export function pathSegments(name: string): string[] {
+  return name.split(/[/\\]/).filter((s) => s !== '' && s !== '.');
+}
+
+/** Which metadata file an entry could be, by its place in the archive. */
+function candidateKind(segments: string[]): 'manifest' | 'pkg-info' | 'metadata' | null {
+  const last = segments[segments.length - 1];
+  if (segments.length > 2) return null;
+  if (last === MANIFEST_FILE) return 'manifest';
+  if (last === 'PKG-INFO') return 'pkg-info';
+  if (segments.length === 2 && last === 'METADATA' && segments[0]!.endsWith('.dist-info')) return 'metadata';
+  return null;
+}
+
+const KIND_PROBLEM: Record<Exclude<EntryKind, 'file' | 'directory' | 'other'>, string> = {
+  symlink: 'is a symbolic link; links are not allowed',
+  hardlink: 'is a hard link; links are not allowed',
+  device: 'is a device file; only regular files and directories are allowed',
+  fifo: 'is a FIFO; only regular files and directories are allowed',
+};
+
+export class Scan {
+  private readonly found: string[] = [];
+  private dropped = 0;
+  /** Set when a limit is exceeded or the archive is unreadable: the reader stops at once. */
+  stopped = false;
+  entries = 0;
+  files = 0;
+  inflated = 0;
+  /** Normalised paths of the regular files accepted so far. */
+  readonly filePaths = new Set<string>();
+  readonly captures = { manifest: [] as Capture[], pkgInfo: [] as Capture[], metadata: [] as Capture[] };
+  private readonly seen = new Set<string>();
+
+  constructor(
+    readonly limits: InspectionLimits,
+    readonly compressedBytes: number,
+  ) {}
+
+  reason(text: string): void {
+    if (this.found.length < MAX_REASONS) {
+      if (!this.found.includes(text)) this.found.push(text);
+    } else this.dropped++;
+  }
+
+  /** A reason that ends the reading (limit exceeded, archive unreadable). */
+  fail(text: string): void {
+    this.reason(text);
+    this.stopped = true;
+  }
+
+  get reasons(): string[] {
+    return this.dropped ? [...this.found, `… and ${this.dropped} more problems`] : [...this.found];
+  }
+
+  get failed(): boolean {
+    return this.found.length > 0;
+  }
+
+  /**
+   * Registers one archive entry. `otherNames` are further names the same entry goes by (a zip's
+   * local header or Unicode-path field); they must pass the name rules too. `typeLabel` names an
+   * 'other' kind in the reason. Returns where to write the entry's content if it is a metadata
+   * file worth keeping, else null (the reader still reads and counts the content).
+   */
+  addEntry(name: string, kind: EntryKind, options: { otherNames?: string[]; typeLabel?: string } = {}): Capture | null {
+    if (this.stopped) return null;
+    this.entries++;
+    if (this.entries > this.limits.maxEntries) {
+      this.fail(`the package has more than ${this.limits.maxEntries} entries (the limit)`);
+      return null;
+    }
+    const q = quote(name);
+    let bad = false;
+    for (const n of [name, ...(options.otherNames ?? [])]) {
+      for (const problem of nameProblems(n)) {
+        this.reason(`entry ${n === name ? q : `${q} (also named ${quote(n)})`} ${problem}`);
+        bad = true;
+      }
+    }
+    if (kind === 'other') {
+      this.reason(`entry ${q} is of type ${options.typeLabel ?? 'unknown'}; only regular files and directories are allowed`);
+      bad = true;
+    } else if (kind !== 'file' && kind !== 'directory') {
+      this.reason(`entry ${q} ${KIND_PROBLEM[kind]}`);
+      bad = true;
+    }
+    const segments = pathSegments(name);
+    const path = segments.join('/');
+    if (path === '') {
+      // "./" or "/" is the archive's root directory itself: harmless as a directory.
+      if (kind !== 'directory' && !bad) this.reason(`entry ${q} has no name`);
+      return null;
+    }
+    if (this.seen.has(path)) {
+      this.reason(`entry ${q} is a duplicate of an earlier entry for ${quote(path)}`);
+      return null;
+    }
+    this.seen.add(path);
+    if (bad || kind !== 'file') return null;
+    this.files++;
+    this.filePaths.add(path);
+    const candidate = candidateKind(segments);
+    if (!candidate) return null;
+    const capture = new Capture(path, segments, this.limits.maxManifestBytes);
+    if (candidate === 'manifest') this.captures.manifest.push(capture);
+    else if (candidate === 'pkg-info') this.captures.pkgInfo.push(capture);
+    else this.captures.metadata.push(capture);
+    return capture;
+  }
+
+  /** Counts inflated bytes; false (and stopped) once a limit is exceeded. */
+  addInflated(n: number): boolean {
+    if (this.stopped) return false;
+    this.inflated += n;
+    const { maxInflatedBytes, maxRatio } = this.limits;
+    if (this.inflated > maxInflatedBytes) {
+      this.fail(`the package inflates to more than ${formatBytes(maxInflatedBytes)} (the limit)`);
+    } else if (this.inflated > RATIO_GRACE_BYTES && this.inflated > maxRatio * this.compressedBytes) {
+      const ratio = Math.floor(this.inflated / Math.max(1, this.compressedBytes));
+      this.fail(`the package inflates more than ${maxRatio} times its size (at least ${ratio}:1, the limit is ${maxRatio}:1)`);
+    }
+    return !this.stopped;
+  }
+}

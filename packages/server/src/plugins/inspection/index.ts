@@ -1,0 +1,63 @@
+// Package inspection: decides, before anything is stored, whether an uploaded plugin package is
+// acceptable, and reads its name, version and description. The kind is told by content (zip
+// magic → wheel, gzip magic → tar.gz), every entry is checked, every limit is counted on bytes
+// actually inflated, and all the reasons found are returned together. Never writes to disk and
+// never throws for bad input.
+import { Scan } from './entries.ts';
+import { formatBytes, resolveLimits, type InspectionLimits } from './limits.ts';
+import { resolveMetadata, type PackageFormat, type PackageMetadata } from './metadata.ts';
+import { scanTarGz } from './tar-gz.ts';
+import { scanZip } from './zip.ts';
+
+export { DEFAULT_LIMITS, RATIO_GRACE_BYTES, MAX_REASONS, type InspectionLimits } from './limits.ts';
+export { manifestSchema, parseManifest, validateManifest, type ChartaManifest, type ManifestHandler } from './manifest.ts';
+export { NO_METADATA, slugify, type PackageFormat, type PackageMetadata } from './metadata.ts';
+
+export type Inspection =
+  | { ok: true; metadata: PackageMetadata }
+  /** `tooLarge`: only the upload's own size was over its limit (→ HTTP 413 rather than 400). */
+  | { ok: false; reasons: string[]; tooLarge: boolean };
+
+export const NOT_AN_ARCHIVE = 'not a wheel (zip) or a gzip-compressed tar archive';
+
+/** The package's kind from its first bytes, whatever its file name says. */
+export function sniffFormat(bytes: Buffer): PackageFormat | null {
+  if (bytes.length >= 4 && bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04) return 'wheel';
+  if (bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b) return 'tar.gz';
+  return null;
+}
+
+const rejected = (reasons: string[], tooLarge = false): Inspection => ({ ok: false, reasons, tooLarge });
+
+export async function inspectPackage(bytes: Buffer, limits?: Partial<InspectionLimits>): Promise<Inspection> {
+  try {
+    const input: unknown = bytes;
+    if (!Buffer.isBuffer(input)) {
+      // Callers in plain JS may hand over anything; a Uint8Array is as good as a Buffer.
+      if (!(input instanceof Uint8Array)) return rejected(['no package was sent']);
+      bytes = Buffer.from(input);
+    }
+    const resolved = resolveLimits(limits);
+    if (bytes.length > resolved.maxCompressedBytes) {
+      return rejected(
+        [`the package is ${bytes.length} bytes, more than the limit of ${formatBytes(resolved.maxCompressedBytes)}`],
+        true,
+      );
+    }
+    const format = sniffFormat(bytes);
+    if (!format) return rejected([NOT_AN_ARCHIVE]);
+    const scan = new Scan(resolved, bytes.length);
+    if (format === 'wheel') await scanZip(bytes, scan);
+    else await scanTarGz(bytes, scan);
+    // After a limit or a corrupt archive the listing is incomplete: missing metadata would be noise.
+    if (!scan.stopped) {
+      const result = resolveMetadata(scan, format);
+      if (!result.ok) for (const reason of result.reasons) scan.reason(reason);
+      else if (!scan.failed) return { ok: true, metadata: result.metadata };
+    }
+    return rejected(scan.reasons);
+  } catch (err) {
+    // A bug or an exotic failure inside a reader: still an answer, never an exception.
+    return rejected([`the package could not be inspected: ${err instanceof Error ? err.message : String(err)}`]);
+  }
+}

@@ -1,0 +1,24 @@
+// An uploaded package, inspected before anything is stored: its metadata, checksum and bytes,
+// or a 400/413 problem listing every reason it was refused.
+import crypto from 'node:crypto';
+import { problem } from '../http/problem.ts';
+import { inspectPackage, type InspectionLimits, type PackageMetadata } from './inspection/index.ts';
+
+export interface CheckedPackage {
+  metadata: PackageMetadata;
+  checksum: string;
+  bytes: Buffer;
+}
+
+export async function checkPackage(bytes: Buffer | undefined, limits?: Partial<InspectionLimits>): Promise<CheckedPackage> {
+  if (bytes === undefined) throw problem('plugin_package_missing');
+  const inspection = await inspectPackage(bytes, limits);
+  if (!inspection.ok) {
+    const errors = inspection.reasons.map((message) => ({ field: 'package', message }));
+    throw problem(inspection.tooLarge ? 'plugin_package_too_large' : 'plugin_package_invalid', {
+      detail: `The package was refused: ${inspection.reasons.join('; ')}`,
+      errors,
+    });
+  }
+  return { metadata: inspection.metadata, checksum: crypto.createHash('sha256').update(bytes).digest('hex'), bytes };
+}

@@ -1,0 +1,45 @@
+// The plugin object of the API (product.md §6) and the right to use the plugin endpoints.
+import type { Ctx } from '../lib/context.ts';
+import { isoMicros } from '../lib/time.ts';
+import { problem } from '../http/problem.ts';
+import { PLUGIN_SCOPE } from '../auth/principal.ts';
+import type { PluginTable } from '../storage/schema.ts';
+
+export interface PluginView {
+  name: string;
+  description: string;
+  package: string;
+  package_checksum: string;
+  version: string;
+  is_enabled: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export type PluginSummary = Omit<PluginTable, 'package' | 'previous_package' | 'previous_format' | 'previous_checksum'>;
+
+export function toView(row: PluginSummary, baseUrl: string): PluginView {
+  return {
+    name: row.name,
+    description: row.description,
+    package: `${baseUrl}/core/api/v1/plugins/${encodeURIComponent(row.name)}/package/`,
+    package_checksum: row.checksum,
+    version: row.version,
+    is_enabled: row.is_enabled !== 0,
+    created_at: isoMicros(row.created_at),
+    updated_at: isoMicros(row.updated_at),
+  };
+}
+
+/** API keys carry the plugin scope; a token needs `system/Plugins.*`. */
+export function requirePluginScope(ctx: Ctx): void {
+  if (!ctx.principal.scopes.includes(PLUGIN_SCOPE)) {
+    throw problem('forbidden', { detail: `The plugin endpoints need the scope ${PLUGIN_SCOPE}` });
+  }
+}
+
+/** Plugin names in paths are slugs; anything else cannot name a plugin. */
+export function pluginName(raw: string): string {
+  if (!/^[a-z0-9](?:[a-z0-9-]{0,98}[a-z0-9])?$/.test(raw)) throw problem('plugin_not_found');
+  return raw;
+}

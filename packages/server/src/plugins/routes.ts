@@ -1,0 +1,172 @@
+// Plugin API routes (product.md §6), wire-compatible with the original plugin tool: multipart
+// field `package` (file) and `is_enabled` (`true`/`True`/…); a PATCH carrying only `is_enabled`
+// arrives form-encoded. Multipart parsing lives in this encapsulated scope only.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import multipart from '@fastify/multipart';
+import { Type } from '@sinclair/typebox';
+import type { Storage } from '../storage/db.ts';
+import { baseUrlOf, ctxOf } from '../http/request.ts';
+import { pageLinks, parsePage } from '../http/pagination.ts';
+import { invalid, type FieldProblem } from '../http/problem.ts';
+import { problemResponses } from '../http/schemas.ts';
+import { DEFAULT_LIMITS } from './inspection/index.ts';
+import { deletePlugin, downloadPackage, extractMetadata, getPlugin, installPlugin, listPlugins, updatePlugin } from './operations.ts';
+import { pluginName } from './representation.ts';
+
+const BASE = '/core/api/v1/plugins';
+const tags = ['Plugins'];
+const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }];
+const params = Type.Object({ name: Type.String({ description: 'Plugin name (slug)' }) });
+
+const PluginSchema = Type.Object(
+  {
+    name: Type.String(),
+    description: Type.String(),
+    package: Type.String({ format: 'uri', description: 'Download URL of the package' }),
+    package_checksum: Type.String({ description: 'sha256 hex of the package' }),
+    version: Type.String(),
+    is_enabled: Type.Boolean(),
+    created_at: Type.String(),
+    updated_at: Type.String(),
+  },
+  { $id: 'Plugin' },
+);
+
+interface Upload {
+  bytes?: Buffer;
+  fields: Record<string, string>;
+}
+
+/** The package file and the plain fields of a multipart, form-encoded or empty body. */
+async function readUpload(request: FastifyRequest): Promise<Upload> {
+  const fields: Record<string, string> = {};
+  if (!request.isMultipart()) {
+    const body = request.body;
+    if (body !== undefined && body !== null) {
+      if (typeof body !== 'object' || Array.isArray(body)) throw invalid([{ field: 'body', message: 'must be form fields' }]);
+      for (const [k, v] of Object.entries(body)) {
+        if (typeof v !== 'string') throw invalid([{ field: k, message: 'must be given once, as text' }]);
+        fields[k] = v;
+      }
+    }
+    return { fields };
+  }
+  let bytes: Buffer | undefined;
+  for await (const part of request.parts()) {
+    if (part.type === 'file') {
+      if (part.fieldname !== 'package' || bytes !== undefined) {
+        await part.toBuffer();
+        throw invalid([{ field: part.fieldname, message: 'send exactly one file, in the field `package`' }]);
+      }
+      bytes = await part.toBuffer();
+    } else {
+      if (Object.hasOwn(fields, part.fieldname)) throw invalid([{ field: part.fieldname, message: 'must be given once' }]);
+      fields[part.fieldname] = String(part.value);
+    }
+  }
+  return { bytes, fields };
+}
+
+/** `is_enabled` as the original tool sends it (Python's True/False) or as JSON-ish text. */
+function enabledFlag(fields: Record<string, string>, fallback: boolean | undefined): boolean | undefined {
+  const known = new Set(['is_enabled', 'package']);
+  const unknown: FieldProblem[] = Object.keys(fields).filter((k) => !known.has(k)).map((k) => ({ field: k, message: 'is not a known field' }));
+  if (unknown.length > 0) throw invalid(unknown);
+  const text = fields.is_enabled;
+  if (text === undefined) return fallback;
+  const value = { true: true, false: false, '1': true, '0': false }[text.trim().toLowerCase()];
+  if (value === undefined) throw invalid([{ field: 'is_enabled', message: 'must be true or false (True/False accepted)' }]);
+  return value;
+}
+
+export async function pluginRoutes(app: FastifyInstance, storage: Storage, publicUrl: string | undefined) {
+  await app.register(async (scope) => {
+    await scope.register(multipart, {
+      limits: { fileSize: DEFAULT_LIMITS.maxCompressedBytes, files: 2, fields: 5, parts: 8, fieldSize: 1024, headerPairs: 100 },
+      throwFileSizeLimit: true,
+    });
+    scope.addSchema(PluginSchema);
+    const base = (request: FastifyRequest) => baseUrlOf(request, publicUrl);
+    const problems = problemResponses;
+
+    scope.post(`${BASE}/`, {
+      schema: { tags, security, summary: 'Install a plugin (multipart: package, is_enabled)', response: { 201: Type.Ref('Plugin'), ...problems(400, 401, 403, 413, 415) } },
+      handler: async (request, reply) => {
+        const upload = await readUpload(request);
+        const outcome = await installPlugin(ctxOf(request, storage), base(request), { bytes: upload.bytes, isEnabled: enabledFlag(upload.fields, true)! });
+        return reply.code(201).send(outcome.body);
+      },
+    });
+
+    scope.post(`${BASE}/extract-metadata/`, {
+      schema: { tags, security, summary: "Read a package's name, version and description without installing it", response: { ...problems(400, 401, 403, 413, 415) } },
+      handler: async (request) => {
+        const upload = await readUpload(request);
+        enabledFlag(upload.fields, undefined);
+        return extractMetadata(ctxOf(request, storage), upload.bytes);
+      },
+    });
+
+    scope.get(`${BASE}/`, {
+      schema: {
+        tags,
+        security,
+        summary: 'List plugins',
+        querystring: Type.Object({ limit: Type.Optional(Type.String({ pattern: '^\\d+$' })), offset: Type.Optional(Type.String({ pattern: '^\\d+$' })) }, { additionalProperties: false }),
+        response: { 200: Type.Object({ count: Type.Integer(), next: Type.Union([Type.String(), Type.Null()]), previous: Type.Union([Type.String(), Type.Null()]), results: Type.Array(Type.Ref('Plugin')) }), ...problems(400, 401, 403) },
+      },
+      handler: async (request) => {
+        const query = request.query as Record<string, string>;
+        const errors: FieldProblem[] = [];
+        const page = parsePage(query, errors);
+        if (errors.length > 0) throw invalid(errors);
+        const { count, results } = await listPlugins(ctxOf(request, storage), base(request), page);
+        return { count, ...pageLinks(base(request), `${BASE}/`, query, page, count), results };
+      },
+    });
+
+    scope.get(`${BASE}/:name/`, {
+      schema: { tags, security, summary: 'Read a plugin', params, response: { 200: Type.Ref('Plugin'), ...problems(401, 403, 404) } },
+      handler: async (request) => getPlugin(ctxOf(request, storage), base(request), pluginName((request.params as { name: string }).name)),
+    });
+
+    scope.patch(`${BASE}/:name/`, {
+      schema: { tags, security, summary: 'Replace the package and/or set is_enabled', params, response: { 200: Type.Ref('Plugin'), ...problems(400, 401, 403, 404, 413, 415) } },
+      handler: async (request) => {
+        const name = pluginName((request.params as { name: string }).name);
+        const upload = await readUpload(request);
+        const outcome = await updatePlugin(ctxOf(request, storage), base(request), name, { bytes: upload.bytes, isEnabled: enabledFlag(upload.fields, undefined) });
+        return outcome.body;
+      },
+    });
+
+    scope.delete(`${BASE}/:name/`, {
+      schema: {
+        tags,
+        security,
+        summary: 'Delete a plugin (disable it first, or force=true)',
+        params,
+        querystring: Type.Object({ force: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])) }, { additionalProperties: false }),
+        response: { 204: Type.Null({ description: 'Deleted' }), ...problems(400, 401, 403, 404) },
+      },
+      handler: async (request, reply) => {
+        const name = pluginName((request.params as { name: string }).name);
+        await deletePlugin(ctxOf(request, storage), base(request), name, (request.query as { force?: string }).force === 'true');
+        return reply.code(204).send();
+      },
+    });
+
+    scope.get(`${BASE}/:name/package/`, {
+      schema: { tags, security, summary: 'Download the package archive', params, response: { ...problems(401, 403, 404) } },
+      handler: async (request, reply) => {
+        const row = await downloadPackage(ctxOf(request, storage), pluginName((request.params as { name: string }).name));
+        const ext = row.format === 'wheel' ? 'whl' : 'tar.gz';
+        return reply
+          .header('content-type', row.format === 'wheel' ? 'application/zip' : 'application/gzip')
+          .header('content-disposition', `attachment; filename="${row.name}-${row.version.replace(/[^A-Za-z0-9._+-]/g, '_')}.${ext}"`)
+          .header('x-checksum-sha256', row.checksum)
+          .send(Buffer.from(row.package));
+      },
+    });
+  });
+}

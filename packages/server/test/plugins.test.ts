@@ -1,0 +1,174 @@
+// The plugin API (product.md §6) on both engines: the original tool's wire format (multipart
+// `package` + `is_enabled` True/False, form-encoded PATCH, raw API key), the store's rules, and
+// hostile packages refused with nothing stored.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import { ENGINES, TEST_API_KEY, startInstance, toReply, type Instance, type Reply } from './support/harness.ts';
+import { buildZip, manifestJson, tarFromDir, tgz } from './support/archives.ts';
+
+const P = '/core/api/v1/plugins';
+
+const pluginTarball = (version = '1.0.0', name = 'Vitals Alert') =>
+  tarFromDir({ 'CHARTA_MANIFEST.json': manifestJson({ plugin_version: version, name }), 'dist/index.js': 'export default {};\n', 'README.md': '# Vitals\n' }, ['.']);
+
+const oldStyleWheel = () =>
+  buildZip([
+    { name: 'old_plugin/__init__.py', data: '' },
+    { name: 'old_plugin-0.2.0.dist-info/METADATA', data: 'Metadata-Version: 2.1\nName: Old_Plugin\nVersion: 0.2.0\nSummary: Built for the original tool\n' },
+  ]);
+
+for (const engine of ENGINES) {
+  describe(`plugin API (${engine})`, () => {
+    let api: Instance;
+    before(async () => {
+      api = await startInstance(engine);
+    });
+    after(async () => api?.stop());
+
+    /** A multipart request exactly as the original tool sends it, with the raw API key. */
+    const upload = async (method: 'POST' | 'PATCH', path: string, file: Buffer | undefined, fields: Record<string, string> = {}, filename = 'plugin.tar.gz'): Promise<Reply> => {
+      const form = new FormData();
+      for (const [k, v] of Object.entries(fields)) form.set(k, v);
+      if (file) form.set('package', new Blob([new Uint8Array(file)]), filename);
+      return toReply(await fetch(api.url + path, { method, body: form, headers: { authorization: TEST_API_KEY } }));
+    };
+    const call = (method: string, path: string, options: Parameters<Instance['call']>[2] = {}) => api.call(method, path, { authorization: TEST_API_KEY, ...options });
+    const count = async () => (await call('GET', `${P}/`)).json.count as number;
+
+    it('installs a tarball (201), lists, reads and serves its package byte for byte', async () => {
+      const bytes = await pluginTarball();
+      const r = await upload('POST', `${P}/`, bytes, { is_enabled: 'True' });
+      assert.equal(r.status, 201, r.text);
+      assert.deepEqual(Object.keys(r.json).sort(), ['created_at', 'description', 'is_enabled', 'name', 'package', 'package_checksum', 'updated_at', 'version']);
+      assert.equal(r.json.name, 'vitals-alert');
+      assert.equal(r.json.version, '1.0.0');
+      assert.equal(r.json.is_enabled, true);
+      assert.equal(r.json.package_checksum, crypto.createHash('sha256').update(bytes).digest('hex'));
+      assert.equal(r.json.package, `${api.url}${P}/vitals-alert/package/`);
+      const list = await call('GET', `${P}/`);
+      assert.equal(list.status, 200);
+      assert.equal(list.json.count, 1);
+      assert.deepEqual(list.json.results[0], r.json);
+      assert.deepEqual((await call('GET', `${P}/vitals-alert/`)).json, r.json);
+      const download = await fetch(r.json.package, { headers: { authorization: TEST_API_KEY } });
+      assert.equal(download.status, 200);
+      assert.equal(download.headers.get('content-type'), 'application/gzip');
+      assert.deepEqual(Buffer.from(await download.arrayBuffer()), bytes);
+    });
+
+    it('a second install of the same plugin is 400 plugin_exists; extract-metadata names it', async () => {
+      const bytes = await pluginTarball('1.1.0');
+      const r = await upload('POST', `${P}/`, bytes, { is_enabled: 'True' });
+      assert.equal(r.status, 400);
+      assert.equal(r.json.code, 'plugin_exists');
+      const meta = await upload('POST', `${P}/extract-metadata/`, bytes);
+      assert.equal(meta.status, 200);
+      assert.equal(meta.json.name, 'vitals-alert');
+      assert.equal(meta.json.version, '1.1.0');
+    });
+
+    it('PATCH replaces the package (200), form-encoded is_enabled=False disables, an empty PATCH changes nothing', async () => {
+      const bytes = await pluginTarball('1.1.0');
+      const r = await upload('PATCH', `${P}/vitals-alert/`, bytes, { is_enabled: 'True' });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.json.version, '1.1.0');
+      const off = await call('PATCH', `${P}/vitals-alert/`, { raw: { contentType: 'application/x-www-form-urlencoded', data: 'is_enabled=False' } });
+      assert.equal(off.status, 200, off.text);
+      assert.equal(off.json.is_enabled, false);
+      const same = await call('PATCH', `${P}/vitals-alert/`);
+      assert.equal(same.status, 200);
+      assert.equal(same.json.updated_at, off.json.updated_at);
+      const row = await api.storage.db.selectFrom('plugins').select(['version', 'previous_version']).where('name', '=', 'vitals-alert').executeTakeFirstOrThrow();
+      assert.deepEqual(row, { version: '1.1.0', previous_version: '1.0.0' });
+    });
+
+    it("a package of another plugin is refused on PATCH and the installed version stays live", async () => {
+      const other = await pluginTarball('9.0.0', 'Something Else');
+      const r = await upload('PATCH', `${P}/vitals-alert/`, other);
+      assert.equal(r.status, 400);
+      assert.equal(r.json.code, 'plugin_name_mismatch');
+      assert.equal((await call('GET', `${P}/vitals-alert/`)).json.version, '1.1.0');
+    });
+
+    it('accepts a wheel built for the original tool (metadata from *.dist-info/METADATA)', async () => {
+      const r = await upload('POST', `${P}/`, await oldStyleWheel(), { is_enabled: 'False' }, 'old_plugin-0.2.0-py3-none-any.whl');
+      assert.equal(r.status, 201, r.text);
+      assert.equal(r.json.name, 'old-plugin');
+      assert.equal(r.json.is_enabled, false);
+      const download = await fetch(r.json.package, { headers: { authorization: TEST_API_KEY } });
+      assert.equal(download.headers.get('content-type'), 'application/zip');
+    });
+
+    it('DELETE refuses an enabled plugin unless force=true; 204 then 404', async () => {
+      await upload('PATCH', `${P}/vitals-alert/`, undefined, { is_enabled: 'true' });
+      const refused = await call('DELETE', `${P}/vitals-alert/`);
+      assert.equal(refused.status, 400);
+      assert.equal(refused.json.code, 'plugin_enabled');
+      const forced = await call('DELETE', `${P}/vitals-alert/?force=true`);
+      assert.equal(forced.status, 204);
+      assert.equal(forced.text, '');
+      assert.equal((await call('GET', `${P}/vitals-alert/`)).status, 404);
+      assert.equal((await call('DELETE', `${P}/old-plugin/`)).status, 204);
+      assert.equal(await count(), 0);
+    });
+
+    it('refuses hostile packages with their reasons and stores nothing', async () => {
+      const cases: Array<[string, Buffer, RegExp]> = [
+        ['path traversal', tgz([{ path: '../evil.js', body: 'x' }, { path: 'CHARTA_MANIFEST.json', body: manifestJson() }]), /\.\./],
+        ['absolute path', tgz([{ path: '/etc/evil', body: 'x' }, { path: 'CHARTA_MANIFEST.json', body: manifestJson() }]), /absolute/],
+        ['symlink', tgz([{ path: 'link', type: 'SymbolicLink', linkpath: '/etc/passwd' }, { path: 'CHARTA_MANIFEST.json', body: manifestJson() }]), /link/],
+        ['not gzip but named .tar.gz', Buffer.from('just some text, not an archive'), /not a wheel/],
+        ['a tarball named .whl', await pluginTarball(), /.*/],
+        ['manifest with a wrong type', tgz([{ path: 'CHARTA_MANIFEST.json', body: manifestJson({ components: 'x' }) }]), /components/],
+      ];
+      for (const [label, bytes, reason] of cases) {
+        const filename = label.includes('.whl') ? 'plugin.whl' : 'plugin.tar.gz';
+        const r = await upload('POST', `${P}/`, bytes, { is_enabled: 'True' }, filename);
+        if (label.includes('.whl')) {
+          // Judged by content: a real tarball is accepted whatever its name says.
+          assert.equal(r.status, 201, `${label}: ${r.text}`);
+          await call('DELETE', `${P}/${r.json.name}/?force=true`);
+          continue;
+        }
+        assert.equal(r.status, 400, `${label}: ${r.text}`);
+        assert.equal(r.json.code, 'plugin_package_invalid', label);
+        assert.ok(r.json.errors.some((e: { message: string }) => reason.test(e.message)), `${label}: ${r.text}`);
+      }
+      assert.equal(await count(), 0);
+    });
+
+    it('a zip bomb is refused on the bytes actually inflated', async () => {
+      const bomb = await buildZip([{ name: 'CHARTA_MANIFEST.json', data: manifestJson() }, { name: 'zeros.bin', data: Buffer.alloc(120 * 1024 * 1024) }]);
+      assert.ok(bomb.length < 1024 * 1024);
+      const r = await upload('POST', `${P}/`, bomb, {}, 'bomb.whl');
+      assert.equal(r.status, 400, r.text);
+      assert.match(r.json.detail, /inflate|ratio|limit/i);
+      assert.equal(await count(), 0);
+    });
+
+    it('no package, a second file, unknown fields and a bad is_enabled are 400', async () => {
+      assert.equal((await upload('POST', `${P}/`, undefined, { is_enabled: 'True' })).json.code, 'plugin_package_missing');
+      assert.equal((await upload('POST', `${P}/`, await pluginTarball(), { is_enabled: 'maybe' })).status, 400);
+      assert.equal((await upload('POST', `${P}/`, await pluginTarball(), { colour: 'blue' })).status, 400);
+      assert.equal((await call('PATCH', `${P}/nope/`, { raw: { contentType: 'application/x-www-form-urlencoded', data: 'is_enabled=False' } })).status, 404);
+      assert.equal((await call('GET', `${P}/Not_A_Slug/`)).status, 404);
+      assert.equal(await count(), 0);
+    });
+
+    it('needs credentials with the plugin scope', async () => {
+      assert.equal((await api.call('GET', `${P}/`, { token: null })).status, 401);
+      assert.equal((await api.call('GET', `${P}/`, { authorization: 'wrong-key' })).status, 401);
+      assert.equal((await api.call('GET', `${P}/`)).status, 200); // the default token carries system/Plugins.*
+    });
+
+    it('audits every change of the store', async () => {
+      await upload('POST', `${P}/`, await pluginTarball('2.0.0'), { is_enabled: 'False' });
+      await call('PATCH', `${P}/vitals-alert/`, { raw: { contentType: 'application/x-www-form-urlencoded', data: 'is_enabled=True' } });
+      await call('DELETE', `${P}/vitals-alert/?force=true`);
+      const rows = await api.storage.db.selectFrom('audit_events').select(['action', 'credential']).where('entity_type', '=', 'plugin').where('entity_id', '=', 'vitals-alert').orderBy('id').execute();
+      assert.deepEqual(rows.map((r) => r.action).slice(-3), ['plugin.installed', 'plugin.enabled', 'plugin.deleted']);
+      assert.ok(rows.every((r) => r.credential?.startsWith('api_key:')));
+    });
+  });
+}
