@@ -9,6 +9,10 @@ import * as addApiKey from './commands/auth/add-api-key.ts';
 import * as getApiKey from './commands/auth/get-api-key.ts';
 import * as removeApiKey from './commands/auth/remove-api-key.ts';
 import * as setDefaultHost from './commands/auth/set-default-host.ts';
+import * as pluginDelete from './commands/plugin/delete.ts';
+import * as pluginInstall from './commands/plugin/install.ts';
+import * as pluginList from './commands/plugin/list.ts';
+import * as pluginUpdate from './commands/plugin/update.ts';
 import * as printConfig from './commands/print-config.ts';
 import { PromptCancelled, type IO } from './io.ts';
 import { CliError, EXIT, envelope, printLine, type ExitCode } from './output.ts';
@@ -32,6 +36,11 @@ export function buildProgram(session: Session, captured: { out: string; err: str
   getApiKey.register(auth, session);
   removeApiKey.register(auth, session);
   setDefaultHost.register(auth, session);
+  const plugin = program.command('plugin').description('install, update, delete and list the plugins of an instance');
+  pluginInstall.register(plugin, session);
+  pluginUpdate.register(plugin, session);
+  pluginDelete.register(plugin, session);
+  pluginList.register(plugin, session);
   printConfig.register(program, session);
   return program;
 }
