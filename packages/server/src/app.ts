@@ -17,6 +17,8 @@ import { commandRoutes } from './commands/routes.ts';
 import { noteRoutes } from './notes/routes.ts';
 import { patientRoutes } from './patients/routes.ts';
 import { pluginRoutes } from './plugins/routes.ts';
+import { LogBus } from './logs/bus.ts';
+import { logRoutes } from './logs/routes.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -51,6 +53,7 @@ export async function buildApp(config: Config, storage: Storage): Promise<Fastif
   });
 
   app.decorateRequest('principal', null);
+  app.decorate('logs', new LogBus()); // the log stream's bus (logs/)
   for (const schema of sharedSchemas) app.addSchema(schema);
 
   registerBodyParsers(app);
@@ -111,6 +114,7 @@ export async function buildApp(config: Config, storage: Storage): Promise<Fastif
   noteRoutes(app, storage, config.publicUrl);
   commandRoutes(app, storage, config.publicUrl);
   await pluginRoutes(app, storage, config.publicUrl);
+  await logRoutes(app);
   return app;
 }
 

@@ -12,6 +12,7 @@ import { createApiKey, createClient, ensureBootstrap } from './auth/credentials.
 import { seedDemo, type DemoData } from './demo/seed.ts';
 import { nowMicros } from './lib/time.ts';
 import { buildApp } from './app.ts';
+import { startPgRelay, type PgRelay } from './logs/pg-relay.ts';
 
 export interface Running {
   app: FastifyInstance;
@@ -55,12 +56,28 @@ export async function prepareStorage(config: Config): Promise<{ storage: Storage
 export async function startServer(config: Config, announce: (text: string) => void = (t) => process.stdout.write(t)): Promise<Running> {
   const { storage, firstStart } = await prepareStorage(config);
   const app = await buildApp(config, storage);
+  // Log stream across processes (PostgreSQL LISTEN/NOTIFY on a dedicated connection).
+  let relay: PgRelay | undefined;
+  if (storage.engine === 'postgres') {
+    try {
+      relay = await startPgRelay(config.databaseUrl, app.logs, (err) => app.log.warn({ err }, 'log relay: connection trouble'));
+    } catch (err) {
+      await app.close();
+      await storage.close();
+      throw err;
+    }
+  }
   // Housekeeping: forget expired idempotency keys hourly; keep planner statistics fresh.
   const purge = setInterval(() => void purgeIdempotent(storage.db, nowMicros() - IDEMPOTENCY_TTL_MICROS).catch(() => undefined), 3_600_000);
   const optimize = setInterval(() => void storage.optimize().catch(() => undefined), 600_000);
   purge.unref();
   optimize.unref();
-  await app.listen({ host: config.host, port: config.port });
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (err) {
+    await relay?.stop(); // log stream relay: its connection must not outlive a failed start
+    throw err;
+  }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
@@ -72,6 +89,7 @@ export async function startServer(config: Config, announce: (text: string) => vo
     close: async () => {
       clearInterval(purge);
       clearInterval(optimize);
+      await relay?.stop();
       await app.close();
       await storage.close();
     },

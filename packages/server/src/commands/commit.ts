@@ -9,10 +9,11 @@ import { missingRequired } from './values.ts';
 import { assertNoteWritable, loadForWrite, withEditor } from './rules.ts';
 import { toView, type CommandView } from './representation.ts';
 import { actingStaff } from './actor.ts';
+import { logCommand } from '../logs/events.ts';
 
 export async function commitCommand(ctx: Ctx, uuid: string, ifMatch?: string, idempotency?: Idempotency) {
   const staffKey = actingStaff(ctx);
-  return writeTransaction<CommandView>(ctx, idempotency, async ({ trx, audit }) => {
+  const outcome = await writeTransaction<CommandView>(ctx, idempotency, async ({ trx, audit }) => {
     const row = await loadForWrite(trx, ctx.storage.engine, uuid, ifMatch);
     await assertNoteWritable(trx, ctx.storage.engine, row.note_uuid);
     if (row.state !== 'staged') throw problem('command_not_staged');
@@ -30,4 +31,6 @@ export async function commitCommand(ctx: Ctx, uuid: string, ifMatch?: string, id
     await audit({ action: 'command.committed', entityType: 'command', entityId: uuid, before: toView(row), after: view });
     return { status: 200, body: view };
   });
+  logCommand(ctx, 'committed', outcome); // log stream: after the commit
+  return outcome;
 }

@@ -10,6 +10,7 @@ import { validateValues } from './values.ts';
 import { assertNoteWritable } from './rules.ts';
 import { toView, type CommandView } from './representation.ts';
 import { actingStaff } from './actor.ts';
+import { logCommand } from '../logs/events.ts';
 
 export interface CreateInput {
   schemaKey: string;
@@ -28,7 +29,7 @@ export async function createCommand(ctx: Ctx, input: CreateInput, idempotency?: 
   if (!checked.ok) throw invalid(checked.errors);
   const noteUuid = typeof input.noteKey === 'string' ? input.noteKey.toLowerCase() : undefined;
   if (noteUuid === undefined || !UUID_RE.test(noteUuid)) throw problem('note_does_not_exist');
-  return writeTransaction<CommandView>(ctx, idempotency, async ({ trx, audit }) => {
+  const outcome = await writeTransaction<CommandView>(ctx, idempotency, async ({ trx, audit }) => {
     const note = await assertNoteWritable(trx, ctx.storage.engine, noteUuid);
     const now = nowMicros();
     const data = Object.fromEntries(Object.entries(checked.values).filter(([, v]) => v !== null));
@@ -51,4 +52,6 @@ export async function createCommand(ctx: Ctx, input: CreateInput, idempotency?: 
     await audit({ action: 'command.created', entityType: 'command', entityId: row.uuid, before: null, after: view });
     return { status: 201, body: view };
   });
+  logCommand(ctx, 'created', outcome); // log stream: after the commit
+  return outcome;
 }

@@ -6,10 +6,11 @@ import { writeTransaction } from '../storage/transaction.ts';
 import { assertNoteWritable, loadForWrite } from './rules.ts';
 import { toView } from './representation.ts';
 import { actingStaff } from './actor.ts';
+import { logCommandDeleted } from '../logs/events.ts';
 
 export async function deleteCommand(ctx: Ctx, uuid: string, ifMatch?: string) {
   actingStaff(ctx);
-  return writeTransaction<null>(ctx, undefined, async ({ trx, audit }) => {
+  const outcome = await writeTransaction<null>(ctx, undefined, async ({ trx, audit }) => {
     const row = await loadForWrite(trx, ctx.storage.engine, uuid, ifMatch);
     await assertNoteWritable(trx, ctx.storage.engine, row.note_uuid);
     if (row.state !== 'staged') throw problem('command_not_staged');
@@ -17,4 +18,6 @@ export async function deleteCommand(ctx: Ctx, uuid: string, ifMatch?: string) {
     await audit({ action: 'command.deleted', entityType: 'command', entityId: uuid, before: toView(row), after: null });
     return { status: 200, body: null };
   });
+  logCommandDeleted(ctx, uuid, outcome); // log stream: after the commit
+  return outcome;
 }

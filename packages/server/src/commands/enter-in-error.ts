@@ -7,10 +7,11 @@ import { writeTransaction, type Idempotency } from '../storage/transaction.ts';
 import { assertNoteWritable, loadForWrite, withEditor } from './rules.ts';
 import { toView, type CommandView } from './representation.ts';
 import { actingStaff } from './actor.ts';
+import { logCommand } from '../logs/events.ts';
 
 export async function enterInError(ctx: Ctx, uuid: string, ifMatch?: string, idempotency?: Idempotency) {
   const staffKey = actingStaff(ctx);
-  return writeTransaction<CommandView>(ctx, idempotency, async ({ trx, audit }) => {
+  const outcome = await writeTransaction<CommandView>(ctx, idempotency, async ({ trx, audit }) => {
     const row = await loadForWrite(trx, ctx.storage.engine, uuid, ifMatch);
     await assertNoteWritable(trx, ctx.storage.engine, row.note_uuid);
     if (row.state !== 'committed') throw problem('command_not_committed');
@@ -20,4 +21,6 @@ export async function enterInError(ctx: Ctx, uuid: string, ifMatch?: string, ide
     await audit({ action: 'command.entered_in_error', entityType: 'command', entityId: uuid, before: toView(row), after: view });
     return { status: 200, body: view };
   });
+  logCommand(ctx, 'entered in error', outcome); // log stream: after the commit
+  return outcome;
 }

@@ -9,10 +9,11 @@ import { validateValues } from './values.ts';
 import { assertNoteWritable, loadForWrite, withEditor } from './rules.ts';
 import { toView, type CommandView } from './representation.ts';
 import { actingStaff } from './actor.ts';
+import { logCommand } from '../logs/events.ts';
 
 export async function updateCommand(ctx: Ctx, uuid: string, values: unknown, ifMatch?: string) {
   const staffKey = actingStaff(ctx);
-  return writeTransaction<CommandView>(ctx, undefined, async ({ trx, audit }) => {
+  const outcome = await writeTransaction<CommandView>(ctx, undefined, async ({ trx, audit }) => {
     const row = await loadForWrite(trx, ctx.storage.engine, uuid, ifMatch);
     await assertNoteWritable(trx, ctx.storage.engine, row.note_uuid);
     if (row.state !== 'staged') throw problem('command_not_staged');
@@ -29,4 +30,6 @@ export async function updateCommand(ctx: Ctx, uuid: string, values: unknown, ifM
     await audit({ action: 'command.updated', entityType: 'command', entityId: uuid, before: toView(row), after: view });
     return { status: 200, body: view };
   });
+  logCommand(ctx, 'updated', outcome); // log stream: after the commit
+  return outcome;
 }

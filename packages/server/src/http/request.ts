@@ -9,7 +9,7 @@ import { etagOf } from '../commands/representation.ts';
 
 export function ctxOf(request: FastifyRequest, storage: Storage): Ctx {
   if (request.principal === null) throw problem('unauthorized');
-  return { storage, principal: request.principal, requestId: request.id };
+  return { storage, principal: request.principal, requestId: request.id, logs: request.server.logs };
 }
 
 /** CHARTA_PUBLIC_URL, else scheme and host of the request. */

@@ -18,13 +18,14 @@ import {
 import { checkPackage } from './package.ts';
 import { requirePluginScope, toView, type PluginView } from './representation.ts';
 import type { PackageMetadata } from './inspection/index.ts';
+import { logPlugin, logRejected, rejected } from '../logs/events.ts';
 
 export async function installPlugin(ctx: Ctx, baseUrl: string, upload: { bytes?: Buffer; isEnabled: boolean }) {
   requirePluginScope(ctx);
-  const pkg = await checkPackage(upload.bytes);
+  const pkg = await checkPackage(upload.bytes).catch(logRejected(ctx, undefined)); // log stream
   const name = pkg.metadata.name;
   try {
-    return await writeTransaction<PluginView>(ctx, undefined, async ({ trx, audit }) => {
+    const outcome = await writeTransaction<PluginView>(ctx, undefined, async ({ trx, audit }) => {
       if ((await getPluginForUpdate(trx, ctx.storage.engine, name)) !== undefined) {
         throw problem('plugin_exists', { detail: `A plugin named ${name} already exists; update it instead` });
       }
@@ -49,6 +50,8 @@ export async function installPlugin(ctx: Ctx, baseUrl: string, upload: { bytes?:
       await audit({ action: 'plugin.installed', entityType: 'plugin', entityId: name, before: null, after: view });
       return { status: 201, body: view };
     });
+    logPlugin(ctx, 'installed', name, outcome.body); // log stream: after the commit
+    return outcome;
   } catch (err) {
     // Two installs of one new plugin at once: the loser is told it exists, like a later install.
     const code = (err as { code?: string }).code;
@@ -82,11 +85,11 @@ export async function getPlugin(ctx: Ctx, baseUrl: string, name: string): Promis
 /** A new package and/or a new enabled flag; a package of another plugin is refused (the old one stays). */
 export async function updatePlugin(ctx: Ctx, baseUrl: string, name: string, change: { bytes?: Buffer; isEnabled?: boolean }) {
   requirePluginScope(ctx);
-  const pkg = change.bytes === undefined ? undefined : await checkPackage(change.bytes);
+  const pkg = change.bytes === undefined ? undefined : await checkPackage(change.bytes).catch(logRejected(ctx, name)); // log stream
   if (pkg !== undefined && pkg.metadata.name !== name) {
-    throw problem('plugin_name_mismatch', { detail: `The package is plugin ${pkg.metadata.name}, not ${name}; the installed version stays live` });
+    throw rejected(ctx, name, problem('plugin_name_mismatch', { detail: `The package is plugin ${pkg.metadata.name}, not ${name}; the installed version stays live` }));
   }
-  return writeTransaction<PluginView>(ctx, undefined, async ({ trx, audit }) => {
+  const outcome = await writeTransaction<PluginView>(ctx, undefined, async ({ trx, audit }) => {
     const before = await getPluginForUpdate(trx, ctx.storage.engine, name);
     if (before === undefined) throw problem('plugin_not_found');
     const now = nowMicros();
@@ -110,11 +113,15 @@ export async function updatePlugin(ctx: Ctx, baseUrl: string, name: string, chan
     if (action !== 'plugin.unchanged') await audit({ action, entityType: 'plugin', entityId: name, before: toView(before, baseUrl), after: view });
     return { status: 200, body: view };
   });
+  // Log stream, after the commit: as the audit names it.
+  if (pkg !== undefined) logPlugin(ctx, 'updated', name, outcome.body);
+  else if (change.isEnabled !== undefined) logPlugin(ctx, change.isEnabled ? 'enabled' : 'disabled', name, outcome.body);
+  return outcome;
 }
 
 export async function deletePlugin(ctx: Ctx, baseUrl: string, name: string, force: boolean) {
   requirePluginScope(ctx);
-  return writeTransaction<null>(ctx, undefined, async ({ trx, audit }) => {
+  const outcome = await writeTransaction<null>(ctx, undefined, async ({ trx, audit }) => {
     const before = await getPluginForUpdate(trx, ctx.storage.engine, name);
     if (before === undefined) throw problem('plugin_not_found');
     if (before.is_enabled !== 0 && !force) throw problem('plugin_enabled');
@@ -122,6 +129,8 @@ export async function deletePlugin(ctx: Ctx, baseUrl: string, name: string, forc
     await audit({ action: 'plugin.deleted', entityType: 'plugin', entityId: name, before: toView(before, baseUrl), after: null });
     return { status: 204, body: null };
   });
+  logPlugin(ctx, 'deleted', name); // log stream: after the commit
+  return outcome;
 }
 
 export async function downloadPackage(ctx: Ctx, name: string) {

@@ -1,0 +1,51 @@
+// The server's own log stream entries, emitted by operations AFTER their write transaction has
+// committed (never for a rolled-back write, nor for a replayed Idempotency-Key answer).
+import type { Ctx } from '../lib/context.ts';
+import { Problem } from '../http/problem.ts';
+import type { CommandView } from '../commands/representation.ts';
+import type { PluginView } from '../plugins/representation.ts';
+
+type Committed<T> = { body: T; replayed: boolean };
+
+/** "command <uuid> (plan) committed in note <uuid>" */
+export function logCommand(ctx: Ctx, verb: 'created' | 'updated' | 'committed' | 'entered in error', outcome: Committed<CommandView>): void {
+  if (ctx.logs === undefined || outcome.replayed) return;
+  const c = outcome.body;
+  ctx.logs.emit({ level: 'info', event: `command ${c.uuid} (${c.schema_key}) ${verb} in note ${c.note_key}`, request_id: ctx.requestId });
+}
+
+export function logCommandDeleted(ctx: Ctx, uuid: string, outcome: Committed<unknown>): void {
+  if (ctx.logs === undefined || outcome.replayed) return;
+  ctx.logs.emit({ level: 'info', event: `command ${uuid} deleted`, request_id: ctx.requestId });
+}
+
+export type PluginAction = 'installed' | 'updated' | 'enabled' | 'disabled' | 'deleted';
+
+/** "plugin vitals-alert 1.2.0 updated (enabled)" */
+export function logPlugin(ctx: Ctx, action: PluginAction, name: string, view?: PluginView): void {
+  if (ctx.logs === undefined) return;
+  const detail = view === undefined ? '' : ` ${view.version}`;
+  const state = view === undefined || action === 'enabled' || action === 'disabled' ? '' : ` (${view.is_enabled ? 'enabled' : 'disabled'})`;
+  ctx.logs.emit({ level: 'info', event: `plugin ${name}${detail} ${action}${state}`, plugin: name, request_id: ctx.requestId });
+}
+
+/** A refused package upload, logged as a warning with every reason; returns the refusal. */
+export function rejected(ctx: Ctx, name: string | undefined, err: unknown): unknown {
+  if (ctx.logs !== undefined && err instanceof Problem && err.status < 500) {
+    const reasons = err.errors?.length ? err.errors.map((e) => e.message).join('; ') : err.detail;
+    ctx.logs.emit({
+      level: 'warning',
+      event: `plugin package ${name === undefined ? '' : `for ${name} `}rejected (${err.code}): ${reasons}`,
+      ...(name === undefined ? {} : { plugin: name }),
+      request_id: ctx.requestId,
+    });
+  }
+  return err;
+}
+
+/** For `.catch(…)`: logs a refused package upload and rethrows it. */
+export function logRejected(ctx: Ctx, name: string | undefined) {
+  return (err: unknown): never => {
+    throw rejected(ctx, name, err);
+  };
+}

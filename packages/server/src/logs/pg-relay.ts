@@ -1,0 +1,118 @@
+// PostgreSQL only: the log stream across processes. Entries emitted here are published with
+// NOTIFY on `charta_logs` (payload: the JSON entry plus `origin`, at most 7,900 bytes); entries
+// from other processes arrive by LISTEN on a dedicated connection (not the pool) and are
+// delivered locally. A process skips its own entries by their origin. A lost connection is
+// re-established with backoff; entries emitted meanwhile reach only this process.
+import pg from 'pg';
+import { isLevel, type LogBus, type LogEntry } from './bus.ts';
+
+export const CHANNEL = 'charta_logs';
+/** PostgreSQL's NOTIFY payload limit is 8,000 bytes; stay below it. */
+export const MAX_PAYLOAD_BYTES = 7900;
+/** Publishes waiting for the connection at most; beyond it new entries are not relayed. */
+const MAX_PENDING = 1000;
+
+export interface PgRelay {
+  stop(): Promise<void>;
+}
+
+/** The NOTIFY payload of an entry, its event shortened until the whole fits the limit. */
+export function payloadOf(entry: LogEntry, origin: string): string {
+  let event = entry.event;
+  for (;;) {
+    const payload = JSON.stringify({ ...entry, event, origin });
+    const size = Buffer.byteLength(payload);
+    if (size <= MAX_PAYLOAD_BYTES || event.length === 0) return payload;
+    // Every character is at least one byte: cutting the excess (and room for "…") converges.
+    const keep = event.length - (size - MAX_PAYLOAD_BYTES) - 4;
+    event = keep > 0 ? `${event.slice(0, keep)}…` : '';
+  }
+}
+
+/** A NOTIFY payload from another process as an entry; undefined if it is ours or malformed. */
+export function entryOf(payload: string, ownOrigin: string): LogEntry | undefined {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(payload);
+  } catch {
+    return undefined;
+  }
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const r = raw as Record<string, unknown>;
+  if (r.origin === ownOrigin || typeof r.origin !== 'string') return undefined;
+  if (typeof r.event !== 'string' || !isLevel(r.level) || typeof r.timestamp !== 'string') return undefined;
+  if (r.source !== 'server' && r.source !== 'plugin') return undefined;
+  const entry: LogEntry = { event: r.event, level: r.level, timestamp: r.timestamp, source: r.source };
+  if (typeof r.plugin === 'string') entry.plugin = r.plugin;
+  if (typeof r.request_id === 'string') entry.request_id = r.request_id;
+  return entry;
+}
+
+export async function startPgRelay(url: string, bus: LogBus, onError: (err: unknown) => void = () => undefined): Promise<PgRelay> {
+  let client: pg.Client | undefined;
+  let stopped = false;
+  let pending = 0;
+  let retryMs = 500;
+  let retryTimer: NodeJS.Timeout | undefined;
+
+  const connect = async () => {
+    const c = new pg.Client({ connectionString: url, application_name: 'charta-log-relay' });
+    c.on('error', (err) => {
+      onError(err);
+      lost(c);
+    });
+    c.on('end', () => lost(c));
+    c.on('notification', (msg) => {
+      if (msg.channel !== CHANNEL || msg.payload === undefined) return;
+      const entry = entryOf(msg.payload, bus.origin);
+      if (entry !== undefined) bus.receive(entry);
+    });
+    await c.connect();
+    await c.query(`LISTEN ${CHANNEL}`);
+    client = c;
+    retryMs = 500;
+  };
+
+  const lost = (c: pg.Client) => {
+    if (client !== c && client !== undefined) return;
+    client = undefined;
+    void c.end().catch(() => undefined);
+    if (!stopped && retryTimer === undefined) {
+      retryTimer = setTimeout(() => {
+        retryTimer = undefined;
+        if (!stopped && client === undefined) connect().catch((err) => {
+          onError(err);
+          retryMs = Math.min(retryMs * 2, 30_000);
+          lost(c);
+        });
+      }, retryMs);
+      retryTimer.unref();
+    }
+  };
+
+  await connect();
+
+  const off = bus.onLocal((entry) => {
+    const c = client;
+    if (c === undefined || pending >= MAX_PENDING) return;
+    pending++;
+    c.query('SELECT pg_notify($1, $2)', [CHANNEL, payloadOf(entry, bus.origin)]).then(
+      () => pending--,
+      (err: unknown) => {
+        pending--;
+        onError(err);
+      },
+    );
+  });
+
+  return {
+    stop: async () => {
+      stopped = true;
+      off();
+      if (retryTimer !== undefined) clearTimeout(retryTimer);
+      const c = client;
+      client = undefined;
+      if (c !== undefined) await c.end().catch(() => undefined);
+    },
+  };
+}
