@@ -153,7 +153,7 @@ export class InstanceClient {
 }
 
 /** The most specific message of a fetch error: undici wraps the socket error in `cause`. */
-function reasonOf(err: unknown): string {
+export function reasonOf(err: unknown): string {
   let current: unknown = err;
   let reason = err instanceof Error ? err.message : String(err);
   for (let depth = 0; depth < 5 && current instanceof Error; depth++) {

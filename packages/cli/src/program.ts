@@ -9,6 +9,7 @@ import * as addApiKey from './commands/auth/add-api-key.ts';
 import * as getApiKey from './commands/auth/get-api-key.ts';
 import * as removeApiKey from './commands/auth/remove-api-key.ts';
 import * as setDefaultHost from './commands/auth/set-default-host.ts';
+import * as logs from './commands/logs.ts';
 import * as pluginDelete from './commands/plugin/delete.ts';
 import * as pluginInstall from './commands/plugin/install.ts';
 import * as pluginList from './commands/plugin/list.ts';
@@ -41,6 +42,7 @@ export function buildProgram(session: Session, captured: { out: string; err: str
   pluginUpdate.register(plugin, session);
   pluginDelete.register(plugin, session);
   pluginList.register(plugin, session);
+  logs.register(program, session);
   printConfig.register(program, session);
   return program;
 }
