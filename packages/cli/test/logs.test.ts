@@ -6,12 +6,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { TEST_API_KEY, startInstance, type Instance } from '../../server/test/support/harness.ts';
 import type { Envelope } from '../src/output.ts';
-import { BIN, charta, single, tempDir } from './support/cli.ts';
+import { BIN, charta, closedPort, single, tempDir } from './support/cli.ts';
 import { isSince, parse } from '../src/commands/logs.ts';
 
 interface Follower {
@@ -78,14 +76,6 @@ function follow(args: string[], env: Record<string, string>): Follower {
 
 const event = (line: Envelope) => (typeof line.message === 'object' && line.message !== null ? String((line.message as { event?: unknown }).event ?? '') : '');
 
-/** A port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('charta logs', () => {
   let api: Instance;

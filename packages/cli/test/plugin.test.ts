@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { ENGINES, TEST_API_KEY, startInstance, type Instance } from '../../server/test/support/harness.ts';
 import { buildZip, manifestJson, tarFromDir } from '../../server/test/support/archives.ts';
-import { charta, single, tempDir, type Result } from './support/cli.ts';
+import { charta, closedPort, single, tempDir, type Result } from './support/cli.ts';
 
 const pluginTarball = (version: string, name = 'Vitals Alert') =>
   tarFromDir({ 'CHARTA_MANIFEST.json': manifestJson({ plugin_version: version, name }), 'dist/index.js': 'export default {};\n', 'README.md': '# Vitals\n' }, ['.']);
@@ -24,14 +24,6 @@ const wheel = () =>
 
 const noStackTrace = (r: Result) => assert.ok(!r.stderr.includes('    at ') && !r.stdout.includes('    at '), `no stack trace\n${r.stdout}\n${r.stderr}`);
 
-/** A port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 for (const engine of ENGINES) {
   describe(`charta plugin (${engine})`, () => {

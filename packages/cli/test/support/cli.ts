@@ -3,6 +3,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { IO, Prompter } from '../../src/io.ts';
@@ -116,4 +118,13 @@ export function fakeIO(env: Record<string, string | undefined>, answers: Answers
     out: () => out.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Envelope),
     err: () => err,
   };
+}
+
+/** A port nothing listens on. */
+export async function closedPort(): Promise<number> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }
