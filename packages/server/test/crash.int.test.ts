@@ -5,92 +5,12 @@
 // committed — and each committed command has exactly its one `command.committed` audit row.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
-import path from 'node:path';
 import { openStorage } from '../src/storage/db.ts';
-import { createDatabase, ENGINES, request, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type Reply, type TestDatabase } from './support/harness.ts';
-
-const ROOT = path.resolve(import.meta.dirname, '../../..');
-const BIN = path.join(ROOT, 'packages/server/bin/charta-server.js');
+import { createDatabase, ENGINES, request, type Reply, type TestDatabase } from './support/harness.ts';
+import { children, killAll, startServerProcess, tokenFor } from './support/processes.ts';
 const BASE = '/core/api/v1/commands';
 const LOOPS = 8;
 const LOAD_MS = 1000;
-
-/** Every child started here, so `after` (and process exit) can kill whatever is left. */
-const children = new Set<ChildProcess>();
-const killAll = () => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-};
-process.once('exit', killAll);
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const address = server.address();
-  assert.ok(address && typeof address === 'object');
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return address.port;
-}
-
-interface ServerProcess {
-  child: ChildProcess;
-  url: string;
-  /** What the process wrote so far (for failure messages). */
-  output(): string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-/** `charta-server start` on the database; resolves once it listens. */
-async function startServerProcess(db: TestDatabase): Promise<ServerProcess> {
-  const port = await freePort();
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('CHARTA_') && k !== 'NODE_TEST_CONTEXT') env[k] = v;
-  Object.assign(env, {
-    CHARTA_DATABASE_URL: db.url,
-    CHARTA_DATA_DIR: db.dataDir,
-    CHARTA_HOST: '127.0.0.1',
-    CHARTA_PORT: String(port),
-    CHARTA_LOG_LEVEL: 'error',
-    CHARTA_DEMO: '0',
-    CHARTA_BOOTSTRAP_CLIENT_ID: TEST_CLIENT_ID,
-    CHARTA_BOOTSTRAP_CLIENT_SECRET: TEST_CLIENT_SECRET,
-  });
-  const child = spawn(process.execPath, [BIN, 'start'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  let out = '';
-  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  const url = `http://127.0.0.1:${port}`;
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start within 30 s:\n${out}`)), 30_000);
-    const onData = () => {
-      if (out.includes('Charta is listening on')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout!.on('data', onData);
-    void exited.then(({ code, signal }) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited before listening (code ${code}, signal ${signal}):\n${out}`));
-    });
-  });
-  return { child, url, output: () => out, exited };
-}
-
-async function tokenFor(url: string): Promise<string> {
-  const r = await request(url, 'POST', '/auth/token/', {
-    raw: { contentType: 'application/x-www-form-urlencoded', data: `grant_type=client_credentials&client_id=${TEST_CLIENT_ID}&client_secret=${TEST_CLIENT_SECRET}` },
-    token: null,
-  }, '');
-  assert.equal(r.status, 200, `token: ${r.status} ${r.text}`);
-  return r.json.access_token as string;
-}
 
 /** What the load knows about one command it wrote. */
 interface Written {

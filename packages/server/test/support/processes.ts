@@ -1,0 +1,88 @@
+// Real `charta-server` processes for tests that need more than one process (crash recovery,
+// several servers on one PostgreSQL database): a free port, start and wait until it listens,
+// a token, and every child killed when the test process ends.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { request, TEST_API_KEY, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type TestDatabase } from './harness.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../../../..');
+const BIN = path.join(ROOT, 'packages/server/bin/charta-server.js');
+
+/** Every child started here, so `after` (and process exit) can kill whatever is left. */
+export const children = new Set<ChildProcess>();
+export const killAll = () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+};
+process.once('exit', killAll);
+
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const address = server.address();
+  assert.ok(address && typeof address === 'object');
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return address.port;
+}
+
+export interface ServerProcess {
+  child: ChildProcess;
+  url: string;
+  /** What the process wrote so far (for failure messages). */
+  output(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** `charta-server start` on the database; resolves once it listens. */
+export async function startServerProcess(db: TestDatabase): Promise<ServerProcess> {
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('CHARTA_') && k !== 'NODE_TEST_CONTEXT') env[k] = v;
+  Object.assign(env, {
+    CHARTA_DATABASE_URL: db.url,
+    CHARTA_DATA_DIR: db.dataDir,
+    CHARTA_HOST: '127.0.0.1',
+    CHARTA_PORT: String(port),
+    CHARTA_LOG_LEVEL: 'error',
+    CHARTA_DEMO: '0',
+    CHARTA_BOOTSTRAP_API_KEY: TEST_API_KEY,
+    CHARTA_BOOTSTRAP_CLIENT_ID: TEST_CLIENT_ID,
+    CHARTA_BOOTSTRAP_CLIENT_SECRET: TEST_CLIENT_SECRET,
+  });
+  const child = spawn(process.execPath, [BIN, 'start'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  let out = '';
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const url = `http://127.0.0.1:${port}`;
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start within 30 s:\n${out}`)), 30_000);
+    const onData = () => {
+      if (out.includes('Charta is listening on')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', onData);
+    void exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited before listening (code ${code}, signal ${signal}):\n${out}`));
+    });
+  });
+  return { child, url, output: () => out, exited };
+}
+
+export async function tokenFor(url: string): Promise<string> {
+  const r = await request(url, 'POST', '/auth/token/', {
+    raw: { contentType: 'application/x-www-form-urlencoded', data: `grant_type=client_credentials&client_id=${TEST_CLIENT_ID}&client_secret=${TEST_CLIENT_SECRET}` },
+    token: null,
+  }, '');
+  assert.equal(r.status, 200, `token: ${r.status} ${r.text}`);
+  return r.json.access_token as string;
+}
+
