@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Ctx } from '../lib/context.ts';
 import type { Storage } from '../storage/db.ts';
 import type { Idempotency } from '../storage/transaction.ts';
-import { problem } from './problem.ts';
+import { invalid, problem } from './problem.ts';
 import { etagOf } from '../commands/representation.ts';
 
 export function ctxOf(request: FastifyRequest, storage: Storage): Ctx {
@@ -28,10 +28,7 @@ export function idempotencyOf(request: FastifyRequest): Idempotency | undefined 
   const key = request.headers['idempotency-key'];
   if (key === undefined) return undefined;
   if (typeof key !== 'string' || !IDEMPOTENCY_KEY_RE.test(key)) {
-    throw problem('validation_failed', {
-      detail: 'Idempotency-Key must be 1 to 255 visible ASCII characters',
-      errors: [{ field: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' }],
-    });
+    throw invalid([{ field: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' }]);
   }
   return { key, request: { method: request.method, url: request.url.split('?')[0], body: request.body ?? null } };
 }
@@ -48,7 +45,7 @@ export function expectEmptyBody(request: FastifyRequest): void {
   const body = request.body;
   if (body === undefined || body === null) return;
   if (typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0) return;
-  throw problem('validation_failed', { detail: 'This endpoint takes no body (or an empty JSON object)', errors: [{ field: 'body', message: 'must be empty' }] });
+  throw invalid([{ field: 'body', message: 'must be empty: this endpoint takes no body (or an empty JSON object)' }]);
 }
 
 /**
@@ -58,7 +55,7 @@ export function expectEmptyBody(request: FastifyRequest): void {
 export function requireBody<T>(request: FastifyRequest): T {
   const body = request.body;
   if (body === undefined || body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw problem('validation_failed', { detail: 'body: a JSON object (or form fields) is required', errors: [{ field: 'body', message: 'is required' }] });
+    throw invalid([{ field: 'body', message: 'is required: a JSON object (or form fields)' }]);
   }
   return body as T;
 }
