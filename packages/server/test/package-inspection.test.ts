@@ -6,13 +6,12 @@ import fs from 'node:fs';
 import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { buildZip, manifest, manifestJson, patch, rawTar, setZipFlags, tarFromDir, tgz, type TarItem } from './support/archives.ts';
+import { slugify } from '@charta/plugin-sdk';
+import { manifestSchema, validateManifest } from '@charta/plugin-sdk/manifest';
 import {
   DEFAULT_LIMITS,
   inspectPackage,
-  manifestSchema,
   NO_METADATA,
-  slugify,
-  validateManifest,
   type Inspection,
   type InspectionLimits,
   type PackageMetadata,

@@ -10,8 +10,7 @@ import { scanTarGz } from './tar-gz.ts';
 import { scanZip } from './zip.ts';
 
 export { DEFAULT_LIMITS, RATIO_GRACE_BYTES, MAX_REASONS, type InspectionLimits } from './limits.ts';
-export { manifestSchema, parseManifest, validateManifest, type ChartaManifest, type ManifestHandler } from './manifest.ts';
-export { NO_METADATA, slugify, type PackageFormat, type PackageMetadata } from './metadata.ts';
+export { NO_METADATA, type PackageFormat, type PackageMetadata } from './metadata.ts';
 
 export type Inspection =
   | { ok: true; metadata: PackageMetadata }

@@ -1,7 +1,8 @@
 // Turns the metadata files a scan kept (CHARTA_MANIFEST.json, PKG-INFO, *.dist-info/METADATA)
 // into the package's name, version and description, or into the reasons it has none.
 import { MANIFEST_FILE, pathSegments, quote, type Capture, type Scan } from './entries.ts';
-import { parseManifest, type ChartaManifest } from './manifest.ts';
+import { slugify } from '@charta/plugin-sdk';
+import { parseManifest, type ChartaManifest } from '@charta/plugin-sdk/manifest';
 import { formatBytes } from './limits.ts';
 
 export type PackageFormat = 'wheel' | 'tar.gz';
@@ -24,14 +25,6 @@ export interface PackageMetadata {
 }
 
 export const NO_METADATA = 'no CHARTA_MANIFEST.json, PKG-INFO or *.dist-info/METADATA found';
-
-/** "My Plugin_2" → "my-plugin-2". */
-export function slugify(name: string): string {
-  return name
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '');
-}
 
 /**
  * The header fields of an RFC 822 message (PKG-INFO and METADATA are written that way): up to

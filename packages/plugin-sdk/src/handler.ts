@@ -1,0 +1,64 @@
+// A plugin's handlers extend BaseHandler: RESPONDS_TO names the events, compute() turns one
+// event into effects. The instance constructs one handler per event with the plugin's secrets
+// and a logger whose lines reach `charta logs` tagged with the plugin's name.
+import type { Effect } from './effects.ts';
+import type { EventName, PluginEvent } from './events.ts';
+
+export type LogLevel = 'debug' | 'info' | 'warning' | 'error';
+export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warning', 'error'];
+
+export type Logger = Record<LogLevel, (message: string) => void>;
+
+export type Secrets = Readonly<Record<string, string>>;
+
+export abstract class BaseHandler<E extends EventName = EventName> {
+  /** The events this handler is given; list them in the manifest's `events` too. */
+  static readonly RESPONDS_TO: readonly EventName[] = [];
+
+  constructor(
+    readonly event: PluginEvent<E>,
+    readonly secrets: Secrets = {},
+    readonly log: Logger = silentLogger(),
+  ) {}
+
+  /** Whether compute() should run for this event; narrow the events further by overriding it. */
+  acceptEvent(): boolean {
+    return true;
+  }
+
+  /** The effects for this event; an empty list when there is nothing to do. */
+  abstract compute(): Effect[] | Promise<Effect[]>;
+}
+
+/** The class of a handler, as the instance (or a test) sees it. */
+export interface HandlerClass<E extends EventName = EventName> {
+  readonly RESPONDS_TO: readonly EventName[];
+  new (event: PluginEvent<E>, secrets?: Secrets, log?: Logger): BaseHandler<E>;
+}
+
+/**
+ * Runs one handler class on one event as the instance does: only for the events it responds to,
+ * only when acceptEvent() agrees; returns its effects.
+ */
+export async function runHandler<E extends EventName>(
+  Handler: HandlerClass<E>,
+  event: PluginEvent<E>,
+  options: { secrets?: Secrets; log?: Logger } = {},
+): Promise<Effect[]> {
+  if (!Handler.RESPONDS_TO.includes(event.type)) return [];
+  const handler = new Handler(event, options.secrets ?? {}, options.log ?? silentLogger());
+  if (!handler.acceptEvent()) return [];
+  return (await handler.compute()) ?? [];
+}
+
+export function silentLogger(): Logger {
+  const nothing = (): void => {};
+  return { debug: nothing, info: nothing, warning: nothing, error: nothing };
+}
+
+/** A logger that keeps its lines, for tests: `const log = recordingLogger(); … log.lines`. */
+export function recordingLogger(): Logger & { lines: { level: LogLevel; message: string }[] } {
+  const lines: { level: LogLevel; message: string }[] = [];
+  const at = (level: LogLevel) => (message: string) => void lines.push({ level, message });
+  return { lines, debug: at('debug'), info: at('info'), warning: at('warning'), error: at('error') };
+}
