@@ -42,3 +42,13 @@ export function storeFor(io: IO): CredentialStore {
 export function optionalString(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
+
+/** A prompt's validate(): true when `check` passes, else the message it threw. */
+export function validity(check: () => unknown): true | string {
+  try {
+    check();
+    return true;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}

@@ -58,18 +58,26 @@ export const pythonBool = (value: boolean) => (value ? 'True' : 'False');
  * is judged by the instance). A directory or anything else is a usage error.
  */
 export function checkPackagePath(file: string): string {
-  let stat: fs.Stats;
-  try {
-    stat = fs.statSync(file);
-  } catch {
-    throw new UsageError(`No such file: ${file}`, { path: file });
-  }
-  if (stat.isDirectory()) throw new UsageError('building a project directory is not supported yet; pass a .whl or .tar.gz', { path: file });
+  const stat = statOf(file);
+  if (stat.isDirectory()) throw new UsageError(`${file} is a directory; build it with \`charta plugin build\` and pass the .tar.gz`, { path: file });
   if (!stat.isFile()) throw new UsageError(`Not a regular file: ${file}`, { path: file });
   if (!PACKAGE_SUFFIXES.some((suffix) => file.toLowerCase().endsWith(suffix))) {
     throw new UsageError(`A package must be a .whl or .tar.gz file: ${file}`, { path: file });
   }
   return file;
+}
+
+/** A plugin project directory or a package file: which one `path` is, checked. */
+export function checkProjectOrPackage(target: string): { kind: 'project' | 'package'; path: string } {
+  return statOf(target).isDirectory() ? { kind: 'project', path: target } : { kind: 'package', path: checkPackagePath(target) };
+}
+
+function statOf(file: string): fs.Stats {
+  try {
+    return fs.statSync(file);
+  } catch {
+    throw new UsageError(`No such file or directory: ${file}`, { path: file });
+  }
 }
 
 export function readPackage(file: string): PackageFile {

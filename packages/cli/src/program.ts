@@ -10,7 +10,9 @@ import * as getApiKey from './commands/auth/get-api-key.ts';
 import * as removeApiKey from './commands/auth/remove-api-key.ts';
 import * as setDefaultHost from './commands/auth/set-default-host.ts';
 import * as logs from './commands/logs.ts';
+import * as pluginBuild from './commands/plugin/build.ts';
 import * as pluginDelete from './commands/plugin/delete.ts';
+import * as pluginInit from './commands/plugin/init.ts';
 import * as pluginInstall from './commands/plugin/install.ts';
 import * as pluginList from './commands/plugin/list.ts';
 import * as pluginUpdate from './commands/plugin/update.ts';
@@ -25,6 +27,8 @@ export function buildProgram(session: Session, captured: { out: string; err: str
   const program = new Command('charta')
     .description('The plugin tool for Charta instances. Every result is one JSON line on stdout.')
     .version(VERSION, '-V, --version', 'print the version')
+    // Program options only before a subcommand: `plugin init --version 1.0.0` is init's option.
+    .enablePositionalOptions()
     .exitOverride()
     .configureOutput({
       writeOut: (text) => void (captured.out += text),
@@ -37,7 +41,9 @@ export function buildProgram(session: Session, captured: { out: string; err: str
   getApiKey.register(auth, session);
   removeApiKey.register(auth, session);
   setDefaultHost.register(auth, session);
-  const plugin = program.command('plugin').description('install, update, delete and list the plugins of an instance');
+  const plugin = program.command('plugin').description('create and build plugin projects; install, update, delete and list the plugins of an instance');
+  pluginInit.register(plugin, session);
+  pluginBuild.register(plugin, session);
   pluginInstall.register(plugin, session);
   pluginUpdate.register(plugin, session);
   pluginDelete.register(plugin, session);

@@ -46,7 +46,8 @@ for (const engine of ENGINES) {
     it('install → list → install again (updated) → disable → wrong plugin refused → delete → empty list', async () => {
       const v1 = file('vitals-alert-1.0.0.tar.gz', await pluginTarball('1.0.0'));
       const installed = single(await cli('plugin', 'install', v1), 0);
-      assert.deepEqual(Object.keys(installed), ['success', 'message', 'status_code', 'plugin']);
+      assert.deepEqual(Object.keys(installed), ['success', 'message', 'status_code', 'plugin', 'package']);
+      assert.equal(installed.package, v1);
       assert.equal(installed.success, true);
       assert.equal(installed.message, 'Package successfully uploaded');
       assert.equal(installed.status_code, 201);
@@ -143,11 +144,11 @@ describe('charta plugin (no instance needed)', () => {
   it('bad arguments are usage-error lines, exit 2', async () => {
     const cases: Array<[string[], RegExp]> = [
       [['plugin', 'install'], /missing required argument/],
-      [['plugin', 'install', dir], /^building a project directory is not supported yet; pass a \.whl or \.tar\.gz$/],
       [['plugin', 'install', path.join(dir, 'missing.tar.gz')], /^No such file/],
       [['plugin', 'install', zip], /must be a \.whl or \.tar\.gz file/],
       [['plugin', 'update', 'x', '--enable', '--disable'], /--enable and --disable cannot be used together/],
       [['plugin', 'update', 'x', '--package', path.join(dir, 'missing.whl')], /^No such file/],
+      [['plugin', 'update', 'x', '--package', dir], /is a directory; build it with `charta plugin build` and pass the \.tar\.gz$/],
       [['plugin', 'delete'], /missing required argument/],
       [['plugin', 'list', '--bogus'], /unknown option/],
       [['plugin', 'frobnicate'], /unknown command|Missing command/],

@@ -3,13 +3,16 @@
 // Modelled on the original tool's CANVAS_MANIFEST.json v2, for plugins written in TypeScript.
 import { Ajv, type ErrorObject } from 'ajv';
 
+/** The manifest's file name, at a package's top level or one directory down. */
+export const MANIFEST_FILE_NAME = 'CHARTA_MANIFEST.json';
+
 export const MANIFEST_SCHEMA_ID = 'https://charta.dev/schemas/plugin-manifest.json';
 
 /**
  * The string formats with a pattern. Their `description` says in words what the pattern means;
  * an error report shows it ("must be …") instead of the regular expression.
  */
-const FORMATS = {
+export const MANIFEST_FORMATS = {
   name: {
     pattern: '^[A-Za-z0-9][A-Za-z0-9 _-]*$',
     description: "a name of letters, digits, spaces, '-' and '_' that starts with a letter or digit",
@@ -44,14 +47,14 @@ const handlerSchema = {
   required: ['events', 'description'],
   anyOf: [{ required: ['entry'] }, { required: ['class'] }],
   properties: {
-    entry: { type: 'string', maxLength: 256, ...FORMATS.entry },
-    class: { type: 'string', minLength: 1, maxLength: 256, ...FORMATS.class },
+    entry: { type: 'string', maxLength: 256, ...MANIFEST_FORMATS.entry },
+    class: { type: 'string', minLength: 1, maxLength: 256, ...MANIFEST_FORMATS.class },
     events: {
       type: 'array',
       minItems: 1,
       maxItems: 200,
       uniqueItems: true,
-      items: { type: 'string', maxLength: 128, ...FORMATS.event },
+      items: { type: 'string', maxLength: 128, ...MANIFEST_FORMATS.event },
     },
     description: { type: 'string', maxLength: 500 },
   },
@@ -69,8 +72,8 @@ export const manifestSchema = {
   properties: {
     $schema: { type: 'string', maxLength: 2048 },
     sdk_version: { type: 'string', minLength: 1, maxLength: 64 },
-    plugin_version: { type: 'string', maxLength: 64, ...FORMATS.version },
-    name: { type: 'string', minLength: 1, maxLength: 64, ...FORMATS.name },
+    plugin_version: { type: 'string', maxLength: 64, ...MANIFEST_FORMATS.version },
+    name: { type: 'string', minLength: 1, maxLength: 64, ...MANIFEST_FORMATS.name },
     description: { type: 'string', maxLength: 500 },
     components: {
       type: 'object',
@@ -84,7 +87,7 @@ export const manifestSchema = {
     references: stringList({ type: 'string', minLength: 1, maxLength: 2048 }, 50),
     license: { type: 'string', maxLength: 256 },
     readme: { type: ['string', 'boolean'] },
-    secrets: stringList({ type: 'string', maxLength: 128, ...FORMATS.secret }, 100),
+    secrets: stringList({ type: 'string', maxLength: 128, ...MANIFEST_FORMATS.secret }, 100),
   },
 } as const;
 
@@ -130,7 +133,7 @@ function describe(error: ErrorObject): string {
 export type ManifestResult = { ok: true; manifest: ChartaManifest } | { ok: false; reasons: string[] };
 
 /** Parses and validates the bytes of a CHARTA_MANIFEST.json; reasons are prefixed with the file name. */
-export function parseManifest(bytes: Buffer, label = 'CHARTA_MANIFEST.json'): ManifestResult {
+export function parseManifest(bytes: Buffer, label = MANIFEST_FILE_NAME): ManifestResult {
   let text = bytes.toString('utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   let value: unknown;
@@ -143,7 +146,7 @@ export function parseManifest(bytes: Buffer, label = 'CHARTA_MANIFEST.json'): Ma
 }
 
 /** Validates an already parsed manifest against manifestSchema. */
-export function validateManifest(value: unknown, label = 'CHARTA_MANIFEST.json'): ManifestResult {
+export function validateManifest(value: unknown, label = MANIFEST_FILE_NAME): ManifestResult {
   if (validate(value)) return { ok: true, manifest: value as ChartaManifest };
   const errors = validate.errors ?? [];
   // "must match a schema in anyOf" repeats the two required-property errors before it.

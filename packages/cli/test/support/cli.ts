@@ -95,8 +95,10 @@ export function fakeIO(env: Record<string, string | undefined>, answers: Answers
     return queue.shift()!;
   };
   const prompt: Prompter = {
-    async input({ message, validate }) {
-      const value = next<string>('input', message);
+    async input({ message, default: fallback, validate }) {
+      // An empty answer is Enter on the prompt: the default, as @inquirer/prompts gives it.
+      const typed = next<string>('input', message);
+      const value = typed === '' && fallback !== undefined ? fallback : typed;
       if (validate) assert.equal(validate(value), true, `the prompt accepts ${value}`);
       return value;
     },

@@ -3,7 +3,7 @@
 // otherwise it is a usage error. An existing key is replaced only after confirmation on a
 // terminal, or with --force. The key is never printed.
 import type { Command } from 'commander';
-import { bind, optionalString, storeFor, type RawInput, type Session } from '../../command.ts';
+import { bind, optionalString, storeFor, validity, type RawInput, type Session } from '../../command.ts';
 import type { IO } from '../../io.ts';
 import { EXIT, Failure, printLine, envelope, UsageError, type ExitCode } from '../../output.ts';
 import { normalizeHost } from '../../target.ts';
@@ -74,15 +74,6 @@ function checkApiKey(value: string): string {
   if (key === '') throw new UsageError('The API key is empty');
   if (/[\u0000-\u001f\u007f]/.test(key)) throw new UsageError('The API key contains control characters');
   return key;
-}
-
-function validity(check: () => unknown): true | string {
-  try {
-    check();
-    return true;
-  } catch (err) {
-    return (err as Error).message;
-  }
 }
 
 export function register(parent: Command, session: Session): Command {

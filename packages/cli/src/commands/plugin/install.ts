@@ -1,32 +1,35 @@
 // charta plugin install <path> [--host URL] [--api-key KEY] [--disable]
-// Uploads a .whl or .tar.gz as is (its kind is judged by the instance). A plugin of that name
+// A project directory is built first (`charta plugin build`: dist/<slug>-<version>.tar.gz); a
+// .whl or .tar.gz is uploaded as is (its kind is judged by the instance). A plugin of that name
 // already installed (400 `plugin_exists`) is updated instead, as the original tool does: the
 // package's name comes from extract-metadata, then the package is PATCHed onto it and that
-// update's answer is the line. Building a project directory is not supported yet.
+// update's answer is the line. The line names the package uploaded (`package`).
 import type { Command } from 'commander';
 import { bind, optionalString, type RawInput, type Session } from '../../command.ts';
 import type { IO } from '../../io.ts';
 import { EXIT, envelope, printLine, responseEnvelope, type ExitCode } from '../../output.ts';
 import type { TargetFlags } from '../../target.ts';
-import { InstanceFailure, checkPackagePath, clientFor, pythonBool, readPackage, targetFlags, withTargetOptions } from '../../instance.ts';
+import { buildProject } from '../../build/index.ts';
+import { InstanceFailure, checkProjectOrPackage, clientFor, pythonBool, readPackage, targetFlags, withTargetOptions } from '../../instance.ts';
 
 export interface InstallOptions {
-  path: string;
+  source: { kind: 'project' | 'package'; path: string };
   enabled: boolean;
   target: TargetFlags;
 }
 
 export function parse({ args, flags }: RawInput): InstallOptions {
-  return { path: checkPackagePath(optionalString(args[0]) ?? ''), enabled: flags.disable !== true, target: targetFlags(flags) };
+  return { source: checkProjectOrPackage(optionalString(args[0]) ?? ''), enabled: flags.disable !== true, target: targetFlags(flags) };
 }
 
 export async function run(io: IO, options: InstallOptions): Promise<ExitCode> {
   const client = clientFor(io, options.target);
-  const file = readPackage(options.path);
+  const packagePath = options.source.kind === 'project' ? (await buildProject(options.source.path)).file : options.source.path;
+  const file = readPackage(packagePath);
   const isEnabled = pythonBool(options.enabled);
   const installed = await client.request('POST', [], { body: { kind: 'multipart', fields: { is_enabled: isEnabled }, file } });
   if (installed.status === 201) {
-    printLine(io.stdout, envelope(true, 'Package successfully uploaded', { status_code: 201, plugin: installed.json }));
+    printLine(io.stdout, envelope(true, 'Package successfully uploaded', { status_code: 201, plugin: installed.json, package: packagePath }));
     return EXIT.ok;
   }
   if (!(installed.status === 400 && problemCode(installed.json) === 'plugin_exists')) throw new InstanceFailure(installed);
@@ -35,7 +38,7 @@ export async function run(io: IO, options: InstallOptions): Promise<ExitCode> {
   const name = (metadata.json as { name?: unknown } | undefined)?.name;
   if (typeof name !== 'string' || name === '') throw new InstanceFailure(metadata);
   const updated = await client.expect(200, 'PATCH', [name], { body: { kind: 'multipart', fields: { is_enabled: isEnabled }, file } });
-  printLine(io.stdout, responseEnvelope(true, updated.status, updated.text));
+  printLine(io.stdout, responseEnvelope(true, updated.status, updated.text, { package: packagePath }));
   return EXIT.ok;
 }
 
@@ -47,8 +50,8 @@ export function register(parent: Command, session: Session): Command {
   return withTargetOptions(
     parent
       .command('install')
-      .description('upload a plugin package (.whl or .tar.gz); a plugin already installed is updated')
-      .argument('<path>', 'the package file'),
+      .description('build a plugin project directory, or take a .whl / .tar.gz, and upload it; a plugin already installed is updated')
+      .argument('<path>', 'a project directory or a package file'),
   )
     .option('--disable', 'install it disabled (default: enabled)')
     .action(bind(session, { parse, run }));

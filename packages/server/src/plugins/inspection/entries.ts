@@ -1,11 +1,10 @@
 // What both archive readers report to: one Scan per package collects the reasons to reject it,
 // applies the entry rules (paths, kinds, duplicates) and the limits, and keeps the few small
 // files the metadata comes from. The readers only translate their format into these calls.
+import { MANIFEST_FILE_NAME } from '@charta/plugin-sdk/manifest';
 import { formatBytes, MAX_REASONS, RATIO_GRACE_BYTES, type InspectionLimits } from './limits.ts';
 
 export type EntryKind = 'file' | 'directory' | 'symlink' | 'hardlink' | 'device' | 'fifo' | 'other';
-
-export const MANIFEST_FILE = 'CHARTA_MANIFEST.json';
 
 /** A metadata file kept in memory while the archive streams past (at most `cap` bytes of it). */
 export class Capture {
@@ -59,7 +58,7 @@ export function pathSegments(name: string): string[] {
 function candidateKind(segments: string[]): 'manifest' | 'pkg-info' | 'metadata' | null {
   const last = segments[segments.length - 1];
   if (segments.length > 2) return null;
-  if (last === MANIFEST_FILE) return 'manifest';
+  if (last === MANIFEST_FILE_NAME) return 'manifest';
   if (last === 'PKG-INFO') return 'pkg-info';
   if (segments.length === 2 && last === 'METADATA' && segments[0]!.endsWith('.dist-info')) return 'metadata';
   return null;

@@ -1,8 +1,8 @@
 // Turns the metadata files a scan kept (CHARTA_MANIFEST.json, PKG-INFO, *.dist-info/METADATA)
 // into the package's name, version and description, or into the reasons it has none.
-import { MANIFEST_FILE, pathSegments, quote, type Capture, type Scan } from './entries.ts';
+import { pathSegments, quote, type Capture, type Scan } from './entries.ts';
 import { slugify } from '@charta/plugin-sdk';
-import { parseManifest, type ChartaManifest } from '@charta/plugin-sdk/manifest';
+import { MANIFEST_FILE_NAME, parseManifest, type ChartaManifest } from '@charta/plugin-sdk/manifest';
 import { formatBytes } from './limits.ts';
 
 export type PackageFormat = 'wheel' | 'tar.gz';
@@ -79,7 +79,7 @@ function missingEntries(manifest: ChartaManifest, root: string, files: Set<strin
     if (handler.entry === undefined) return;
     const path = [...pathSegments(root), ...pathSegments(handler.entry)].join('/');
     if (!files.has(path)) {
-      reasons.push(`${MANIFEST_FILE}: /components/handlers/${i}/entry ${quote(handler.entry)} is not a file in the package`);
+      reasons.push(`${MANIFEST_FILE_NAME}: /components/handlers/${i}/entry ${quote(handler.entry)} is not a file in the package`);
     }
   });
   return reasons;
@@ -92,14 +92,14 @@ function fromManifest(scan: Scan, format: PackageFormat): Result {
   if (manifests.length > 1) {
     return {
       ok: false,
-      reasons: [`several ${MANIFEST_FILE} files found (${manifests.map((c) => quote(c.path)).join(', ')}); a package has one`],
+      reasons: [`several ${MANIFEST_FILE_NAME} files found (${manifests.map((c) => quote(c.path)).join(', ')}); a package has one`],
     };
   }
   const capture = manifests[0]!;
   if (capture.truncated) {
     return {
       ok: false,
-      reasons: [`${MANIFEST_FILE}: larger than ${formatBytes(scan.limits.maxManifestBytes)} (the limit)`],
+      reasons: [`${MANIFEST_FILE_NAME}: larger than ${formatBytes(scan.limits.maxManifestBytes)} (the limit)`],
     };
   }
   const parsed = parseManifest(capture.bytes);
@@ -108,7 +108,7 @@ function fromManifest(scan: Scan, format: PackageFormat): Result {
   const root = dirOf(capture);
   const reasons = missingEntries(manifest, root, scan.filePaths);
   const name = slugify(manifest.name);
-  if (!name) reasons.push(`${MANIFEST_FILE}: /name has no letters or digits`);
+  if (!name) reasons.push(`${MANIFEST_FILE_NAME}: /name has no letters or digits`);
   if (reasons.length) return { ok: false, reasons };
   return {
     ok: true,
