@@ -5,77 +5,10 @@
 // quietly with exit 0; the instance shutting down ends the stream with a failure line. Every stdout line is JSON and nothing prints a stack trace.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { TEST_API_KEY, startInstance, type Instance } from '../../server/test/support/harness.ts';
-import type { Envelope } from '../src/output.ts';
-import { BIN, charta, closedPort, single, tempDir } from './support/cli.ts';
+import { charta, closedPort, event, follow, killFollowers, single, tempDir } from './support/cli.ts';
 import { isSince, parse } from '../src/commands/logs.ts';
-
-interface Follower {
-  child: ChildProcess;
-  lines: Envelope[];
-  stderr(): string;
-  /** Waits until a line satisfies `test` (or fails after `ms`). */
-  waitFor(test: (line: Envelope) => boolean, ms?: number): Promise<Envelope>;
-  exited: Promise<number | null>;
-}
-
-const children = new Set<ChildProcess>();
-
-/** `charta logs …` left running, its stdout parsed line by line as it arrives. */
-function follow(args: string[], env: Record<string, string>): Follower {
-  const base = { ...process.env };
-  for (const key of ['CHARTA_CONFIG_DIR', 'CHARTA_HOST', 'CHARTA_API_KEY', 'XDG_CONFIG_HOME', 'CHARTA_DEBUG']) delete base[key];
-  const child = spawn(process.execPath, [BIN, 'logs', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...base, ...env } });
-  children.add(child);
-  const lines: Envelope[] = [];
-  const waiters = new Set<() => void>();
-  let pending = '';
-  let stderr = '';
-  child.stderr!.on('data', (chunk) => (stderr += chunk));
-  child.stdout!.on('data', (chunk) => {
-    pending += chunk;
-    let newline: number;
-    while ((newline = pending.indexOf('\n')) >= 0) {
-      const line = pending.slice(0, newline);
-      pending = pending.slice(newline + 1);
-      if (line.trim() === '') continue;
-      try {
-        lines.push(JSON.parse(line) as Envelope);
-      } catch {
-        lines.push({ success: false, message: `NOT JSON: ${line}` });
-      }
-    }
-    for (const w of waiters) w();
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => (children.delete(child), resolve(code))));
-  return {
-    child,
-    lines,
-    stderr: () => stderr,
-    exited,
-    waitFor: (test, ms = 8000) =>
-      new Promise((resolve, reject) => {
-        const check = () => {
-          const found = lines.find(test);
-          if (!found) return;
-          waiters.delete(check);
-          clearTimeout(timer);
-          resolve(found);
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`no matching line in ${ms} ms: ${JSON.stringify(lines)}\nstderr: ${stderr}`));
-        }, ms);
-        waiters.add(check);
-        check();
-      }),
-  };
-}
-
-const event = (line: Envelope) => (typeof line.message === 'object' && line.message !== null ? String((line.message as { event?: unknown }).event ?? '') : '');
-
 
 describe('charta logs', () => {
   let api: Instance;
@@ -86,7 +19,7 @@ describe('charta logs', () => {
     api = await startInstance('sqlite');
   });
   after(async () => {
-    for (const child of children) child.kill('SIGKILL');
+    killFollowers();
     await api?.stop();
   });
 

@@ -1,7 +1,7 @@
 // Test helpers: the real `charta` binary as a subprocess (stdin not a terminal), a temporary
 // config directory, and an in-memory IO with scripted prompt answers for run() unit tests.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -27,17 +27,24 @@ export function tempDir(prefix = 'charta-cli-'): string {
   return dir;
 }
 
+/** This process's environment without the charta settings of whoever runs the tests, plus `env`. */
+function childEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  const merged: NodeJS.ProcessEnv = { ...process.env };
+  for (const key of ['CHARTA_CONFIG_DIR', 'CHARTA_HOST', 'CHARTA_API_KEY', 'XDG_CONFIG_HOME', 'CHARTA_DEBUG']) delete merged[key];
+  for (const [key, value] of Object.entries(env)) {
+    if (value === undefined) delete merged[key];
+    else merged[key] = value;
+  }
+  return merged;
+}
+
 /**
  * Runs `node bin/charta.js ...args` with the given extra environment and no terminal. Every
  * stdout line must be JSON unless `text` is set (help output).
  */
 export function charta(args: string[], env: Record<string, string | undefined>, text = false): Promise<Result> {
-  const base = { ...process.env };
-  for (const key of ['CHARTA_CONFIG_DIR', 'CHARTA_HOST', 'CHARTA_API_KEY', 'XDG_CONFIG_HOME', 'CHARTA_DEBUG']) delete base[key];
-  const merged = { ...base, ...env };
-  for (const [key, value] of Object.entries(merged)) if (value === undefined) delete merged[key];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: merged });
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(env) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -130,3 +137,70 @@ export async function closedPort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
 }
+
+export interface Follower {
+  child: ChildProcess;
+  lines: Envelope[];
+  stderr(): string;
+  /** Waits until a line satisfies `test` (or fails after `ms`). */
+  waitFor(test: (line: Envelope) => boolean, ms?: number): Promise<Envelope>;
+  exited: Promise<number | null>;
+}
+
+const children = new Set<ChildProcess>();
+
+/** Kills every follower still running (for an after() hook). */
+export function killFollowers(): void {
+  for (const child of children) child.kill('SIGKILL');
+}
+
+/** `charta logs …` left running, its stdout parsed line by line as it arrives. */
+export function follow(args: string[], env: Record<string, string>): Follower {
+  const child = spawn(process.execPath, [BIN, 'logs', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(env) });
+  children.add(child);
+  const lines: Envelope[] = [];
+  const waiters = new Set<() => void>();
+  let pending = '';
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  child.stdout!.on('data', (chunk) => {
+    pending += chunk;
+    let newline: number;
+    while ((newline = pending.indexOf('\n')) >= 0) {
+      const line = pending.slice(0, newline);
+      pending = pending.slice(newline + 1);
+      if (line.trim() === '') continue;
+      try {
+        lines.push(JSON.parse(line) as Envelope);
+      } catch {
+        lines.push({ success: false, message: `NOT JSON: ${line}` });
+      }
+    }
+    for (const w of waiters) w();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => (children.delete(child), resolve(code))));
+  return {
+    child,
+    lines,
+    stderr: () => stderr,
+    exited,
+    waitFor: (test, ms = 8000) =>
+      new Promise((resolve, reject) => {
+        const check = () => {
+          const found = lines.find(test);
+          if (!found) return;
+          waiters.delete(check);
+          clearTimeout(timer);
+          resolve(found);
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`no matching line in ${ms} ms: ${JSON.stringify(lines)}\nstderr: ${stderr}`));
+        }, ms);
+        waiters.add(check);
+        check();
+      }),
+  };
+}
+
+export const event = (line: Envelope) => (typeof line.message === 'object' && line.message !== null ? String((line.message as { event?: unknown }).event ?? '') : '');
