@@ -1,9 +1,12 @@
 // `npm run bench`: a bare Fastify baseline (and, on SQLite, a bare better-sqlite3 primary-key
 // read behind it), then the Commands API on each engine over a database of 100k commands — GET by
 // uuid, two filtered list pages, create, PATCH and commit — each measured with autocannon for a
-// few seconds. Prints the table and writes bench/results/latest.{json,md}.
+// few seconds. Then the plugin platform (lib/plugin-scenarios.ts): installs of 1 MiB packages
+// (plugin-install) and the log stream's fan-out to 100 WebSocket subscribers (log-fanout), each
+// next to a bare baseline. Prints the tables and writes bench/results/latest.{json,md}.
 // Settings: BENCH_DURATION, BENCH_WARMUP, BENCH_CONNECTIONS, BENCH_ENGINES, BENCH_COMMANDS,
-// BENCH_SCENARIOS, BENCH_PROFILE, BENCH_QUIET_WAIT, BENCH_SQLITE_ANALYZE (lib/options.ts,
+// BENCH_SCENARIOS, BENCH_PROFILE, BENCH_QUIET_WAIT, BENCH_SQLITE_ANALYZE, BENCH_PLUGIN_INSTALLS,
+// BENCH_PLUGIN_CONNECTIONS, BENCH_FANOUT_SUBSCRIBERS, BENCH_FANOUT_RATES (lib/options.ts,
 // docs/performance.md).
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
@@ -14,11 +17,16 @@ import { cpuMeter, waitForIdle, waitForQuiet, type CpuShare } from './lib/cpu.ts
 import type { SetupArgs, SetupResult } from './lib/charta-server.ts';
 import { measure, type LoadResult } from './lib/load.ts';
 import { loadOptions, type BenchOptions } from './lib/options.ts';
-import { machine, textTable, write, type Report, type Row } from './lib/report.ts';
+import { buildPackages, type PackageSet } from './lib/plugin-archives.ts';
+import { fanoutScenario, installScenario, packagesNeeded } from './lib/plugin-scenarios.ts';
+import { fanoutTextTable, installTextTable, machine, textTable, write, type FanoutRow, type InstallRow, type Report, type Row } from './lib/report.ts';
 
 const here = import.meta.dirname;
 const RESULTS = path.join(here, 'results');
 const API = '/core/api/v1/commands';
+/** The Commands API scenarios (they need the seeded commands and the GET /noop baseline). */
+const COMMAND_SCENARIOS = ['bare-pk-read', 'get', 'list', 'list-created', 'create', 'patch', 'commit'];
+const PLUGIN_SCENARIOS = ['plugin-install', 'log-fanout'];
 
 interface Probe {
   method: 'GET' | 'POST' | 'PATCH';
@@ -150,8 +158,19 @@ async function main(): Promise<void> {
   const opts = loadOptions();
   const started = performance.now();
   const wanted = (name: string) => opts.scenarios === undefined || opts.scenarios.includes(name);
+  const unknown = (opts.scenarios ?? []).filter((n) => !COMMAND_SCENARIOS.includes(n) && !PLUGIN_SCENARIOS.includes(n));
+  if (unknown.length > 0) throw new Error(`BENCH_SCENARIOS: unknown ${unknown.join(', ')} (known: ${[...COMMAND_SCENARIOS, ...PLUGIN_SCENARIOS].join(', ')})`);
+  const commandsWanted = COMMAND_SCENARIOS.some(wanted);
   console.log(`Charta benchmark: ${opts.connections} connections, ${opts.duration} s per scenario (+${opts.warmup} s warm-up), engines ${opts.engines.join(', ')}`);
   const rows: Row[] = [];
+  const installs: InstallRow[] = [];
+  const fanout: FanoutRow[] = [];
+  // The install packages are built once and used on every engine (each starts on a fresh database).
+  let packages: PackageSet | undefined;
+  if (wanted('plugin-install')) {
+    packages = await buildPackages(packagesNeeded(opts));
+    console.log(`plugin-install: built ${packages.packages.length} packages of ${packages.archiveBytes.toLocaleString('en-US')} bytes (${packages.inflatedBytes.toLocaleString('en-US')} inflated) in ${packages.seconds.toFixed(1)} s`);
+  }
   const seeding: Report['seeding'] = {};
   let failed = false;
 
@@ -172,24 +191,25 @@ async function main(): Promise<void> {
     const child = new Child(path.join(here, 'lib/charta-server.ts'));
     try {
       const seedStart = performance.now();
+      // Without a Commands scenario the 100k commands would only cost seeding time.
       const plan: SetupArgs['plan'] = {
         patients: 250,
         notes: 1_000,
-        commands: opts.commands,
-        patchFixtures: 2_000,
+        commands: commandsWanted ? opts.commands : 0,
+        patchFixtures: commandsWanted ? 2_000 : 0,
         analyzeSqlite: opts.sqliteAnalyze,
         // A staged command for each commit at up to 5,000 commits/s (several times what either
         // engine reaches here); running out would show as non-2xx.
         commitFixtures: wanted('commit') ? Math.ceil(5_000 * (opts.duration + opts.warmup)) + 1 : 0,
       };
       const f = await child.call<SetupResult>('setup', { engine, plan } satisfies SetupArgs);
-      seeding[engine] = { commands: opts.commands, totalCommands: f.totalCommands, seconds: f.seconds };
+      seeding[engine] = { commands: plan.commands, totalCommands: f.totalCommands, seconds: f.seconds };
       console.log(
-        `${engine}: seeded ${opts.commands.toLocaleString('en-US')} commands in ${f.seconds.base.toFixed(1)} s, fixtures in ${f.seconds.fixtures.toFixed(1)} s` +
+        `${engine}: seeded ${plan.commands.toLocaleString('en-US')} commands in ${f.seconds.base.toFixed(1)} s, fixtures in ${f.seconds.fixtures.toFixed(1)} s` +
           `${f.seconds.analyze > 0.05 ? `, ${engine === 'postgres' ? 'VACUUM ANALYZE' : 'ANALYZE'} ${f.seconds.analyze.toFixed(1)} s` : ''} (ready after ${((performance.now() - seedStart) / 1000).toFixed(1)} s)`,
       );
-      const baseline = await measureBaseline(engine);
-      if (f.sqliteFile !== undefined && wanted('bare-pk-read')) {
+      const baseline = commandsWanted ? await measureBaseline(engine) : undefined;
+      if (baseline !== undefined && f.sqliteFile !== undefined && wanted('bare-pk-read')) {
         // The issue's reference point, on the same file and uuids: better-sqlite3 behind bare Fastify.
         await baselineChild.call('openSqlite', { file: f.sqliteFile });
         const uuids = shuffle(f.sampleUuids).slice(0, 250);
@@ -204,11 +224,14 @@ async function main(): Promise<void> {
         rows.push({ scenario: s.name, engine, request: s.request, ...r, ratio: r.okPerSecond / baseline.okPerSecond });
         console.log(`${engine.padEnd(8)}  ${s.name.padEnd(12)} ${line(r)}`);
       }
-      for (const s of chartaScenarios(f).filter((x) => wanted(x.name))) {
+      for (const s of baseline === undefined ? [] : chartaScenarios(f).filter((x) => wanted(x.name))) {
         const r = await run(opts, child, engine, f.url, f.token, s);
-        rows.push({ scenario: s.name, engine, request: s.request, ...r, ratio: r.okPerSecond / baseline.okPerSecond });
+        rows.push({ scenario: s.name, engine, request: s.request, ...r, ratio: r.okPerSecond / baseline!.okPerSecond });
         console.log(`${engine.padEnd(8)}  ${s.name.padEnd(12)} ${line(r)}`);
       }
+      const target = { engine, child, url: f.url, apiKey: f.apiKey, baseline: baselineChild, baselineUrl };
+      if (packages !== undefined) installs.push(...(await installScenario(opts, target, packages)));
+      if (wanted('log-fanout')) fanout.push(...(await fanoutScenario(opts, target)));
     } catch (err) {
       failed = true;
       console.error(`${engine}: ${err instanceof Error ? err.stack : err}`);
@@ -229,11 +252,27 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     commit,
     machine: machine(),
-    settings: { duration: opts.duration, warmup: opts.warmup, connections: opts.connections, commands: opts.commands, sqliteAnalyze: opts.sqliteAnalyze },
+    settings: {
+      duration: opts.duration,
+      warmup: opts.warmup,
+      connections: opts.connections,
+      commands: opts.commands,
+      sqliteAnalyze: opts.sqliteAnalyze,
+      ...(opts.scenarios ? { scenarios: opts.scenarios } : {}),
+      ...(packages ? { pluginInstalls: opts.pluginInstalls, pluginConnections: opts.pluginConnections } : {}),
+      ...(wanted('log-fanout') ? { fanoutSubscribers: opts.fanoutSubscribers, fanoutRates: opts.fanoutRates } : {}),
+    },
     seeding,
     rows,
+    plugins: {
+      ...(packages ? { package: { archiveBytes: packages.archiveBytes, inflatedBytes: packages.inflatedBytes, files: packages.files, built: packages.packages.length, seconds: packages.seconds } } : {}),
+      installs,
+      fanout,
+    },
   };
-  console.log('\n' + textTable(rows));
+  if (rows.length > 0) console.log('\n' + textTable(rows));
+  if (installs.length > 0) console.log('\n' + installTextTable(installs));
+  if (fanout.length > 0) console.log('\n' + fanoutTextTable(fanout));
   write(RESULTS, report);
   console.log(`\nWrote ${path.relative(process.cwd(), RESULTS)}/latest.json and latest.md in ${((performance.now() - started) / 1000).toFixed(0)} s total`);
   if (failed) process.exitCode = 1;

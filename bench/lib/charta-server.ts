@@ -1,9 +1,12 @@
 // A Charta instance for the benchmark, in its own process: a fresh database, startServer with
-// silent logs and the test harness's bootstrap client, a bearer token, then the seeded data.
+// silent logs and the test harness's bootstrap client and API key, a bearer token, then the
+// seeded data. For the log fan-out it also emits entries on the server's own log bus, the way
+// an operation does after its commit (logs/events.ts).
 import { startServer, type Running } from '../../packages/server/src/server.ts';
 import type { Engine } from '../../packages/server/src/storage/db.ts';
-import { createDatabase, testConfig, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type TestDatabase } from '../../packages/server/test/support/harness.ts';
+import { createDatabase, testConfig, TEST_API_KEY, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type TestDatabase } from '../../packages/server/test/support/harness.ts';
 import { serve } from './child.ts';
+import { clockMs, fanoutEvent, paced, type PaceResult } from './fanout.ts';
 import { startProfile, stopProfile } from './profiler.ts';
 import { seed, type SeedPlan, type Seeded } from './seed.ts';
 
@@ -15,6 +18,8 @@ export interface SetupArgs {
 export interface SetupResult extends Seeded {
   url: string;
   token: string;
+  /** The bootstrap API key (plugin routes and the log stream take it raw in Authorization). */
+  apiKey: string;
   /** The SQLite file (undefined on PostgreSQL). */
   sqliteFile: string | undefined;
   /** Rows in the commands table once seeded (base + fixtures). */
@@ -41,11 +46,28 @@ async function setup({ engine, plan }: SetupArgs): Promise<SetupResult> {
   await running.storage.optimize();
   const { n } = await running.storage.db.selectFrom('commands').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
   const sqliteFile = engine === 'sqlite' ? database.url.slice('sqlite:'.length) : undefined;
-  return { ...seeded, url: running.url, token, sqliteFile, totalCommands: Number(n) };
+  return { ...seeded, url: running.url, token, apiKey: TEST_API_KEY, sqliteFile, totalCommands: Number(n) };
+}
+
+export interface EmitArgs {
+  /** Entries per second. */
+  rate: number;
+  seconds: number;
+  /** Names the run in each entry's text, so the subscribers tell a warm-up from a measurement. */
+  tag: string;
+}
+
+/** Info entries on the server's log bus at a steady rate, each stamped with its emit time. */
+function emitLogs({ rate, seconds, tag }: EmitArgs): Promise<PaceResult> {
+  const bus = running!.app.logs;
+  return paced(rate, seconds, (seq) => bus.emit({ level: 'info', event: fanoutEvent(tag, seq) }));
 }
 
 serve({
   setup,
+  clock: () => clockMs(),
+  emitLogs,
+  subscribers: () => running!.app.logs.subscribers,
   profileStart: () => startProfile(),
   profileStop: ({ file }: { file: string }) => stopProfile(file),
   close: async () => {

@@ -20,6 +20,14 @@ export interface BenchOptions {
   sqliteAnalyze: boolean;
   /** Only these scenarios (BENCH_SCENARIOS=get,list), for a quick look; all by default. */
   scenarios: string[] | undefined;
+  /** plugin-install: packages installed per concurrency level, after the warm-up ones (BENCH_PLUGIN_INSTALLS). */
+  pluginInstalls: number;
+  /** plugin-install: concurrent uploads, one measurement each (BENCH_PLUGIN_CONNECTIONS=1,4). */
+  pluginConnections: number[];
+  /** log-fanout: WebSocket subscribers (BENCH_FANOUT_SUBSCRIBERS). */
+  fanoutSubscribers: number;
+  /** log-fanout: entries per second, one measurement each, BENCH_DURATION seconds long (BENCH_FANOUT_RATES=200,1000). */
+  fanoutRates: number[];
 }
 
 function positive(name: string, fallback: number, integer = false): number {
@@ -30,6 +38,16 @@ function positive(name: string, fallback: number, integer = false): number {
     throw new Error(`${name} must be a positive ${integer ? 'integer' : 'number'}, got ${text}`);
   }
   return value;
+}
+
+function positives(name: string, fallback: number[]): number[] {
+  const items = list(name);
+  if (items === undefined) return fallback;
+  return items.map((text) => {
+    const value = Number(text);
+    if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be positive integers separated by commas, got ${process.env[name]}`);
+    return value;
+  });
 }
 
 function list(name: string): string[] | undefined {
@@ -51,5 +69,9 @@ export function loadOptions(): BenchOptions {
     sqliteAnalyze: process.env.BENCH_SQLITE_ANALYZE === '1',
     quietWait: process.env.BENCH_QUIET_WAIT === '0' ? 0 : positive('BENCH_QUIET_WAIT', 20),
     scenarios: list('BENCH_SCENARIOS'),
+    pluginInstalls: positive('BENCH_PLUGIN_INSTALLS', 100, true),
+    pluginConnections: positives('BENCH_PLUGIN_CONNECTIONS', [1, 4]),
+    fanoutSubscribers: positive('BENCH_FANOUT_SUBSCRIBERS', 100, true),
+    fanoutRates: positives('BENCH_FANOUT_RATES', [200, 1000]),
   };
 }

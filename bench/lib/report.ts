@@ -19,13 +19,93 @@ export interface Row extends LoadResult {
   profiled: boolean;
 }
 
+/** One plugin-install measurement: `installs` uploads over `connections` connections. */
+export interface InstallRow {
+  /** `plugin-install`, or `upload-baseline` (the same uploads to bare Fastify + @fastify/multipart). */
+  scenario: string;
+  engine: string;
+  connections: number;
+  /** Uploads sent (each a distinct package). */
+  uploads: number;
+  okPerSecond: number;
+  megabytesPerSecond: number;
+  p50: number;
+  p99: number;
+  max: number;
+  ok: number;
+  failed: number;
+  statusCodes: Record<string, number>;
+  seconds: number;
+  /** okPerSecond ÷ the upload baseline's at the same concurrency, measured just before. */
+  ratio: number;
+  cpu: CpuShare;
+  /** Server CPU per answered upload, ms (with PostgreSQL's processes on that engine). */
+  serverMsPerUpload: number;
+}
+
+/** One log fan-out measurement: `rate` entries/s for `seconds` to `subscribers` WebSockets. */
+export interface FanoutRow {
+  /** `log-fanout`, or `ws-baseline` (the same fan-out from a bare ws server). */
+  scenario: string;
+  engine: string;
+  subscribers: number;
+  rate: number;
+  /** Entries emitted, and the seconds from the first to the last. */
+  emitted: number;
+  emitSeconds: number;
+  /** Entries received over all subscribers (emitted × subscribers when none is lost). */
+  delivered: number;
+  /** delivered ÷ (first emit → last receipt). */
+  deliveredPerSecond: number;
+  perSubscriberPerSecond: number;
+  /** Emit → receipt, ms, over every delivered entry. */
+  p50: number;
+  p99: number;
+  max: number;
+  /** Lines the server reported dropped ("N log lines dropped (slow consumer)"), and the notices. */
+  dropped: number;
+  droppedNotices: number;
+  /** Entries neither delivered nor reported dropped when the bench stopped waiting. */
+  missing: number;
+  /** Subscribers that received every entry. */
+  complete: number;
+  outOfOrder: number;
+  /** Round trip of the clock calibration between the processes (bounds the latency error at half of it), ms. */
+  clockRttMs: number;
+  cpu: CpuShare;
+  /** Server CPU per delivered line, µs (with PostgreSQL's processes on that engine). */
+  serverMicrosPerLine: number;
+}
+
+export interface PackageInfo {
+  archiveBytes: number;
+  inflatedBytes: number;
+  files: Array<{ path: string; bytes: number }>;
+  built: number;
+  seconds: number;
+}
+
 export interface Report {
   date: string;
   commit: string | undefined;
   machine: { cpus: number; cpuModel: string; memoryGb: number; node: string; platform: string };
-  settings: { duration: number; warmup: number; connections: number; commands: number; sqliteAnalyze: boolean };
+  settings: {
+    duration: number;
+    warmup: number;
+    connections: number;
+    commands: number;
+    sqliteAnalyze: boolean;
+    scenarios?: string[];
+    pluginInstalls?: number;
+    pluginConnections?: number[];
+    fanoutSubscribers?: number;
+    fanoutRates?: number[];
+  };
   seeding: Record<string, { commands: number; totalCommands: number; seconds: { base: number; fixtures: number; analyze: number } }>;
+  /** The Commands API scenarios (and their baselines). */
   rows: Row[];
+  /** The plugin platform scenarios (absent in reports from before they existed). */
+  plugins?: { package?: PackageInfo; installs: InstallRow[]; fanout: FanoutRow[] };
 }
 
 export function machine(): Report['machine'] {
@@ -70,6 +150,94 @@ export function markdownTable(rows: Row[]): string {
   return [`| ${HEAD.join(' | ')} |`, `| ${align.join(' | ')} |`, ...rows.map((r) => `| ${cells(r).join(' | ')} |`)].join('\n');
 }
 
+const INSTALL_HEAD = ['scenario', 'engine', 'conn', 'uploads', '2xx/s', 'MB/s', 'p50 ms', 'p99 ms', 'max ms', 'failed', 'ratio', 'server ms/upload', 'CPU client', 'CPU server', 'CPU other'];
+const installCells = (r: InstallRow) => [
+  r.scenario,
+  r.engine,
+  String(r.connections),
+  String(r.uploads),
+  f1(r.okPerSecond),
+  f1(r.megabytesPerSecond),
+  f1(r.p50),
+  f1(r.p99),
+  f1(r.max),
+  String(r.failed),
+  f2(r.ratio),
+  f1(r.serverMsPerUpload),
+  f1(r.cpu.client),
+  f1(r.engine === 'postgres' ? r.cpu.server + r.cpu.postgres : r.cpu.server),
+  f1(r.engine === 'postgres' ? r.cpu.other : r.cpu.other + r.cpu.postgres),
+];
+
+const FANOUT_HEAD = ['scenario', 'engine', 'subs', 'entries/s', 'emitted', 'delivered', 'lines/s', 'per sub/s', 'p50 ms', 'p99 ms', 'max ms', 'dropped', 'missing', 'server µs/line', 'CPU client', 'CPU server', 'CPU other'];
+const fanoutCells = (r: FanoutRow) => [
+  r.scenario,
+  r.engine,
+  String(r.subscribers),
+  f0(r.rate),
+  f0(r.emitted),
+  f0(r.delivered),
+  f0(r.deliveredPerSecond),
+  f0(r.perSubscriberPerSecond),
+  f2(r.p50),
+  f2(r.p99),
+  f2(r.max),
+  `${f0(r.dropped)}${r.droppedNotices ? ` (${r.droppedNotices} notices)` : ''}`,
+  f0(r.missing),
+  f1(r.serverMicrosPerLine),
+  f1(r.cpu.client),
+  f1(r.engine === 'postgres' ? r.cpu.server + r.cpu.postgres : r.cpu.server),
+  f1(r.engine === 'postgres' ? r.cpu.other : r.cpu.other + r.cpu.postgres),
+];
+
+function table<R>(head: string[], rows: R[], cellsOf: (r: R) => string[], textColumns: number): string {
+  const body = rows.map(cellsOf);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  const line = (c: string[]) => c.map((v, i) => (i < textColumns ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join('  ');
+  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
+}
+
+function mdTable<R>(head: string[], rows: R[], cellsOf: (r: R) => string[], textColumns: number): string {
+  const align = head.map((_, i) => (i < textColumns ? ':--' : '--:'));
+  return [`| ${head.join(' | ')} |`, `| ${align.join(' | ')} |`, ...rows.map((r) => `| ${cellsOf(r).join(' | ')} |`)].join('\n');
+}
+
+export const installTextTable = (rows: InstallRow[]) => table(INSTALL_HEAD, rows, installCells, 2);
+export const fanoutTextTable = (rows: FanoutRow[]) => table(FANOUT_HEAD, rows, fanoutCells, 2);
+
+function pluginMarkdown(report: Report): string[] {
+  const p = report.plugins;
+  if (p === undefined || (p.installs.length === 0 && p.fanout.length === 0)) return [];
+  const out: string[] = ['## Plugin platform', ''];
+  if (p.installs.length > 0) {
+    const pkg = p.package;
+    out.push(
+      '### plugin-install',
+      '',
+      `\`POST /core/api/v1/plugins/\` (multipart: \`is_enabled\`=True, file \`package\`), authenticated by the raw API key, until the 201; a distinct plugin name for every upload.` +
+        (pkg ? ` Each package: a .tar.gz of ${pkg.archiveBytes.toLocaleString('en-US')} bytes inflating to ${pkg.inflatedBytes.toLocaleString('en-US')} (${pkg.files.map((f) => `${f.path} ${f.bytes.toLocaleString('en-US')} B`).join(', ')}); ${pkg.built} built in ${pkg.seconds.toFixed(1)} s before measuring.` : ''),
+      '*upload-baseline* sends the same uploads to a bare Fastify route that reads the multipart body whole with the server\'s @fastify/multipart and answers 201; ratio = installs/s ÷ its uploads/s at the same concurrency. 2xx/s and latencies count 201s only; server ms/upload is server CPU (and PostgreSQL\'s) per answered upload.',
+      '',
+      mdTable(INSTALL_HEAD, p.installs, installCells, 2),
+      '',
+    );
+    const failures = p.installs.filter((r) => r.failed > 0).map((r) => `- ${r.scenario} on ${r.engine} (${r.connections} conn): status codes ${JSON.stringify(r.statusCodes)}`);
+    if (failures.length > 0) out.push(...failures, '');
+  }
+  if (p.fanout.length > 0) {
+    out.push(
+      '### log-fanout',
+      '',
+      `${p.fanout[0]!.subscribers} WebSocket subscribers on \`/core/api/v1/logging/\` (API key in Authorization), entries emitted on the server's own log bus inside the server process at a steady rate for ${report.settings.duration} s. Latency: from the emit (a high-resolution stamp in the entry's text) to its receipt by each subscriber in the bench process, clocks aligned over the IPC channel, over every delivered line. lines/s: lines delivered over all subscribers ÷ (first emit → last receipt). dropped: lines the server reported dropped in "N log lines dropped (slow consumer)" notices; missing: neither delivered nor reported when the bench stopped waiting.`,
+      '*ws-baseline* is the same fan-out from a bare \`ws\` server (one JSON line of the same shape serialised once and sent to every client; no bus, queues or authentication).',
+      '',
+      mdTable(FANOUT_HEAD, p.fanout, fanoutCells, 2),
+      '',
+    );
+  }
+  return out;
+}
+
 export function markdown(report: Report): string {
   const m = report.machine;
   const s = report.settings;
@@ -80,25 +248,33 @@ export function markdown(report: Report): string {
     .filter((r) => r.non2xx + r.errors + r.timeouts > 0)
     .map((r) => `- ${r.scenario} on ${r.engine}: status codes ${JSON.stringify(r.statusCodes)}, ${r.errors} errors, ${r.timeouts} timeouts`)
     .join('\n');
+  const commands =
+    report.rows.length === 0
+      ? []
+      : [
+          `${s.connections} connections, ${s.duration} s per scenario after ${s.warmup} s of warm-up; autocannon in the bench process, each server in its own process, over loopback.`,
+          ...(s.sqliteAnalyze ? ['**BENCH_SQLITE_ANALYZE=1**: the SQLite database was ANALYZEd after seeding, which the server itself never does.'] : []),
+          'req/s counts 2xx responses only; latencies are of 2xx responses; ratio = req/s ÷ the bare-Fastify baseline measured just before that engine\'s scenarios.',
+          'server µs/req: CPU time the server (and PostgreSQL) spent per 2xx response. CPU columns: average cores used by the load generator, by the server (with PostgreSQL\'s processes on that engine) and by everything else on the machine during the measurement.',
+          '',
+          markdownTable(report.rows),
+          '',
+          '## Requests',
+          '',
+          ...report.rows.filter((r, i, all) => all.findIndex((o) => o.scenario === r.scenario) === i).map((r) => `- **${r.scenario}**: \`${r.request}\``),
+          '',
+          ...(failures ? ['## Non-2xx responses', '', failures, ''] : []),
+        ];
   return [
     '# Benchmark results',
     '',
     `${report.date}${report.commit ? `, commit ${report.commit.slice(0, 12)}` : ''}. ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGb} GB, Node ${m.node}, ${m.platform}.`,
-    `${s.connections} connections, ${s.duration} s per scenario after ${s.warmup} s of warm-up; autocannon in the bench process, each server in its own process, over loopback.`,
-    ...(s.sqliteAnalyze ? ['**BENCH_SQLITE_ANALYZE=1**: the SQLite database was ANALYZEd after seeding, which the server itself never does.'] : []),
-    'req/s counts 2xx responses only; latencies are of 2xx responses; ratio = req/s ÷ the bare-Fastify baseline measured just before that engine\'s scenarios.',
-    'server µs/req: CPU time the server (and PostgreSQL) spent per 2xx response. CPU columns: average cores used by the load generator, by the server (with PostgreSQL\'s processes on that engine) and by everything else on the machine during the measurement.',
-    '',
-    markdownTable(report.rows),
-    '',
-    '## Requests',
-    '',
-    ...report.rows.filter((r, i, all) => all.findIndex((o) => o.scenario === r.scenario) === i).map((r) => `- **${r.scenario}**: \`${r.request}\``),
-    '',
+    ...(s.scenarios ? [`Only the scenarios ${s.scenarios.join(', ')} (BENCH_SCENARIOS).`] : []),
+    ...(commands.length > 0 ? commands : ['']),
+    ...pluginMarkdown(report),
     '## Seeding',
     '',
     seeding,
-    ...(failures ? ['', '## Non-2xx responses', '', failures] : []),
     '',
   ].join('\n');
 }

@@ -1,0 +1,119 @@
+// Plugin packages for the install scenario: real .tar.gz archives of about 1 MiB, each with a
+// valid CHARTA_MANIFEST.json under its own plugin name (a second install of a name answers 400).
+// The content is what a bundled plugin looks like: a manifest, a README, a minified-looking
+// JavaScript bundle (text that gzip shrinks about 4:1) and a binary asset (random bytes, which it
+// cannot shrink), so the archive really is ~1 MiB on the wire and inflates to less than twice
+// that, far below the 100:1 ratio limit. Tar headers as the tests write them (tar's Header),
+// gzip at zlib's default level (what `tar -czf` uses).
+import crypto from 'node:crypto';
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
+import { manifestJson, rawTar, type TarItem } from '../../packages/server/test/support/archives.ts';
+
+const gzip = promisify(zlib.gzip);
+
+export interface PluginPackage {
+  /** The manifest's name; the plugin is installed as its slug. */
+  name: string;
+  slug: string;
+  bytes: Buffer;
+}
+
+export interface PackageSet {
+  packages: PluginPackage[];
+  /** Bytes of the archive (all are within a few bytes of each other). */
+  archiveBytes: number;
+  /** Bytes of everything in it, inflated (tar headers included). */
+  inflatedBytes: number;
+  files: Array<{ path: string; bytes: number }>;
+  seconds: number;
+}
+
+/** Small, seeded PRNG: the same bundle on every run. */
+function mulberry32(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const IDENTIFIERS = 'e t n r i o a s c l u d h f p m value entry event command payload result options handler context patient note vitals threshold systolic diastolic pulse alert webhook fetch response request json status retry timeout schema field params state index length push map filter reduce keys assign'.split(' ');
+const KEYWORDS = ['return ', 'const ', 'let ', 'if(', 'else ', 'for(', 'new ', 'typeof ', 'await ', 'async ', 'function ', 'throw '];
+const OPERATORS = ['=', '===', '!==', '&&', '||', '?', ':', '+', '-', '*', '<', '>', '=>', ',', ';', '.', '(', ')', '{', '}', '[', ']'];
+
+/** A minified-looking bundle of about `size` bytes (it gzips to roughly a quarter). */
+function bundle(size: number, rnd: () => number): string {
+  const pick = <T>(items: readonly T[]) => items[Math.floor(rnd() * items.length)]!;
+  const parts: string[] = ['"use strict";'];
+  let length = parts[0]!.length;
+  while (length < size) {
+    const r = rnd();
+    const token =
+      r < 0.45 ? pick(IDENTIFIERS) + (rnd() < 0.3 ? String(Math.floor(rnd() * 100)) : '')
+      : r < 0.6 ? pick(KEYWORDS)
+      : r < 0.92 ? pick(OPERATORS)
+      : r < 0.97 ? String(Math.floor(rnd() * 10_000))
+      : `"${pick(IDENTIFIERS)} ${pick(IDENTIFIERS)}"`;
+    parts.push(token);
+    length += token.length;
+    if (rnd() < 0.004) {
+      parts.push('\n');
+      length++;
+    }
+  }
+  return parts.join('').slice(0, size);
+}
+
+const README = '# Bench plugin\n\nA package of the size of a bundled plugin with a small model file, for `npm run bench`.\n';
+const BUNDLE_BYTES = 700_000;
+
+function items(name: string, index: number, js: string, asset: Buffer): TarItem[] {
+  return [
+    { path: 'CHARTA_MANIFEST.json', body: manifestJson({ name, plugin_version: `1.0.${index}`, description: 'Benchmark package: a bundled handler and a binary asset.', secrets: [] }) },
+    { path: 'README.md', body: README },
+    { path: 'dist/', type: 'Directory' },
+    { path: 'dist/index.js', body: js },
+    { path: 'assets/', type: 'Directory' },
+    { path: 'assets/model.bin', body: asset },
+  ];
+}
+
+/**
+ * `count` packages named "Bench Plugin 00001"… (slugs bench-plugin-00001…) of about
+ * `targetBytes` each: the random asset is sized so the whole archive lands near the target.
+ */
+export async function buildPackages(count: number, targetBytes = 1024 * 1024): Promise<PackageSet> {
+  const started = performance.now();
+  const rnd = mulberry32(1_000_003);
+  const js = bundle(BUNDLE_BYTES, rnd);
+  // The asset is incompressible: gzip stores it with about 0.15 % of framing.
+  const probe = (await gzip(rawTar(items('Bench Plugin 00000', 0, js, Buffer.alloc(0))))).length;
+  const asset = crypto.randomBytes(Math.max(0, Math.floor((targetBytes - probe) / 1.0015)));
+  const packages: PluginPackage[] = new Array(count);
+  let next = 0;
+  // Two at a time: zlib's async gzip runs on the thread pool, one per core of this machine.
+  const worker = async () => {
+    for (let i = next++; i < count; i = next++) {
+      const number = String(i + 1).padStart(5, '0');
+      const name = `Bench Plugin ${number}`;
+      packages[i] = { name, slug: `bench-plugin-${number}`, bytes: await gzip(rawTar(items(name, i + 1, js, asset))) };
+    }
+  };
+  await Promise.all([worker(), worker()]);
+  const tarOfFirst = rawTar(items(packages[0]?.name ?? 'Bench Plugin 00001', 1, js, asset));
+  return {
+    packages,
+    archiveBytes: packages[0]?.bytes.length ?? 0,
+    inflatedBytes: tarOfFirst.length,
+    files: [
+      { path: 'CHARTA_MANIFEST.json', bytes: Buffer.byteLength(items('Bench Plugin 00001', 1, js, asset)[0]!.body as string) },
+      { path: 'README.md', bytes: README.length },
+      { path: 'dist/index.js', bytes: js.length },
+      { path: 'assets/model.bin', bytes: asset.length },
+    ],
+    seconds: (performance.now() - started) / 1000,
+  };
+}
