@@ -11,6 +11,8 @@ export const CHANNEL = 'charta_logs';
 export const MAX_PAYLOAD_BYTES = 7900;
 /** Publishes waiting for the connection at most; beyond it new entries are not relayed. */
 const MAX_PENDING = 1000;
+/** Entries published by one query. */
+const BATCH = 100;
 
 export interface PgRelay {
   stop(): Promise<void>;
@@ -51,9 +53,12 @@ export function entryOf(payload: string, ownOrigin: string): LogEntry | undefine
 export async function startPgRelay(url: string, bus: LogBus, onError: (err: unknown) => void = () => undefined): Promise<PgRelay> {
   let client: pg.Client | undefined;
   let stopped = false;
-  let pending = 0;
   let retryMs = 500;
   let retryTimer: NodeJS.Timeout | undefined;
+  // One query at a time on the connection (pg wants no overlapping queries): entries that arrive
+  // while one is running wait, and the next query publishes up to BATCH of them at once.
+  const queue: string[] = [];
+  let sending = false;
 
   const connect = async () => {
     const c = new pg.Client({ connectionString: url, application_name: 'charta-log-relay' });
@@ -71,6 +76,7 @@ export async function startPgRelay(url: string, bus: LogBus, onError: (err: unkn
     await c.query(`LISTEN ${CHANNEL}`);
     client = c;
     retryMs = 500;
+    flush(); // entries queued before a reconnection
   };
 
   const lost = (c: pg.Client) => {
@@ -92,17 +98,27 @@ export async function startPgRelay(url: string, bus: LogBus, onError: (err: unkn
 
   await connect();
 
-  const off = bus.onLocal((entry) => {
+  function flush(): void {
     const c = client;
-    if (c === undefined || pending >= MAX_PENDING) return;
-    pending++;
-    c.query('SELECT pg_notify($1, $2)', [CHANNEL, payloadOf(entry, bus.origin)]).then(
-      () => pending--,
+    if (sending || c === undefined || queue.length === 0) return;
+    sending = true;
+    const batch = queue.splice(0, BATCH);
+    c.query('SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload', [CHANNEL, batch]).then(
+      () => {
+        sending = false;
+        flush();
+      },
       (err: unknown) => {
-        pending--;
+        sending = false;
         onError(err);
+        flush();
       },
     );
+  }
+  const off = bus.onLocal((entry) => {
+    if (client === undefined || queue.length >= MAX_PENDING) return;
+    queue.push(payloadOf(entry, bus.origin));
+    flush();
   });
 
   return {
