@@ -7,6 +7,7 @@ import { insertCommand } from '../storage/commands-repository.ts';
 import { writeTransaction, type Idempotency } from '../storage/transaction.ts';
 import { getKind, kindKeys } from './kinds/index.ts';
 import { validateValues } from './values.ts';
+import { resolveOptions } from '../options/index.ts';
 import { assertNoteWritable } from './rules.ts';
 import { toView, type CommandView } from './representation.ts';
 import { actingStaff } from './actor.ts';
@@ -31,8 +32,11 @@ export async function createCommand(ctx: Ctx, input: CreateInput, idempotency?: 
   if (noteUuid === undefined || !UUID_RE.test(noteUuid)) throw problem('note_does_not_exist');
   const outcome = await writeTransaction<CommandView>(ctx, idempotency, async ({ trx, audit }) => {
     const note = await assertNoteWritable(trx, ctx.storage.engine, noteUuid);
+    const given = Object.fromEntries(Object.entries(checked.values).filter(([, v]) => v !== null));
+    const resolved = await resolveOptions(kind, given, { db: trx, engine: ctx.storage.engine, patientKey: note.patient_key, data: given });
+    if (!resolved.ok) throw invalid(resolved.errors);
+    const data = resolved.values;
     const now = nowMicros();
-    const data = Object.fromEntries(Object.entries(checked.values).filter(([, v]) => v !== null));
     const row = {
       uuid: newUuid(),
       schema_key: kind.key,

@@ -1,6 +1,7 @@
 // GET /core/api/v1/commands/{uuid}/fields/ and the per-field autocomplete endpoint.
 import type { Ctx } from '../lib/context.ts';
-import { problem } from '../http/problem.ts';
+import { invalid, problem } from '../http/problem.ts';
+import { searchOptions, toWire } from '../options/index.ts';
 import { getKind } from './kinds/index.ts';
 import type { FieldDef } from './kinds/types.ts';
 import { getCommand } from './get.ts';
@@ -30,14 +31,21 @@ export interface AutocompleteOption {
   value: string;
 }
 
-/**
- * Options for an AutocompleteField. The terminologies and reference data behind them arrive
- * with the autocomplete issue; until then every autocomplete field answers an empty list.
- */
-export async function autocomplete(ctx: Ctx, uuid: string, fieldName: string, _searchTerm: string): Promise<AutocompleteOption[]> {
+export const DEFAULT_OPTIONS = 20;
+export const MAX_OPTIONS = 100;
+
+/** Options for an AutocompleteField of a command, best first (see src/options/). */
+export async function autocomplete(ctx: Ctx, uuid: string, fieldName: string, searchTerm: string, limitText?: string): Promise<AutocompleteOption[]> {
+  const limit = limitText === undefined ? DEFAULT_OPTIONS : Number(limitText);
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_OPTIONS) {
+    throw invalid([{ field: 'limit', message: `must be an integer from 1 to ${MAX_OPTIONS}` }]);
+  }
   const command = await getCommand(ctx, uuid);
   const field = getKind(command.schema_key)!.fields.find((f) => f.name === fieldName);
   if (field === undefined) throw problem('field_not_found', { detail: `Field '${fieldName}' not found on ${command.schema_key}` });
   if (field.type !== 'AutocompleteField') throw problem('field_not_autocomplete');
-  return [];
+  if (field.source === undefined) return [];
+  const context = { db: ctx.storage.reader, engine: ctx.storage.engine, patientKey: command.patient_key, data: command.data };
+  const options = await searchOptions({ ...field, source: field.source }, context, searchTerm, limit);
+  return options.map(toWire);
 }

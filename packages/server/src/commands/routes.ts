@@ -134,13 +134,13 @@ export function commandRoutes(app: FastifyInstance, storage: Storage, publicUrl:
       security,
       summary: 'Options for an autocomplete field',
       params: Type.Object({ uuid: Type.String(), field: Type.String({ maxLength: 100 }) }),
-      querystring: Type.Object({ search_term: Type.Optional(Type.String({ maxLength: 200 })), limit: Type.Optional(Type.String({ pattern: '^\\d+$' })) }, { additionalProperties: false }),
+      querystring: Type.Object({ search_term: Type.Optional(Type.String({ maxLength: 200 })), limit: Type.Optional(Type.String({ pattern: '^\\d+$', description: '1–100, default 20' })) }, { additionalProperties: false }),
       response: { 200: Type.Array(ref('AutocompleteOption')), ...problems(400, 401, 403, 404) },
     },
     handler: async (request) => {
       const { uuid, field } = request.params as { uuid: string; field: string };
-      const { search_term } = request.query as { search_term?: string };
-      return autocomplete(ctxOf(request, storage), commandUuid(uuid), field, search_term ?? '');
+      const { search_term, limit } = request.query as { search_term?: string; limit?: string };
+      return autocomplete(ctxOf(request, storage), commandUuid(uuid), field, search_term ?? '', limit);
     },
   });
 }

@@ -114,6 +114,30 @@ export interface PluginTable {
   updated_at: number;
 }
 
+export interface ConceptTable {
+  id: Generated<number>;
+  /** Coding system string: `ICD-10`, `http://www.nlm.nih.gov/research/umls/rxnorm`… */
+  system: string;
+  code: string;
+  /** The code upper-cased, letters and digits only: what an exact code search compares. */
+  code_key: string;
+  display: string;
+  /** normalizeText(display): the start-of-display search runs on it. */
+  display_key: string;
+  /** normalizeText(code + display): the word search runs on it. */
+  search_text: string;
+  active: number;
+  /** JSON object of small facts (term type, class…), or null. */
+  extra: string | null;
+  updated_at: number;
+}
+
+export interface SettingTable {
+  key: string;
+  value: string;
+  updated_at: number;
+}
+
 export interface Database {
   staff: StaffTable;
   api_keys: ApiKeyTable;
@@ -125,4 +149,6 @@ export interface Database {
   audit_events: AuditEventTable;
   idempotency_keys: IdempotencyKeyTable;
   plugins: PluginTable;
+  concepts: ConceptTable;
+  settings: SettingTable;
 }

@@ -11,6 +11,7 @@ export const diagnoseKind: CommandKind = {
       type: 'AutocompleteField',
       required: true,
       codingSystems: [CodeSystems.ICD10, CodeSystems.UNSTRUCTURED],
+      source: { kind: 'terminology', systems: [CodeSystems.ICD10] },
       description: 'The diagnosed condition, picked from ICD-10 codes.',
     },
     {

@@ -11,6 +11,7 @@ export const instructKind: CommandKind = {
       type: 'AutocompleteField',
       required: true,
       codingSystems: [CodeSystems.SNOMED, CodeSystems.UNSTRUCTURED],
+      source: { kind: 'terminology', systems: [CodeSystems.SNOMED, CodeSystems.UNSTRUCTURED] },
       description: 'The instruction, picked from SNOMED CT concepts or given as free text.',
     },
     {

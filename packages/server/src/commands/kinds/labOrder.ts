@@ -34,6 +34,7 @@ export const labOrderKind: CommandKind = {
       multiple: true,
       maxItems: 12,
       codingSystems: [CodeSystems.ICD10, CodeSystems.UNSTRUCTURED],
+      source: { kind: 'terminology', systems: [CodeSystems.ICD10] },
       description: 'The ICD-10 diagnoses that justify the order.',
     },
     {

@@ -11,6 +11,7 @@ export const medicationStatementKind: CommandKind = {
       type: 'AutocompleteField',
       required: true,
       codingSystems: [CodeSystems.RXNORM, CodeSystems.FDB, CodeSystems.UNSTRUCTURED],
+      source: { kind: 'terminology', systems: [CodeSystems.RXNORM] },
       description: 'The medication, picked from the drug database or given as free text.',
     },
     {

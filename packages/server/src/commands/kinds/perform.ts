@@ -11,6 +11,7 @@ export const performKind: CommandKind = {
       type: 'AutocompleteField',
       required: true,
       codingSystems: [CodeSystems.CPT, CodeSystems.HCPCS, CodeSystems.UNSTRUCTURED],
+      source: { kind: 'terminology', systems: [CodeSystems.CPT, CodeSystems.HCPCS] },
       description: 'The procedure performed, picked from CPT or HCPCS codes.',
     },
     {

@@ -11,6 +11,7 @@ export const prescribeKind: CommandKind = {
       type: 'AutocompleteField',
       required: true,
       codingSystems: [CodeSystems.RXNORM, CodeSystems.FDB, CodeSystems.UNSTRUCTURED],
+      source: { kind: 'terminology', systems: [CodeSystems.RXNORM] },
       description: 'The medication prescribed, picked from the drug database.',
     },
     {
@@ -20,6 +21,7 @@ export const prescribeKind: CommandKind = {
       multiple: true,
       maxItems: 2,
       codingSystems: [CodeSystems.ICD10, CodeSystems.UNSTRUCTURED],
+      source: { kind: 'terminology', systems: [CodeSystems.ICD10] },
       description: 'Up to two ICD-10 diagnoses the medication is prescribed for.',
     },
     {

@@ -3,9 +3,10 @@ import { Migrator, type Migration } from 'kysely';
 import type { Storage } from '../db.ts';
 import * as initial from './001-initial.ts';
 import * as plugins from './002-plugins.ts';
+import * as terminology from './003-terminology.ts';
 
 export async function migrate(storage: Storage): Promise<string[]> {
-  const all: Record<string, { up: typeof initial.up }> = { '001-initial': initial, '002-plugins': plugins };
+  const all: Record<string, { up: typeof initial.up }> = { '001-initial': initial, '002-plugins': plugins, '003-terminology': terminology };
   const migrations: Record<string, Migration> = {};
   for (const [name, m] of Object.entries(all)) migrations[name] = { up: (db) => m.up(db, storage.engine) };
   const migrator = new Migrator({ db: storage.db, provider: { getMigrations: async () => migrations } });

@@ -1,0 +1,37 @@
+// Options from the terminologies: concepts of the field's systems, searched by code and words;
+// a picked option must name an active concept of one of them, or be free text (UNSTRUCTURED).
+import { CodeSystems } from '../commands/kinds/types.ts';
+import { findConcept } from '../storage/concepts-repository.ts';
+import { searchConcepts, toConcept } from '../terminology/search.ts';
+import { codingsOf, conceptOption, unstructuredOption } from './option.ts';
+import type { OptionProvider, OptionSource } from './types.ts';
+
+type TerminologySource = Extract<OptionSource, { kind: 'terminology' }>;
+
+const MAX_FREE_TEXT = 500;
+
+export const terminologyProvider: OptionProvider<TerminologySource> = {
+  async search(source, ctx, term, limit) {
+    const concepts = await searchConcepts(ctx.db, ctx.engine, source.systems, term, limit);
+    return concepts.map(conceptOption);
+  },
+
+  async resolve(source, ctx, picked) {
+    const codings = codingsOf(picked);
+    const unstructured = codings.find((c) => c.system === CodeSystems.UNSTRUCTURED);
+    if (unstructured !== undefined) {
+      const text = (unstructured.display ?? unstructured.code).trim();
+      if (text === '' || text.length > MAX_FREE_TEXT) return `free text (UNSTRUCTURED) must have 1 to ${MAX_FREE_TEXT} characters`;
+      return unstructuredOption(text);
+    }
+    // Picked codings of the field's systems; without codings, the option's value as a code of any of them.
+    const candidates = codings.length > 0 ? codings.filter((c) => source.systems.includes(c.system)) : source.systems.map((system) => ({ system, code: String(picked.value) }));
+    for (const { system, code } of candidates) {
+      const row = await findConcept(ctx.db, system, code);
+      if (row !== undefined && row.active === 1) return conceptOption(toConcept(row));
+      if (row !== undefined) return `${code} is no longer an active code of ${system}`;
+    }
+    const shown = candidates[0]?.code ?? String(picked.value);
+    return `${JSON.stringify(shown)} is not a known code of ${source.systems.join(' or ')}`;
+  },
+};

@@ -1,0 +1,213 @@
+// Autocomplete over the terminologies, on both engines: concepts written by storeConcepts, then
+// searched through the API — exact code first, then display starts, then words anywhere in any
+// order by prefix; case and accents ignored; inactive codes never offered; query syntax in a
+// search term is plain text; the option shape of the spec; a picked option round-trips through
+// PATCH and commit, and a value that is not an option is a 400 naming the field. The query plans
+// of the three searches are index lookups, never table scans.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { CompiledQuery, sql } from 'kysely';
+import { ENGINES, startInstance, type Instance } from './support/harness.ts';
+import { CodeSystems } from '../src/commands/kinds/types.ts';
+import { storeConcepts } from '../src/terminology/store.ts';
+import { conceptSearchQueries, withWordIndex } from '../src/storage/concepts-repository.ts';
+import type { ConceptRecord } from '../src/terminology/systems.ts';
+
+const ICD: ConceptRecord[] = [
+  ['E11.9', 'Type 2 diabetes mellitus without complications'],
+  ['E11.65', 'Type 2 diabetes mellitus with hyperglycemia'],
+  ['E11.21', 'Type 2 diabetes mellitus with diabetic nephropathy'],
+  ['E10.9', 'Type 1 diabetes mellitus without complications'],
+  ['E23.2', 'Diabetes insipidus'],
+  ['Z83.3', 'Family history of diabetes mellitus'],
+  ['R73.03', 'Prediabetes'],
+  ['I10', 'Essential (primary) hypertension'],
+  ['M35.00', 'Sjögren syndrome, unspecified'],
+  ['M54.50', 'Low back pain, unspecified'],
+].map(([code, display]) => ({ code: code!, display: display!, active: true }));
+const HEADER: ConceptRecord = { code: 'E11', display: 'Type 2 diabetes mellitus', active: false, extra: { billable: false } };
+const RXNORM: ConceptRecord[] = [
+  { code: '197361', display: 'amlodipine 5 MG Oral Tablet', active: true, extra: { tty: 'SCD' } },
+  { code: '314076', display: 'lisinopril 10 MG Oral Tablet', active: true, extra: { tty: 'SCD' } },
+];
+
+type Option = { text: string; value: string };
+const docOf = (option: Option) => JSON.parse(option.value) as { text: string; value: string; extra: { coding: Array<{ code: string; system: string; display: string }> } };
+const codes = (options: Option[]) => options.map((o) => docOf(o).value);
+
+for (const engine of ENGINES) {
+  describe(`terminology autocomplete (${engine})`, () => {
+    let api: Instance;
+    let diagnose: string;
+    let prescribe: string;
+    const search = async (uuid: string, field: string, term: string, extra = '') => {
+      const r = await api.call('GET', `/core/api/v1/commands/${uuid}/fields/${field}/autocomplete/?search_term=${encodeURIComponent(term)}${extra}`);
+      assert.equal(r.status, 200, r.text);
+      return r.json as Option[];
+    };
+
+    before(async () => {
+      api = await startInstance(engine);
+      await storeConcepts(api.storage, CodeSystems.ICD10, [...ICD, HEADER]);
+      await storeConcepts(api.storage, CodeSystems.RXNORM, RXNORM);
+      diagnose = (await api.command('diagnose')).uuid;
+      prescribe = (await api.command('prescribe')).uuid;
+    });
+    after(async () => api?.stop());
+
+    it('an exact code ranks first, with or without its dot, in any case', async () => {
+      assert.equal(codes(await search(diagnose, 'diagnose', 'E11.9'))[0], 'E11.9');
+      assert.equal(codes(await search(diagnose, 'diagnose', 'e119'))[0], 'E11.9');
+      assert.deepEqual(codes(await search(diagnose, 'diagnose', 'i10')), ['I10']);
+    });
+
+    it('display starts rank before matches elsewhere; every word must match a word prefix', async () => {
+      const found = codes(await search(diagnose, 'diagnose', 'diab'));
+      assert.equal(found[0], 'E23.2', 'the display that starts with the word comes first');
+      assert.deepEqual(new Set(found), new Set(['E23.2', 'E11.9', 'E11.65', 'E11.21', 'E10.9', 'Z83.3']));
+      assert.ok(!found.includes('R73.03'), '"Prediabetes" has no word starting with "diab"');
+    });
+
+    it('several words in any order, by prefix', async () => {
+      for (const term of ['mellitus type 2', 'type 2 melli', '2 TYPE dia wiTH']) {
+        const found = new Set(codes(await search(diagnose, 'diagnose', term)));
+        assert.ok([...found].every((c) => c.startsWith('E11.')), `${term}: ${[...found]}`);
+        assert.ok(found.has('E11.65'), term);
+      }
+      assert.deepEqual(codes(await search(diagnose, 'diagnose', 'nephro diabetic')), ['E11.21']);
+    });
+
+    it('case and accents are ignored', async () => {
+      for (const term of ['sjogren', 'SJÖGREN', 'Sjo\u0308gren syndr']) assert.deepEqual(codes(await search(diagnose, 'diagnose', term)), ['M35.00'], term);
+    });
+
+    it('an inactive code is never offered, even by its exact code', async () => {
+      const found = codes(await search(diagnose, 'diagnose', 'E11'));
+      assert.ok(!found.includes('E11'));
+      assert.deepEqual(new Set(found), new Set(['E11.9', 'E11.65', 'E11.21']));
+    });
+
+    it('each field searches its own system', async () => {
+      assert.deepEqual(codes(await search(prescribe, 'prescribe', 'amlo')), ['197361']);
+      assert.deepEqual(codes(await search(prescribe, 'prescribe', 'diab')), []);
+      assert.deepEqual(codes(await search(prescribe, 'indications', 'hypert')), ['I10']);
+    });
+
+    it('the option shape of the spec', async () => {
+      const [option] = await search(diagnose, 'diagnose', 'E11.9');
+      assert.deepEqual(Object.keys(option!).sort(), ['text', 'value']);
+      assert.equal(option!.text, 'Type 2 diabetes mellitus without complications');
+      assert.deepEqual(JSON.parse(option!.value), {
+        text: 'Type 2 diabetes mellitus without complications',
+        disabled: false,
+        description: null,
+        annotations: ['E11.9'],
+        extra: { coding: [{ code: 'E11.9', display: 'Type 2 diabetes mellitus without complications', system: 'ICD-10' }] },
+        value: 'E11.9',
+      });
+    });
+
+    it('limit: 20 by default, up to 100; outside 1–100 is a 400', async () => {
+      assert.equal((await search(diagnose, 'diagnose', 'diab', '&limit=2')).length, 2);
+      for (const limit of ['0', '101', '-1', 'x']) {
+        const r = await api.call('GET', `/core/api/v1/commands/${diagnose}/fields/diagnose/autocomplete/?search_term=diab&limit=${limit}`);
+        assert.equal(r.status, 400, limit);
+      }
+    });
+
+    it('an empty term gives no options; a term over 200 characters is a 400', async () => {
+      assert.deepEqual(await search(diagnose, 'diagnose', ''), []);
+      assert.deepEqual(await search(diagnose, 'diagnose', '   '), []);
+      const r = await api.call('GET', `/core/api/v1/commands/${diagnose}/fields/diagnose/autocomplete/?search_term=${'a'.repeat(201)}`);
+      assert.equal(r.status, 400);
+    });
+
+    it('query syntax and control characters are plain text, never a 500', async () => {
+      const hostile = ['"', '*', 'NEAR', 'diab NEAR/2 type', '%', '_', '%diab%', 'dia_', '"diab"*', 'diab* OR hyper', "') OR 1=1 --", 'type:* | diab', '!diab', 'diab\u0007', '\u0000', '^diab', '{display}: diab', '\\', 'diab(', 'AND', 'OR NOT'];
+      for (const term of hostile) {
+        const r = await api.call('GET', `/core/api/v1/commands/${diagnose}/fields/diagnose/autocomplete/?search_term=${encodeURIComponent(term)}`);
+        assert.ok(r.status === 200 || r.status === 400, `${JSON.stringify(term)} → ${r.status} ${r.text}`);
+        if (r.status === 400) assert.equal(r.json.status, 400);
+      }
+      // Operators are words like any other: nothing here contains the word "near".
+      assert.deepEqual(await search(diagnose, 'diagnose', 'diab NEAR type'), []);
+      assert.deepEqual(codes(await search(diagnose, 'diagnose', '"diab"*')).length > 0, true);
+      assert.deepEqual(await search(diagnose, 'diagnose', '%'), []);
+    });
+
+    it('a picked option round-trips: PATCH its value string, commit, read the stored option back', async () => {
+      const [option] = await search(diagnose, 'diagnose', 'hyperglycemia');
+      const patched = await api.call('PATCH', `/core/api/v1/commands/${diagnose}/`, { body: { values: { diagnose: option!.value } } });
+      assert.equal(patched.status, 200, patched.text);
+      assert.deepEqual(patched.json.data.diagnose, JSON.parse(option!.value));
+      const committed = await api.call('POST', `/core/api/v1/commands/${diagnose}/commit/`);
+      assert.equal(committed.status, 200, committed.text);
+      const read = await api.call('GET', `/core/api/v1/commands/${diagnose}`);
+      assert.deepEqual(read.json.data.diagnose, JSON.parse(option!.value));
+    });
+
+    it('the stored option is the catalogue’s, whatever text the client sent; free text is an UNSTRUCTURED coding', async () => {
+      const { uuid } = await api.command('prescribe');
+      const tampered = { text: 'Something else', value: '197361', extra: { coding: [{ code: '197361', system: CodeSystems.RXNORM, display: 'nonsense' }] } };
+      const free = { text: 'Rash', value: 'Rash', extra: { coding: [{ code: 'Rash', display: 'Rash', system: 'UNSTRUCTURED' }] } };
+      const r = await api.call('PATCH', `/core/api/v1/commands/${uuid}/`, { body: { values: { prescribe: tampered, indications: [JSON.stringify(free)] } } });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.json.data.prescribe.text, 'amlodipine 5 MG Oral Tablet');
+      assert.deepEqual(r.json.data.prescribe.extra.coding, [{ code: '197361', display: 'amlodipine 5 MG Oral Tablet', system: CodeSystems.RXNORM }]);
+      assert.deepEqual(r.json.data.indications, [
+        { text: 'Rash', disabled: false, description: null, annotations: null, extra: { coding: [{ code: 'Rash', display: 'Rash', system: 'UNSTRUCTURED' }] }, value: 'Rash' },
+      ]);
+    });
+
+    it('a value that is not an option is a 400 naming the field; nothing is written', async () => {
+      const { uuid } = await api.command('prescribe');
+      const before = await api.call('GET', `/core/api/v1/commands/${uuid}`);
+      const icd = (code: string) => ({ text: code, value: code, extra: { coding: [{ code, system: 'ICD-10' }] } });
+      const cases: Array<[Record<string, unknown>, string, RegExp]> = [
+        [{ prescribe: { text: 'x', value: '999999999' } }, 'values.prescribe', /not an option of prescribe: "999999999" is not a known code of http:\/\/www\.nlm\.nih\.gov\/research\/umls\/rxnorm/],
+        [{ indications: [icd('I10'), icd('Z99.999')] }, 'values.indications[1]', /not an option of indications: "Z99\.999" is not a known code of ICD-10/],
+        [{ indications: [icd('E11')] }, 'values.indications[0]', /E11 is no longer an active code of ICD-10/],
+        [{ indications: [icd('I10'), icd('E11.9'), icd('M54.50')] }, 'values.indications', /at most 2 items/],
+        [{ indications: [icd('I10'), icd('I10')] }, 'values.indications[1]', /duplicate option value|the same option/],
+      ];
+      for (const [values, field, message] of cases) {
+        const r = await api.call('PATCH', `/core/api/v1/commands/${uuid}/`, { body: { values } });
+        assert.equal(r.status, 400, r.text);
+        const error = (r.json.errors as Array<{ field: string; message: string }>).find((e) => e.field === field);
+        assert.ok(error, `${field} in ${r.text}`);
+        assert.match(error.message, message);
+      }
+      const created = await api.call('POST', '/core/api/v1/commands/', { body: { schemaKey: 'diagnose', noteKey: (await api.note()).noteKey, values: { diagnose: icd('Q99.999') } } });
+      assert.equal(created.status, 400);
+      assert.equal(created.json.errors[0].field, 'values.diagnose');
+      const after = await api.call('GET', `/core/api/v1/commands/${uuid}`);
+      assert.deepEqual(after.json, before.json);
+    });
+
+    it('the three searches are index lookups (query plans over 20,000 concepts)', async () => {
+      const many: ConceptRecord[] = Array.from({ length: 20_000 }, (_, i) => ({ code: `T${String(i).padStart(5, '0')}`, display: `Test concept ${i} of the ${['alpha', 'beta', 'gamma'][i % 3]} family`, active: true }));
+      await storeConcepts(api.storage, 'urn:test:plans', many);
+      const db = api.storage.db;
+      if (engine === 'postgres') await sql`ANALYZE concepts`.execute(db);
+      else await sql`ANALYZE`.execute(db);
+      // Each plan as the server runs it: the word search inside withWordIndex, the others bare.
+      const explain = (compiled: { sql: string; parameters: readonly unknown[] }, words = false) =>
+        (words ? withWordIndex : (d: typeof db, _e: string, work: (q: typeof db) => Promise<string>) => work(d))(db, engine, async (q) => {
+          const prefix = engine === 'sqlite' ? 'EXPLAIN QUERY PLAN ' : 'EXPLAIN ';
+          const { rows } = await q.executeQuery<Record<string, unknown>>(CompiledQuery.raw(prefix + compiled.sql, [...compiled.parameters]));
+          return rows.map((r) => String(r.detail ?? r['QUERY PLAN'])).join('\n');
+        });
+      const plans = [
+        await explain(conceptSearchQueries.byCodeKey(db, ['urn:test:plans'], 'T00042', 20).compile()),
+        await explain(conceptSearchQueries.byDisplayStart(db, 'urn:test:plans', 'test', ['beta'], 20, 2000).compile()),
+        await explain(conceptSearchQueries.byWords(engine, 'urn:test:plans', ['4242', 'alpha'], 60).compile(db), true),
+      ];
+      for (const plan of plans) {
+        if (engine === 'sqlite') assert.doesNotMatch(plan, /SCAN concepts(?! VIRTUAL)|SCAN c\b(?! VIRTUAL)/, plan);
+        else assert.doesNotMatch(plan, /Seq Scan on concepts/, plan);
+      }
+      if (engine === 'sqlite') assert.match(plans[2]!, /VIRTUAL TABLE INDEX/, plans[2]);
+      else assert.match(plans[2]!, /concepts_search/, plans[2]);
+    });
+  });
+}
