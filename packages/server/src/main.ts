@@ -1,4 +1,6 @@
-// charta-server subcommands: start (default), migrate, create-api-key, create-client, seed-demo.
+// charta-server subcommands: start (default), migrate, create-api-key, create-client, seed-demo,
+// import-terminology.
+import fs from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig, redactUrl, type Config } from './config.ts';
 import { openStorage } from './storage/db.ts';
@@ -7,6 +9,12 @@ import { createApiKey, createClient } from './auth/credentials.ts';
 import { seedDemo } from './demo/seed.ts';
 import { startServer } from './server.ts';
 import { VERSION } from './app.ts';
+import { importTerminology } from './terminology/import.ts';
+import { TERMINOLOGY_FORMATS } from './terminology/formats/index.ts';
+import { TERMINOLOGIES, type TerminologyName } from './terminology/systems.ts';
+
+/** A bad argument: printed without a stack, exit 2. */
+class UsageError extends Error {}
 
 const program = new Command('charta-server').version(VERSION).description('The Charta instance').showHelpAfterError();
 
@@ -64,6 +72,31 @@ withDatabase(program.command('seed-demo').description('add a demo patient and no
   });
 });
 
+const systemNames = Object.keys(TERMINOLOGIES) as TerminologyName[];
+withDatabase(
+  program
+    .command('import-terminology')
+    .description('load an official terminology release file (again: it updates what changed)')
+    .requiredOption('--system <name>', `one of ${systemNames.join(', ')}`)
+    .requiredOption('--file <path>', 'the release file (see docs/terminology-formats.md)')
+    .addHelpText('after', `\nFiles by system:\n${systemNames.map((n) => `  ${n.padEnd(8)} ${TERMINOLOGY_FORMATS[n].file}`).join('\n')}`),
+).action(async (opts: Record<string, string>) => {
+  const name = opts.system as TerminologyName;
+  if (!systemNames.includes(name)) throw new UsageError(`--system must be one of ${systemNames.join(', ')} (got ${JSON.stringify(opts.system)})`);
+  if (!fs.statSync(opts.file!, { throwIfNoEntry: false })?.isFile()) throw new UsageError(`--file: no such file: ${opts.file}`);
+  await withStorage(config(opts), async (storage) => {
+    await migrate(storage);
+    // A running count on a terminal only; scripts get the summary line alone.
+    const tty = process.stderr.isTTY === true;
+    const label = TERMINOLOGIES[name].label;
+    const summary = await importTerminology(storage, name, opts.file!, (stored, read) => {
+      if (tty) process.stderr.write(`\r${label}: ${stored.toLocaleString('en-US')} concepts stored (${read.toLocaleString('en-US')} lines read)`);
+    });
+    if (tty) process.stderr.write('\n');
+    console.log(JSON.stringify(summary));
+  });
+});
+
 function config(opts: Record<string, string | undefined>): Config {
   return loadConfig(process.env, opts);
 }
@@ -82,7 +115,7 @@ try {
   await program.parseAsync(process.argv);
 } catch (err) {
   if (err instanceof CommanderError) process.exit(err.exitCode);
-  if (err instanceof ConfigError) {
+  if (err instanceof ConfigError || err instanceof UsageError) {
     console.error(`charta-server: ${err.message}`);
     process.exit(2);
   }

@@ -5,6 +5,7 @@ import type { Config } from './config.ts';
 import { redactUrl } from './config.ts';
 import { openStorage, type Storage } from './storage/db.ts';
 import { migrate } from './storage/migrations/index.ts';
+import { loadStarterTerminology } from './terminology/starter.ts';
 import { countApiKeys } from './storage/auth-repository.ts';
 import { purgeIdempotent } from './storage/idempotency-repository.ts';
 import { IDEMPOTENCY_TTL_MICROS } from './storage/transaction.ts';
@@ -32,6 +33,7 @@ export async function prepareStorage(config: Config): Promise<{ storage: Storage
   const storage = openStorage(config.databaseUrl, { synchronous: config.sqliteSynchronous });
   try {
     await migrate(storage);
+    await loadStarterTerminology(storage);
     const fresh = (await countApiKeys(storage.db)) === 0;
     await ensureBootstrap(storage, config);
     let firstStart: FirstStart | undefined;

@@ -23,9 +23,17 @@ export interface NewConcept extends ConceptRow {
   updated_at: number;
 }
 
-/** Inserts or updates concepts by (system, code); a row that would not change is left alone. */
-export async function upsertConcepts(db: Db, rows: NewConcept[]): Promise<void> {
+/**
+ * Inserts concepts by (system, code). An existing row is updated (`update`, for release files;
+ * a row that would not change is left alone) or kept as it is (`keep`, for the starter set, which
+ * must never overwrite an imported release).
+ */
+export async function upsertConcepts(db: Db, rows: NewConcept[], existing: 'update' | 'keep' = 'update'): Promise<void> {
   if (rows.length === 0) return;
+  if (existing === 'keep') {
+    await db.insertInto('concepts').values(rows).onConflict((oc) => oc.columns(['system', 'code']).doNothing()).execute();
+    return;
+  }
   await db
     .insertInto('concepts')
     .values(rows)

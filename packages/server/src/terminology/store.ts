@@ -25,12 +25,16 @@ export function toRow(system: string, record: ConceptRecord, now: number): NewCo
   };
 }
 
-/** Stores every record of `records` under `system`; `progress` is told the count after each batch. */
+/**
+ * Stores every record of `records` under `system`; `progress` is told the count after each batch.
+ * `existing: 'keep'` leaves concepts already stored as they are (the starter set).
+ */
 export async function storeConcepts(
   storage: Storage,
   system: string,
   records: AsyncIterable<ConceptRecord> | Iterable<ConceptRecord>,
   progress: (stored: number) => void = () => undefined,
+  existing: 'update' | 'keep' = 'update',
 ): Promise<number> {
   // Keyed by code: a code twice in one batch would be one upsert touching a row twice.
   let batch = new Map<string, NewConcept>();
@@ -39,7 +43,7 @@ export async function storeConcepts(
     if (batch.size === 0) return;
     const rows = [...batch.values()];
     batch = new Map();
-    await storage.transact((trx) => upsertConcepts(trx, rows));
+    await storage.transact((trx) => upsertConcepts(trx, rows, existing));
     stored += rows.length;
     progress(stored);
   };
