@@ -16,7 +16,9 @@ import { authRoutes } from './auth/routes.ts';
 import { commandRoutes } from './commands/routes.ts';
 import { noteRoutes } from './notes/routes.ts';
 import { patientRoutes } from './patients/routes.ts';
+import { chartRoutes } from './chart/routes.ts';
 import { pluginRoutes } from './plugins/routes.ts';
+import { referenceRoutes } from './reference/routes.ts';
 import { LogBus } from './logs/bus.ts';
 import { logRoutes } from './logs/routes.ts';
 
@@ -111,9 +113,11 @@ export async function buildApp(config: Config, storage: Storage): Promise<Fastif
   await app.register(rateLimit, { global: false });
   authRoutes(app, storage, config.tokenRateLimit);
   patientRoutes(app, storage);
+  chartRoutes(app, storage, config.publicUrl);
   noteRoutes(app, storage, config.publicUrl);
   commandRoutes(app, storage, config.publicUrl);
   await pluginRoutes(app, storage, config.publicUrl);
+  referenceRoutes(app, storage, config.publicUrl);
   await logRoutes(app);
   return app;
 }

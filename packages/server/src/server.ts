@@ -11,6 +11,7 @@ import { purgeIdempotent } from './storage/idempotency-repository.ts';
 import { IDEMPOTENCY_TTL_MICROS } from './storage/transaction.ts';
 import { createApiKey, createClient, ensureBootstrap } from './auth/credentials.ts';
 import { seedDemo, type DemoData } from './demo/seed.ts';
+import { loadDispenseUnits } from './reference/starter.ts';
 import { nowMicros } from './lib/time.ts';
 import { buildApp } from './app.ts';
 import { startPgRelay, type PgRelay } from './logs/pg-relay.ts';
@@ -36,6 +37,7 @@ export async function prepareStorage(config: Config): Promise<{ storage: Storage
     await loadStarterTerminology(storage);
     const fresh = (await countApiKeys(storage.db)) === 0;
     await ensureBootstrap(storage, config);
+    await loadDispenseUnits(storage); // prescribe.type_to_dispense needs them on every instance
     let firstStart: FirstStart | undefined;
     if (fresh) {
       firstStart = {};

@@ -2,7 +2,7 @@
 // on create and PATCH (400 naming the field), and a complete command of each kind commits.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ENGINES, startInstance, type Instance } from './support/harness.ts';
+import { ENGINES, startInstance, TEST_API_KEY, type Instance } from './support/harness.ts';
 import { commandKinds } from '../src/commands/kinds/index.ts';
 
 const C = '/core/api/v1/commands';
@@ -10,17 +10,19 @@ const option = (text: string, code: string, system = 'UNSTRUCTURED') => ({ text,
 
 /** A value every kind accepts for its required fields. */
 const complete: Record<string, Record<string, unknown>> = {
-  assess: { condition: option('Lyme disease', 'A69.20', 'ICD-10'), status: 'stable' },
+  assess: { condition: option('Lyme disease', 'condition id, set in before()'), status: 'stable' },
   // Fields backed by a terminology take free text (UNSTRUCTURED) without any concept loaded;
   // picking real codes is terminology-search.test.ts's subject.
   diagnose: { diagnose: JSON.stringify(option('Low back pain', 'Low back pain')), approximate_date_of_onset: '2026-10' },
   goal: { goal_statement: 'Walk 30 minutes a day', start_date: '2026-11-22', priority: 'low-priority' },
   hpi: { narrative: 'Three days of cough' },
   instruct: { instruct: option('Drink fluids', 'Drink fluids') },
+  // Fields backed by the reference data take its entries (made in before() through the admin
+  // API; the staff key is filled in there); reference-data.test.ts picks them by autocomplete.
   labOrder: {
-    lab_partner: option('Generic lab', 'generic'),
-    tests: [option('CBC', '58410-2', 'http://loinc.org')],
-    ordering_provider: option('Dr Demo', 'staff-1'),
+    lab_partner: option('Generic lab', 'Generic lab'),
+    tests: [option('CBC', 'GEN-CBC', 'http://loinc.org')],
+    ordering_provider: option('Dr Demo', 'staff key, set in before()'),
     fasting_required: true,
   },
   medicationStatement: { medication: option('Zyrtec 10 mg tablet', 'Zyrtec 10 mg tablet'), sig: 'one daily' },
@@ -35,13 +37,14 @@ const complete: Record<string, Record<string, unknown>> = {
     type_to_dispense: option('capsule', 'C48480'),
     refills: 0,
     substitutions: 'allowed',
-    prescriber: option('Dr Demo', 'staff-1'),
+    prescriber: option('Dr Demo', 'staff key, set in before()'),
   },
   questionnaire: { questionnaire: option('PHQ-9', 'phq9') },
   reasonForVisit: { comment: 'Cough' },
-  stopMedication: { medication: option('Zyrtec 10 mg tablet', 'med-1'), rationale: 'Resolved' },
-  updateGoal: { goal_statement: option('Walk 30 minutes a day', 'goal-1'), achievement_status: 'improving' },
-  educationalMaterial: { title: option('Asthma basics', 'asthma'), language: option('English (US)', 'en-us') },
+  // Chart fields take the patient's entries, made in before() by committing commands.
+  stopMedication: { medication: option('Zyrtec 10 mg tablet', 'medication id, set in before()'), rationale: 'Resolved' },
+  updateGoal: { goal_statement: option('Walk 30 minutes a day', 'goal id, set in before()'), achievement_status: 'improving' },
+  educationalMaterial: { title: option('Asthma basics', 'Asthma basics'), language: option('English (US)', 'en-us') },
 };
 
 for (const engine of ENGINES) {
@@ -51,6 +54,34 @@ for (const engine of ENGINES) {
     before(async () => {
       api = await startInstance(engine);
       noteKey = (await api.note()).noteKey;
+      const admin = async (path: string, body: unknown) => {
+        const r = await api.call('POST', `/core/api/v1/admin${path}`, { body, authorization: TEST_API_KEY });
+        assert.ok(r.status === 201 || r.status === 409, r.text); // 409: a starter dispense unit
+        return r.json;
+      };
+      const staff = await admin('/staff/', { first_name: 'Dr', last_name: 'Demo', role: 'provider' });
+      complete.labOrder!.ordering_provider = option('Dr Demo', staff.key);
+      complete.prescribe!.prescriber = option('Dr Demo', staff.key);
+      const lab = await admin('/lab-partners/', { name: 'Generic lab' });
+      await admin(`/lab-partners/${lab.id}/tests/`, { order_code: 'GEN-CBC', name: 'CBC', loinc_code: '58410-2' });
+      await admin('/dispense-units/', { ncpdp_quantity_qualifier_code: 'C48480', description: 'Capsule' });
+      await admin('/questionnaires/', { code: 'phq9', name: 'PHQ-9', questions: [{ code: 'q1', label: 'Q1', kind: 'TXT' }] });
+      await admin('/educational-materials/', { title: 'Asthma basics', languages: ['en-us'] });
+      // The patient's chart: a condition, and for each stopMedication / updateGoal example (two
+      // each: the PATCH and the create of the test both commit one) its own entry.
+      const committed = async (schemaKey: string, values: Record<string, unknown>) => {
+        const r = await api.call('POST', `${C}/`, { body: { schemaKey, noteKey, values } });
+        assert.equal(r.status, 201, r.text);
+        assert.equal((await api.call('POST', `${C}/${r.json.uuid}/commit/`)).status, 200);
+      };
+      await committed('diagnose', { diagnose: option('Lyme disease', 'Lyme disease') });
+      await committed('medicationStatement', { medication: option('Zyrtec 10 mg tablet', 'Zyrtec 10 mg tablet') });
+      await committed('goal', { goal_statement: 'Walk 30 minutes a day' });
+      const patientKey = (await api.call('GET', `/core/api/v1/notes/${noteKey}`)).json.patient_key as string;
+      const chart = async (what: string) => (await api.call('GET', `/core/api/v1/patients/${patientKey}/${what}/`)).json.results[0].id as string;
+      complete.assess!.condition = option('Lyme disease', await chart('conditions'));
+      complete.stopMedication!.medication = option('Zyrtec 10 mg tablet', await chart('medications'));
+      complete.updateGoal!.goal_statement = option('Walk 30 minutes a day', await chart('goals'));
     });
     after(async () => api?.stop());
 

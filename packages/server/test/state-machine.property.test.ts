@@ -751,6 +751,11 @@ for (const engine of ENGINES) {
 
     before(async () => {
       const instance = await startInstance(engine);
+      // reasonForVisit.coding takes the instance's codings: add Headache, and store its catalogue form.
+      const coding = await instance.call('POST', '/core/api/v1/admin/reason-for-visit-codings/', { authorization: TEST_API_KEY, body: { system: 'http://snomed.info/sct', code: '25064002', display: 'Headache' } });
+      assert.equal(coding.status, 201, coding.text);
+      const stored = { ...OPTION, value: coding.json.id, annotations: ['25064002'] };
+      for (const entry of OPTION_POOL) if (entry.ok) entry.stored = stored;
       const first = await instance.storage.db.selectFrom('oauth_clients').select('staff_key').where('client_id', '=', TEST_CLIENT_ID).executeTakeFirstOrThrow();
       world = { instance, users: [{ token: instance.token, staffKey: first.staff_key }, await secondUser(instance)] };
       assert.notEqual(world.users[0]!.staffKey, world.users[1]!.staffKey);

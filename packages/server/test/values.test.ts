@@ -206,8 +206,8 @@ test('field types, limits, choices and coding systems follow the decisions', () 
     'prescribe.prescribe': [RXNORM, FDB, UNSTRUCTURED],
     'perform.perform': [CPT, HCPCS, UNSTRUCTURED],
     'instruct.instruct': [SNOMED, UNSTRUCTURED],
-    'reasonForVisit.coding': [SNOMED, ICD10, UNSTRUCTURED],
-    'labOrder.tests': [LOINC, UNSTRUCTURED],
+    'reasonForVisit.coding': [SNOMED, ICD10, 'INTERNAL'],
+    'labOrder.tests': [LOINC, 'charta:lab-order-code'],
   };
   for (const [key, kindDef] of commandKinds) {
     for (const f of kindDef.fields) {

@@ -10,6 +10,7 @@ import { assertNoteWritable, loadForWrite, withEditor } from './rules.ts';
 import { toView, type CommandView } from './representation.ts';
 import { actingStaff } from './actor.ts';
 import { logCommand } from '../logs/events.ts';
+import { applyToChart } from '../chart/commit-effects.ts';
 
 export async function commitCommand(ctx: Ctx, uuid: string, ifMatch?: string, idempotency?: Idempotency) {
   const staffKey = actingStaff(ctx);
@@ -26,6 +27,7 @@ export async function commitCommand(ctx: Ctx, uuid: string, ifMatch?: string, id
       });
     }
     const changed = { ...row, state: 'committed', committed_by: staffKey, edited_by: withEditor(row.edited_by, staffKey), updated_at: nowMicros() };
+    await applyToChart(trx, ctx.storage.engine, { ...row, data: JSON.parse(row.data) as Record<string, unknown> }, changed.updated_at);
     await updateCommand(trx, uuid, { state: changed.state, committed_by: staffKey, edited_by: changed.edited_by, updated_at: changed.updated_at });
     const view = toView(changed);
     await audit({ action: 'command.committed', entityType: 'command', entityId: uuid, before: toView(row), after: view });

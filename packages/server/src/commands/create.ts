@@ -2,12 +2,11 @@
 import type { Ctx } from '../lib/context.ts';
 import { newUuid, UUID_RE } from '../lib/ids.ts';
 import { nowMicros } from '../lib/time.ts';
-import { invalid, problem } from '../http/problem.ts';
+import { problem } from '../http/problem.ts';
 import { insertCommand } from '../storage/commands-repository.ts';
 import { writeTransaction, type Idempotency } from '../storage/transaction.ts';
 import { getKind, kindKeys } from './kinds/index.ts';
-import { validateValues } from './values.ts';
-import { resolveOptions } from '../options/index.ts';
+import { applyValues, checkValues } from './apply-values.ts';
 import { assertNoteWritable } from './rules.ts';
 import { toView, type CommandView } from './representation.ts';
 import { actingStaff } from './actor.ts';
@@ -26,16 +25,12 @@ export async function createCommand(ctx: Ctx, input: CreateInput, idempotency?: 
     const shown = input.schemaKey.length > 64 ? `${input.schemaKey.slice(0, 64)}…` : input.schemaKey;
     throw problem('unknown_schema_key', { detail: `Unknown schemaKey '${shown}'; known kinds: ${kindKeys.join(', ')}` });
   }
-  const checked = validateValues(kind, input.values ?? {});
-  if (!checked.ok) throw invalid(checked.errors);
+  checkValues(kind, input.values ?? {});
   const noteUuid = typeof input.noteKey === 'string' ? input.noteKey.toLowerCase() : undefined;
   if (noteUuid === undefined || !UUID_RE.test(noteUuid)) throw problem('note_does_not_exist');
   const outcome = await writeTransaction<CommandView>(ctx, idempotency, async ({ trx, audit }) => {
     const note = await assertNoteWritable(trx, ctx.storage.engine, noteUuid);
-    const given = Object.fromEntries(Object.entries(checked.values).filter(([, v]) => v !== null));
-    const resolved = await resolveOptions(kind, given, { db: trx, engine: ctx.storage.engine, patientKey: note.patient_key, data: given });
-    if (!resolved.ok) throw invalid(resolved.errors);
-    const data = resolved.values;
+    const data = await applyValues({ db: trx, engine: ctx.storage.engine, patientKey: note.patient_key }, kind, {}, input.values ?? {});
     const now = nowMicros();
     const row = {
       uuid: newUuid(),

@@ -8,6 +8,7 @@ import { assertNoteWritable, loadForWrite, withEditor } from './rules.ts';
 import { toView, type CommandView } from './representation.ts';
 import { actingStaff } from './actor.ts';
 import { logCommand } from '../logs/events.ts';
+import { undoInChart } from '../chart/commit-effects.ts';
 
 export async function enterInError(ctx: Ctx, uuid: string, ifMatch?: string, idempotency?: Idempotency) {
   const staffKey = actingStaff(ctx);
@@ -16,6 +17,7 @@ export async function enterInError(ctx: Ctx, uuid: string, ifMatch?: string, ide
     await assertNoteWritable(trx, ctx.storage.engine, row.note_uuid);
     if (row.state !== 'committed') throw problem('command_not_committed');
     const changed = { ...row, state: 'entered_in_error', entered_in_error_by: staffKey, edited_by: withEditor(row.edited_by, staffKey), updated_at: nowMicros() };
+    await undoInChart(trx, ctx.storage.engine, uuid, changed.updated_at);
     await updateCommand(trx, uuid, { state: changed.state, entered_in_error_by: staffKey, edited_by: changed.edited_by, updated_at: changed.updated_at });
     const view = toView(changed);
     await audit({ action: 'command.entered_in_error', entityType: 'command', entityId: uuid, before: toView(row), after: view });

@@ -5,6 +5,7 @@ import { searchOptions, toWire } from '../options/index.ts';
 import { getKind } from './kinds/index.ts';
 import type { FieldDef } from './kinds/types.ts';
 import { getCommand } from './get.ts';
+import { fieldsFor } from './questionnaire-fields.ts';
 
 export interface FieldsView {
   schema: string;
@@ -22,7 +23,7 @@ export function describeFields(fields: readonly FieldDef[]): FieldsView['fields'
 
 export async function commandFields(ctx: Ctx, uuid: string): Promise<FieldsView> {
   const command = await getCommand(ctx, uuid);
-  return { schema: command.schema_key, fields: describeFields(getKind(command.schema_key)!.fields) };
+  return { schema: command.schema_key, fields: describeFields(fieldsFor(getKind(command.schema_key)!, command.data).fields) };
 }
 
 export interface AutocompleteOption {

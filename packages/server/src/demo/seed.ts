@@ -4,13 +4,21 @@ import type { Storage } from '../storage/db.ts';
 import { insertNote, insertPatient } from '../storage/clinical-repository.ts';
 import { newKey, newUuid } from '../lib/ids.ts';
 import { nowMicros } from '../lib/time.ts';
+import { loadDemoReference, type ReferenceCounts } from '../reference/starter.ts';
 
 export interface DemoData {
   patientKey: string;
   notes: Record<'encounter' | 'review' | 'data_import' | 'locked_encounter' | 'deleted_encounter' | 'letter', string>;
+  /** Demo reference data added (data/starter/reference.json); entries already there are skipped. */
+  reference?: ReferenceCounts;
 }
 
 export async function seedDemo(storage: Storage): Promise<DemoData> {
+  const demo = await seedPatientAndNotes(storage);
+  return { ...demo, reference: await loadDemoReference(storage) };
+}
+
+function seedPatientAndNotes(storage: Storage): Promise<DemoData> {
   return storage.db.transaction().execute(async (trx) => {
     const patientKey = newKey();
     await insertPatient(trx, { key: patientKey, first_name: 'Ada', last_name: 'Demo', birth_date: '1980-04-12', created_at: nowMicros() });

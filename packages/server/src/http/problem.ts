@@ -25,6 +25,9 @@ export const catalog = {
   field_not_found: { status: 404, title: 'Not found', detail: 'Field not found' },
   unknown_schema_key: { status: 400, title: 'Unknown command kind', detail: 'Unknown schemaKey' },
   required_field_missing: { status: 400, title: 'Required field missing', detail: 'A field required to commit is missing' },
+  // The patient's chart (commit)
+  condition_already_active: { status: 400, title: 'Condition already active', detail: 'The patient already has this active condition' },
+  chart_entry_not_active: { status: 400, title: 'Chart entry not active', detail: 'The chart entry picked is no longer active' },
   // Notes and patients
   note_not_found: { status: 404, title: 'Not found', detail: 'Note not found' },
   note_deleted: { status: 400, title: 'Wrong state', detail: 'Note is deleted' },
@@ -38,6 +41,9 @@ export const catalog = {
   plugin_package_missing: { status: 400, title: 'No package', detail: 'Send the package as the multipart file field `package`' },
   plugin_name_mismatch: { status: 400, title: 'Wrong plugin', detail: 'The package is another plugin than the one named in the path' },
   plugin_enabled: { status: 400, title: 'Plugin enabled', detail: 'Disable the plugin before deleting it, or delete with force=true' },
+  // Reference data (admin API)
+  reference_exists: { status: 409, title: 'Already exists', detail: 'An entry with the same identifier already exists' },
+  lab_partner_not_found: { status: 404, title: 'Not found', detail: 'Lab partner not found' },
   // Request shape
   validation_failed: { status: 400, title: 'Invalid request', detail: 'The request is not valid' },
   malformed_body: { status: 400, title: 'Malformed body', detail: 'The request body could not be parsed' },

@@ -4,6 +4,18 @@
 import type { CommandKind, FieldDef } from '../commands/kinds/types.ts';
 import type { FieldProblem } from '../http/problem.ts';
 import { terminologyProvider } from './terminology.ts';
+import {
+  dispenseUnitProvider,
+  educationalMaterialProvider,
+  labPartnerProvider,
+  labTestProvider,
+  materialLanguageProvider,
+  pharmacyProvider,
+  questionnaireProvider,
+  reasonForVisitProvider,
+  staffProvider,
+} from './reference.ts';
+import { chartProvider } from '../chart/options.ts';
 import type { OptionDoc, OptionProvider, OptionSource, PickedOption, SourceContext } from './types.ts';
 
 export type { OptionDoc, OptionSource, SourceContext } from './types.ts';
@@ -11,6 +23,16 @@ export { toWire } from './option.ts';
 
 const providers: { [K in OptionSource['kind']]: OptionProvider<Extract<OptionSource, { kind: K }>> } = {
   terminology: terminologyProvider,
+  staff: staffProvider,
+  labPartner: labPartnerProvider,
+  labTest: labTestProvider,
+  pharmacy: pharmacyProvider,
+  reasonForVisit: reasonForVisitProvider,
+  questionnaire: questionnaireProvider,
+  educationalMaterial: educationalMaterialProvider,
+  materialLanguage: materialLanguageProvider,
+  dispenseUnit: dispenseUnitProvider,
+  chart: chartProvider,
 };
 
 function providerOf(source: OptionSource): OptionProvider {

@@ -4,6 +4,7 @@
 import type { Kysely } from 'kysely';
 import type { Engine } from '../storage/db.ts';
 import type { Database } from '../storage/schema.ts';
+import type { StaffRole } from '../reference/systems.ts';
 
 export interface Coding {
   code: string;
@@ -24,7 +25,28 @@ export interface OptionDoc {
 /** Where a field's options come from. */
 export type OptionSource =
   /** Coded concepts of these systems (searched in this order); free text (UNSTRUCTURED) is accepted too. */
-  | { kind: 'terminology'; systems: readonly string[] };
+  | { kind: 'terminology'; systems: readonly string[] }
+  // Reference data of the instance (src/reference/, options/reference.ts):
+  /** Active staff members (of this role only, when given); value = staff key. */
+  | { kind: 'staff'; role?: StaffRole }
+  /** Lab partners; value = partner id. */
+  | { kind: 'labPartner' }
+  /** Tests of the lab partner picked in the field `partnerField`; value = test id. */
+  | { kind: 'labTest'; partnerField: string }
+  /** Pharmacies; value = NCPDP id. */
+  | { kind: 'pharmacy' }
+  /** The instance's reason-for-visit codings; value = coding id. */
+  | { kind: 'reasonForVisit' }
+  /** Questionnaires (an empty term lists them); value = questionnaire id, extra = its definition. */
+  | { kind: 'questionnaire' }
+  /** Educational materials; value = material id. */
+  | { kind: 'educationalMaterial' }
+  /** The languages of the material picked in the field `materialField`; value = language code. */
+  | { kind: 'materialLanguage'; materialField: string }
+  /** Dispense units (NCPDP quantity units of measure); value = the code. */
+  | { kind: 'dispenseUnit' }
+  /** The patient's chart (src/chart/): active conditions or medications, open goals; value = its id. */
+  | { kind: 'chart'; entity: 'condition' | 'medication' | 'goal' };
 
 export interface SourceContext {
   db: Kysely<Database>;

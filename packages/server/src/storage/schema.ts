@@ -8,6 +8,17 @@ export interface StaffTable {
   created_at: number;
 }
 
+/** Columns migration 004 added to `staff` (reference data); defaults keep staff made for credentials valid. */
+export interface StaffReferenceColumns {
+  first_name: Generated<string>;
+  last_name: Generated<string>;
+  credentials: Generated<string>;
+  npi: string | null;
+  /** provider | nurse | staff (src/reference/systems.ts). */
+  role: Generated<string>;
+  active: Generated<number>;
+}
+
 export interface ApiKeyTable {
   id: string;
   key_hash: string;
@@ -138,8 +149,137 @@ export interface SettingTable {
   updated_at: number;
 }
 
+// Reference data of the instance (migration 004; src/reference/).
+export interface LabPartnerTable {
+  id: string;
+  name: string;
+  created_at: number;
+}
+
+export interface LabTestTable {
+  id: string;
+  partner_id: string;
+  /** The partner's own code for the test (unique within the partner). */
+  order_code: string;
+  name: string;
+  loinc_code: string | null;
+  created_at: number;
+}
+
+export interface PharmacyTable {
+  ncpdp_id: string;
+  name: string;
+  address: string;
+  city: string;
+  state: string;
+  zip: string;
+  phone: string | null;
+  created_at: number;
+}
+
+export interface ReasonForVisitCodingTable {
+  id: string;
+  system: string;
+  code: string;
+  display: string;
+  created_at: number;
+}
+
+export interface QuestionnaireTable {
+  id: string;
+  code: string;
+  name: string;
+  prologue: string;
+  created_at: number;
+}
+
+export interface QuestionnaireQuestionTable {
+  id: string;
+  questionnaire_id: string;
+  position: number;
+  code: string;
+  label: string;
+  /** TXT | INT | SING | MULT */
+  kind: string;
+  /** JSON [{id, code, text}] (SING / MULT), else null. */
+  options: string | null;
+}
+
+export interface EducationalMaterialTable {
+  id: string;
+  title: string;
+  abstract: string;
+  /** JSON array of language codes. */
+  languages: string;
+  created_at: number;
+}
+
+export interface DispenseUnitTable {
+  /** NCPDP quantity unit of measure code (an NCI Thesaurus code, e.g. C48542). */
+  code: string;
+  description: string;
+  created_at: number;
+}
+
+export interface ConditionTable {
+  id: string;
+  patient_key: string;
+  system: string;
+  code: string;
+  display: string;
+  /** Approximate date of onset as the diagnose command gave it (YYYY, YYYY-MM or YYYY-MM-DD). */
+  onset: string | null;
+  /** active | entered_in_error */
+  status: string;
+  source_command: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface MedicationTable {
+  id: string;
+  patient_key: string;
+  system: string;
+  code: string;
+  display: string;
+  sig: string | null;
+  /** active | stopped | entered_in_error */
+  status: string;
+  source_command: string;
+  stopped_by_command: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface GoalTable {
+  id: string;
+  patient_key: string;
+  statement: string;
+  start_date: string | null;
+  due_date: string | null;
+  achievement_status: string | null;
+  priority: string | null;
+  progress: string | null;
+  /** open | closed | entered_in_error */
+  status: string;
+  source_command: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ChartChangeTable {
+  command_uuid: string;
+  seq: number;
+  /** condition | medication | goal */
+  entity: string;
+  entity_id: string;
+  before: string | null;
+  after: string;
+  created_at: number;
+}
+
 export interface Database {
-  staff: StaffTable;
+  staff: StaffTable & StaffReferenceColumns;
   api_keys: ApiKeyTable;
   oauth_clients: OAuthClientTable;
   access_tokens: AccessTokenTable;
@@ -150,5 +290,17 @@ export interface Database {
   idempotency_keys: IdempotencyKeyTable;
   plugins: PluginTable;
   concepts: ConceptTable;
+  conditions: ConditionTable;
+  medications: MedicationTable;
+  goals: GoalTable;
+  chart_changes: ChartChangeTable;
   settings: SettingTable;
+  lab_partners: LabPartnerTable;
+  lab_tests: LabTestTable;
+  pharmacies: PharmacyTable;
+  reason_for_visit_codings: ReasonForVisitCodingTable;
+  questionnaires: QuestionnaireTable;
+  questionnaire_questions: QuestionnaireQuestionTable;
+  educational_materials: EducationalMaterialTable;
+  dispense_units: DispenseUnitTable;
 }

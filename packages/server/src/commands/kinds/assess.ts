@@ -10,6 +10,7 @@ export const assessKind: CommandKind = {
       name: 'condition',
       type: 'AutocompleteField',
       required: true,
+      source: { kind: 'chart', entity: 'condition' },
       description: "The patient's active condition being assessed.",
     },
     {

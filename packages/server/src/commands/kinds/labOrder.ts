@@ -1,5 +1,6 @@
 // Command kind `labOrder`: an order for laboratory tests sent to a lab partner.
 import { CodeSystems, type CommandKind } from './types.ts';
+import { LAB_ORDER_CODE_SYSTEM } from '../../reference/systems.ts';
 
 export const labOrderKind: CommandKind = {
   key: 'labOrder',
@@ -10,6 +11,7 @@ export const labOrderKind: CommandKind = {
       name: 'lab_partner',
       type: 'AutocompleteField',
       required: true,
+      source: { kind: 'labPartner' },
       description: 'The laboratory that will perform the tests.',
     },
     {
@@ -18,13 +20,15 @@ export const labOrderKind: CommandKind = {
       required: true,
       multiple: true,
       maxItems: 20,
-      codingSystems: [CodeSystems.LOINC, CodeSystems.UNSTRUCTURED],
+      codingSystems: [CodeSystems.LOINC, LAB_ORDER_CODE_SYSTEM],
+      source: { kind: 'labTest', partnerField: 'lab_partner' },
       description: "The tests ordered, picked from the lab partner's catalogue.",
     },
     {
       name: 'ordering_provider',
       type: 'AutocompleteField',
       required: true,
+      source: { kind: 'staff', role: 'provider' },
       description: 'The staff member ordering the tests.',
     },
     {

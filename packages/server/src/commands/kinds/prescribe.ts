@@ -52,6 +52,7 @@ export const prescribeKind: CommandKind = {
       name: 'type_to_dispense',
       type: 'AutocompleteField',
       required: true,
+      source: { kind: 'dispenseUnit' },
       description: 'The dispense unit (package type and NCPDP quantity qualifier).',
     },
     {
@@ -76,18 +77,21 @@ export const prescribeKind: CommandKind = {
       name: 'pharmacy',
       type: 'AutocompleteField',
       required: false,
+      source: { kind: 'pharmacy' },
       description: 'The pharmacy the prescription is sent to.',
     },
     {
       name: 'prescriber',
       type: 'AutocompleteField',
       required: true,
+      source: { kind: 'staff', role: 'provider' },
       description: 'The staff member prescribing the medication.',
     },
     {
       name: 'supervising_provider',
       type: 'AutocompleteField',
       required: false,
+      source: { kind: 'staff', role: 'provider' },
       description: 'The supervising provider, when the prescriber needs one.',
     },
     {

@@ -10,6 +10,7 @@ export const questionnaireKind: CommandKind = {
       name: 'questionnaire',
       type: 'AutocompleteField',
       required: true,
+      source: { kind: 'questionnaire' },
       description: 'The questionnaire being filled in.',
     },
     {

@@ -1,5 +1,6 @@
 // Command kind `reasonForVisit`: why the patient came in.
 import { CodeSystems, type CommandKind } from './types.ts';
+import { INTERNAL_SYSTEM } from '../../reference/systems.ts';
 
 export const reasonForVisitKind: CommandKind = {
   key: 'reasonForVisit',
@@ -10,7 +11,8 @@ export const reasonForVisitKind: CommandKind = {
       name: 'coding',
       type: 'AutocompleteField',
       required: false,
-      codingSystems: [CodeSystems.SNOMED, CodeSystems.ICD10, CodeSystems.UNSTRUCTURED],
+      codingSystems: [CodeSystems.SNOMED, CodeSystems.ICD10, INTERNAL_SYSTEM],
+      source: { kind: 'reasonForVisit' },
       description: "The coded reason for visit, picked from the instance's configured reasons.",
     },
     {

@@ -10,6 +10,7 @@ export const stopMedicationKind: CommandKind = {
       name: 'medication',
       type: 'AutocompleteField',
       required: true,
+      source: { kind: 'chart', entity: 'medication' },
       description: "The patient's active medication to stop.",
     },
     {

@@ -11,6 +11,7 @@ export const updateGoalKind: CommandKind = {
       name: 'goal_statement',
       type: 'AutocompleteField',
       required: true,
+      source: { kind: 'chart', entity: 'goal' },
       description: "The patient's open goal being updated.",
     },
     {

@@ -1,0 +1,61 @@
+// Turns the `values` of a create or PATCH into the command's new data, inside its transaction:
+// every value checked against its field, autocomplete picks replaced by the catalogue's options,
+// a questionnaire's answers checked against the questions of the questionnaire chosen (in the
+// same request or before), answers to another questionnaire's questions dropped. Every problem
+// is reported at once, as one 400 naming the fields.
+import type { Kysely } from 'kysely';
+import type { Engine } from '../storage/db.ts';
+import type { Database } from '../storage/schema.ts';
+import { invalid } from '../http/problem.ts';
+import { resolveOptions } from '../options/index.ts';
+import type { CommandKind } from './kinds/types.ts';
+import { fieldsFor, isQuestionField, QUESTION_PREFIX } from './questionnaire-fields.ts';
+import { validateValues } from './values.ts';
+
+export interface Target {
+  db: Kysely<Database>;
+  engine: Engine;
+  patientKey: string;
+}
+
+/**
+ * The checks that need no database: each value of the kind's own fields against its type
+ * (answers to questions wait for the questionnaire). Throws the 400.
+ */
+export function checkValues(kind: CommandKind, values: unknown): { own: Record<string, unknown>; answers: Record<string, unknown> } {
+  const own: Record<string, unknown> = {};
+  const answers: Record<string, unknown> = {};
+  const isObject = typeof values === 'object' && values !== null && !Array.isArray(values);
+  for (const [name, value] of Object.entries(isObject ? (values as Record<string, unknown>) : {})) (isQuestionField(kind, name) ? answers : own)[name] = value;
+  const checked = validateValues(kind, isObject ? own : values);
+  if (!checked.ok) throw invalid(checked.errors);
+  return { own: checked.values, answers };
+}
+
+export async function applyValues(target: Target, kind: CommandKind, current: Record<string, unknown>, values: unknown): Promise<Record<string, unknown>> {
+  const { own, answers } = checkValues(kind, values);
+
+  const next = { ...current };
+  const given: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(own)) {
+    if (value === null) delete next[name];
+    else given[name] = value;
+  }
+  const resolved = await resolveOptions(kind, given, { db: target.db, engine: target.engine, patientKey: target.patientKey, data: { ...next, ...given } });
+  if (!resolved.ok) throw invalid(resolved.errors);
+  Object.assign(next, resolved.values);
+
+  if (kind.key === 'questionnaire') {
+    const withQuestions = fieldsFor(kind, next);
+    const questions = new Set(withQuestions.fields.map((f) => f.name));
+    // Answers to questions of a questionnaire no longer chosen go.
+    for (const name of Object.keys(next)) if (name.startsWith(QUESTION_PREFIX) && !questions.has(name)) delete next[name];
+    const answered = validateValues(withQuestions, answers);
+    if (!answered.ok) throw invalid(answered.errors);
+    for (const [name, value] of Object.entries(answered.values)) {
+      if (value === null) delete next[name];
+      else next[name] = value;
+    }
+  }
+  return next;
+}

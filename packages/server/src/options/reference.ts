@@ -1,0 +1,195 @@
+// Options from the reference data of the instance (src/reference/): staff, lab partners and
+// their tests, pharmacies, reason-for-visit codings, questionnaires, educational materials and
+// their languages, dispense units. Searches go through the reference search index (indexed on
+// both engines); a picked value is looked up by its id (or natural code) and replaced by the
+// catalogue's option — the client's text is never stored.
+import type { Kysely } from 'kysely';
+import type { Database } from '../storage/schema.ts';
+import * as repo from '../storage/reference-repository.ts';
+import { inOrder, searchIds } from '../reference/search-index.ts';
+import { IndexSystems, STAFF_ROLES } from '../reference/systems.ts';
+import {
+  dispenseUnitOption,
+  labPartnerOption,
+  labTestOption,
+  languageOption,
+  materialLanguages,
+  materialOption,
+  pharmacyOption,
+  questionnaireOption,
+  reasonForVisitOption,
+  staffOption,
+  staffText,
+} from '../reference/options.ts';
+import { languageName } from '../reference/languages.ts';
+import { matchesAllWords, normalizeText, parseSearchTerm } from '../terminology/normalize.ts';
+import { codingsOf } from './option.ts';
+import type { OptionDoc, OptionProvider, OptionSource, PickedOption } from './types.ts';
+
+type Source<K extends OptionSource['kind']> = Extract<OptionSource, { kind: K }>;
+type Db = Kysely<Database>;
+
+const shown = (picked: PickedOption) => JSON.stringify(String(picked.value).slice(0, 100));
+
+/** The value of another field of the command (a picked option, or the stored one), as text. */
+function valueOf(data: Record<string, unknown>, field: string): string | undefined {
+  const v = data[field];
+  if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
+    const value = (v as { value?: unknown }).value;
+    return typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
+  }
+  return undefined;
+}
+
+const partnerOf = async (db: Db, data: Record<string, unknown>, field: string) => {
+  const v = valueOf(data, field);
+  return v === undefined ? undefined : ((await repo.labPartnerById(db, v)) ?? (await repo.labPartnerByName(db, v)));
+};
+
+const materialOf = async (db: Db, data: Record<string, unknown>, field: string) => {
+  const v = valueOf(data, field);
+  return v === undefined ? undefined : ((await repo.materialById(db, v)) ?? (await repo.materialByTitle(db, v)));
+};
+
+export const staffProvider: OptionProvider<Source<'staff'>> = {
+  async search(source, ctx, term, limit) {
+    const systems = source.role !== undefined ? [IndexSystems.staff(source.role)] : STAFF_ROLES.map(IndexSystems.staff);
+    const ids = await searchIds(ctx.db, ctx.engine, systems, term, limit);
+    return inOrder(ids, await repo.staffByKeys(ctx.db, ids), (r) => r.key)
+      .filter((r) => r.active === 1)
+      .map(staffOption);
+  },
+  async resolve(source, ctx, picked) {
+    const row = await repo.staffByKey(ctx.db, String(picked.value));
+    if (row === undefined) return `${shown(picked)} is not a staff member of this instance`;
+    if (row.active !== 1) return `${staffText(row)} is no longer active`;
+    if (source.role !== undefined && row.role !== source.role) return `${staffText(row)} is not a ${source.role} (role ${row.role})`;
+    return staffOption(row);
+  },
+};
+
+export const labPartnerProvider: OptionProvider<Source<'labPartner'>> = {
+  async search(_source, ctx, term, limit) {
+    const ids = await searchIds(ctx.db, ctx.engine, [IndexSystems.labPartner], term, limit);
+    return inOrder(ids, await repo.labPartnersByIds(ctx.db, ids), (r) => r.id).map(labPartnerOption);
+  },
+  async resolve(_source, ctx, picked) {
+    const v = String(picked.value);
+    const row = (await repo.labPartnerById(ctx.db, v)) ?? (await repo.labPartnerByName(ctx.db, v));
+    return row === undefined ? `${shown(picked)} is not a lab partner of this instance` : labPartnerOption(row);
+  },
+};
+
+export const labTestProvider: OptionProvider<Source<'labTest'>> = {
+  async search(source, ctx, term, limit) {
+    const partner = await partnerOf(ctx.db, ctx.data, source.partnerField);
+    if (partner === undefined) return []; // no partner chosen: no tests to offer
+    const ids = await searchIds(ctx.db, ctx.engine, [IndexSystems.labTest(partner.id)], term, limit);
+    return inOrder(ids, await repo.labTestsByIds(ctx.db, ids), (r) => r.id).map(labTestOption);
+  },
+  async resolve(source, ctx, picked) {
+    const v = String(picked.value);
+    const partner = await partnerOf(ctx.db, ctx.data, source.partnerField);
+    const byId = await repo.labTestById(ctx.db, v);
+    if (partner === undefined) {
+      return byId !== undefined
+        ? `"${byId.name}" is a test of another lab partner (no ${source.partnerField} is chosen: pick it first)`
+        : `${shown(picked)} is not a lab test of this instance (and no ${source.partnerField} is chosen)`;
+    }
+    if (byId !== undefined) return byId.partner_id === partner.id ? labTestOption(byId) : `"${byId.name}" is a test of another lab partner, not of ${partner.name}`;
+    // The original also takes the partner's order code.
+    const byCode = await repo.labTestByOrderCode(ctx.db, partner.id, v);
+    return byCode !== undefined ? labTestOption(byCode) : `${shown(picked)} is not a test of ${partner.name}`;
+  },
+};
+
+export const pharmacyProvider: OptionProvider<Source<'pharmacy'>> = {
+  async search(_source, ctx, term, limit) {
+    const ids = await searchIds(ctx.db, ctx.engine, [IndexSystems.pharmacy], term, limit);
+    return inOrder(ids, await repo.pharmaciesByIds(ctx.db, ids), (r) => r.ncpdp_id).map(pharmacyOption);
+  },
+  async resolve(_source, ctx, picked) {
+    const row = await repo.pharmacyById(ctx.db, String(picked.value));
+    return row === undefined ? `${shown(picked)} is not the NCPDP id of a pharmacy of this instance` : pharmacyOption(row);
+  },
+};
+
+export const reasonForVisitProvider: OptionProvider<Source<'reasonForVisit'>> = {
+  async search(_source, ctx, term, limit) {
+    const ids = await searchIds(ctx.db, ctx.engine, [IndexSystems.reasonForVisit], term, limit);
+    return inOrder(ids, await repo.reasonsForVisitByIds(ctx.db, ids), (r) => r.id).map(reasonForVisitOption);
+  },
+  async resolve(_source, ctx, picked) {
+    const byId = await repo.reasonForVisitById(ctx.db, String(picked.value));
+    if (byId !== undefined) return reasonForVisitOption(byId);
+    // A coding of the instance's list, named by system and code.
+    for (const { system, code } of codingsOf(picked)) {
+      const row = await repo.reasonForVisitByCode(ctx.db, system, code);
+      if (row !== undefined) return reasonForVisitOption(row);
+    }
+    return `${shown(picked)} is not a reason-for-visit coding of this instance`;
+  },
+};
+
+async function withQuestions(db: Db, rows: repo.QuestionnaireRow[]): Promise<OptionDoc[]> {
+  const questions = await repo.questionsOf(db, rows.map((r) => r.id));
+  return rows.map((r) => questionnaireOption(r, questions.filter((q) => q.questionnaire_id === r.id)));
+}
+
+export const questionnaireProvider: OptionProvider<Source<'questionnaire'>> = {
+  async search(_source, ctx, term, limit) {
+    // An empty term: the instance's questionnaires, by name (the field's default list).
+    if (parseSearchTerm(term).words.length === 0) return withQuestions(ctx.db, await repo.questionnairesByName(ctx.db, limit));
+    const ids = await searchIds(ctx.db, ctx.engine, [IndexSystems.questionnaire], term, limit);
+    return withQuestions(ctx.db, inOrder(ids, await repo.questionnairesByIds(ctx.db, ids), (r) => r.id));
+  },
+  async resolve(_source, ctx, picked) {
+    const v = String(picked.value);
+    const row = (await repo.questionnaireById(ctx.db, v)) ?? (await repo.questionnaireByCode(ctx.db, v));
+    if (row === undefined) return `${shown(picked)} is not a questionnaire of this instance`;
+    return (await withQuestions(ctx.db, [row]))[0]!;
+  },
+};
+
+export const educationalMaterialProvider: OptionProvider<Source<'educationalMaterial'>> = {
+  async search(_source, ctx, term, limit) {
+    const ids = await searchIds(ctx.db, ctx.engine, [IndexSystems.educationalMaterial], term, limit);
+    return inOrder(ids, await repo.materialsByIds(ctx.db, ids), (r) => r.id).map(materialOption);
+  },
+  async resolve(_source, ctx, picked) {
+    const v = String(picked.value);
+    const row = (await repo.materialById(ctx.db, v)) ?? (await repo.materialByTitle(ctx.db, v));
+    return row === undefined ? `${shown(picked)} is not an educational material of this instance` : materialOption(row);
+  },
+};
+
+export const materialLanguageProvider: OptionProvider<Source<'materialLanguage'>> = {
+  // A material has a handful of languages (at most 26): they are filtered here, not searched.
+  async search(source, ctx, term, limit) {
+    const material = await materialOf(ctx.db, ctx.data, source.materialField);
+    const { words } = parseSearchTerm(term);
+    if (material === undefined || words.length === 0) return [];
+    const matching = materialLanguages(material).filter((code) => matchesAllWords(normalizeText(`${code} ${languageName(code)}`), words));
+    const first = words[0]!;
+    const starts = (code: string) => normalizeText(languageName(code)).startsWith(first) || code.startsWith(first);
+    return [...matching.filter(starts), ...matching.filter((c) => !starts(c))].slice(0, limit).map(languageOption);
+  },
+  async resolve(source, ctx, picked) {
+    const material = await materialOf(ctx.db, ctx.data, source.materialField);
+    if (material === undefined) return `pick ${source.materialField} first: the languages are those of the chosen material`;
+    const code = String(picked.value).toLowerCase();
+    return materialLanguages(material).includes(code) ? languageOption(code) : `${shown(picked)} is not a language of "${material.title}" (${materialLanguages(material).join(', ')})`;
+  },
+};
+
+export const dispenseUnitProvider: OptionProvider<Source<'dispenseUnit'>> = {
+  async search(_source, ctx, term, limit) {
+    const ids = await searchIds(ctx.db, ctx.engine, [IndexSystems.dispenseUnit], term, limit);
+    return inOrder(ids, await repo.dispenseUnitsByCodes(ctx.db, ids), (r) => r.code).map(dispenseUnitOption);
+  },
+  async resolve(_source, ctx, picked) {
+    const row = await repo.dispenseUnitByCode(ctx.db, String(picked.value).toUpperCase());
+    return row === undefined ? `${shown(picked)} is not a dispense unit (NCPDP quantity unit of measure code) of this instance` : dispenseUnitOption(row);
+  },
+};
+
