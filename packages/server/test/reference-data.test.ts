@@ -223,6 +223,15 @@ for (const engine of ENGINES) {
       await refusal(uuid, { lab_partner: { text: 'Demo', value: demoLab.id }, tests: [{ text: 'x', value: 'NOPE' }] }, 'values.tests[0]', /not a test of Demo Reference Lab/);
     });
 
+    it('tests picked before are checked again when the lab partner changes', async () => {
+      const { uuid } = await api.command('labOrder');
+      assert.equal((await patch(uuid, { lab_partner: { text: 'Demo', value: demoLab.id }, tests: [{ text: 'Hemoglobin A1c', value: a1c.id }] })).status, 200);
+      await refusal(uuid, { lab_partner: { text: 'Springfield', value: otherLab.id } }, 'values.tests[0]', /a test of another lab partner.*pick it again/);
+      const both = await patch(uuid, { lab_partner: { text: 'Springfield', value: otherLab.id }, tests: null });
+      assert.equal(both.status, 200, both.text);
+      assert.equal(both.json.data.tests, undefined);
+    });
+
     it('pharmacies: value is the NCPDP id, text is name and address', async () => {
       const { uuid } = await api.command('prescribe');
       const found = await search(uuid, 'pharmacy', 'drug');

@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import type { Engine } from '../storage/db.ts';
 import type { Database } from '../storage/schema.ts';
 import { invalid } from '../http/problem.ts';
-import { resolveOptions } from '../options/index.ts';
+import { dependsOn, resolveOptions } from '../options/index.ts';
 import type { CommandKind } from './kinds/types.ts';
 import { fieldsFor, isQuestionField, QUESTION_PREFIX } from './questionnaire-fields.ts';
 import { validateValues } from './values.ts';
@@ -41,9 +41,21 @@ export async function applyValues(target: Target, kind: CommandKind, current: Re
     if (value === null) delete next[name];
     else given[name] = value;
   }
-  const resolved = await resolveOptions(kind, given, { db: target.db, engine: target.engine, patientKey: target.patientKey, data: { ...next, ...given } });
+  const context = { db: target.db, engine: target.engine, patientKey: target.patientKey, data: { ...next, ...given } };
+  const resolved = await resolveOptions(kind, given, context);
   if (!resolved.ok) throw invalid(resolved.errors);
   Object.assign(next, resolved.values);
+  // Picks kept from before that depend on a field this request changes (tests on the lab
+  // partner, the language on the material) must still be options.
+  const changed = new Set(Object.keys(own));
+  const stale = kind.fields.filter((f) => {
+    const on = f.source === undefined ? undefined : dependsOn(f.source);
+    return on !== undefined && changed.has(on) && !changed.has(f.name) && next[f.name] !== undefined;
+  });
+  if (stale.length > 0) {
+    const again = await resolveOptions({ ...kind, fields: stale }, Object.fromEntries(stale.map((f) => [f.name, next[f.name]])), { ...context, data: next });
+    if (!again.ok) throw invalid(again.errors.map((e) => ({ ...e, message: `${e.message} (it was picked before the field it depends on changed: pick it again)` })));
+  }
 
   if (kind.key === 'questionnaire') {
     const withQuestions = fieldsFor(kind, next);

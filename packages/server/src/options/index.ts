@@ -39,6 +39,13 @@ function providerOf(source: OptionSource): OptionProvider {
   return providers[source.kind] as OptionProvider;
 }
 
+/** The field whose value a source's options depend on (the lab partner of tests, the material of a language). */
+export function dependsOn(source: OptionSource): string | undefined {
+  if (source.kind === 'labTest') return source.partnerField;
+  if (source.kind === 'materialLanguage') return source.materialField;
+  return undefined;
+}
+
 /** Options for a field (which must have a source), best first. */
 export function searchOptions(field: FieldDef & { source: OptionSource }, ctx: SourceContext, term: string, limit: number): Promise<OptionDoc[]> {
   return providerOf(field.source).search(field.source, ctx, term, limit);
