@@ -77,3 +77,30 @@ export async function* readLines(input: NodeJS.ReadableStream): AsyncGenerator<[
     if (typeof destroy === 'function') destroy.call(input);
   }
 }
+
+/** A data line as a parser reads it: its value, or the reason it is malformed. */
+export type Checked<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+/**
+ * The data lines of a line-based release file (trailing blanks cut, empty lines passed over),
+ * each checked by `check`, under the rule every format shares: until one line is good, a bad
+ * line means the file is not of this format (throws naming it); after that, bad lines are
+ * skipped and counted. A file without a good line throws too.
+ */
+export async function* checkedLines<T>(input: NodeJS.ReadableStream, stats: ParseStats, expected: string, check: (line: string) => Checked<T>): AsyncGenerator<[number, T]> {
+  let started = false;
+  for await (const [number, raw] of readLines(input)) {
+    const line = raw.trimEnd();
+    if (!line) continue;
+    stats.read++;
+    const checked = check(line);
+    if (!checked.ok) {
+      if (!started) throw new TerminologyFormatError(expected, number, `${checked.reason}: ${excerpt(line)}`);
+      skipLine(stats, number, checked.reason);
+      continue;
+    }
+    started = true;
+    yield [number, checked.value];
+  }
+  if (!started) throw new TerminologyFormatError(expected, 0, 'the file has no data lines');
+}

@@ -6,7 +6,7 @@
 //   (one 80-column slice per line), 92-119 short description, 269-276 date added,
 //   277-284 action effective date, 285-292 termination date (YYYYMMDD), 293 action code.
 import type { ConceptRecord } from '../systems.ts';
-import { TerminologyFormatError, clean, createParseStats, excerpt, readLines, skipLine, type ParseStats } from './common.ts';
+import { checkedLines, clean, createParseStats, excerpt, skipLine, type Checked, type ParseStats } from './common.ts';
 
 const EXPECTED = 'an HCPCS Level II record-layout file (HCPC20xx_…_ANWEB….txt)';
 
@@ -23,12 +23,9 @@ interface Pending {
   parts: { seq: number; text: string }[];
 }
 
-type Line =
-  | { ok: true; modifier: false; ric: '3' | '4'; code: string; seq: number; long: string; short: string; termination: string }
-  | { ok: true; modifier: true }
-  | { ok: false; reason: string };
+type Line = { modifier: false; ric: '3' | '4'; code: string; seq: number; long: string; short: string; termination: string } | { modifier: true };
 
-function parseLine(line: string): Line {
+function parseLine(line: string): Checked<Line> {
   if (line.length < 12) return { ok: false, reason: `${line.length} characters, the layout has a description from column 12` };
   const ric = line[10];
   const seq = line.slice(5, 10);
@@ -36,14 +33,14 @@ function parseLine(line: string): Line {
   if (ric === '7' || ric === '8') {
     // Modifiers are written in columns 4-5 after three blanks; only their shape is checked.
     if (!/^ *[A-Z0-9]{2,5} *$/.test(line.slice(0, 5))) return { ok: false, reason: 'columns 1-5 are not a modifier' };
-    return { ok: true, modifier: true };
+    return { ok: true, value: { modifier: true } };
   }
   if (ric !== '3' && ric !== '4') return { ok: false, reason: `record identification code (column 11) ${excerpt(ric ?? '')} is not 3, 4, 7 or 8` };
   const code = line.slice(0, 5);
   if (!/^[A-Z0-9]{5}$/.test(code)) return { ok: false, reason: 'columns 1-5 are not an HCPCS code' };
   const termination = ric === '3' ? line.slice(284, 292).trim() : '';
   if (termination && !/^\d{8}$/.test(termination)) return { ok: false, reason: 'termination date (columns 285-292) is not YYYYMMDD' };
-  return { ok: true, modifier: false, ric, code, seq: Number(seq), long: line.slice(11, 91), short: ric === '3' ? clean(line.slice(91, 119)) : '', termination };
+  return { ok: true, value: { modifier: false, ric, code, seq: Number(seq), long: line.slice(11, 91), short: ric === '3' ? clean(line.slice(91, 119)) : '', termination } };
 }
 
 const yyyymmdd = (date: Date) => date.toISOString().slice(0, 10).replaceAll('-', '');
@@ -60,7 +57,6 @@ export async function* parseHcpcs(
   options: HcpcsOptions = {},
 ): AsyncGenerator<ConceptRecord> {
   const today = yyyymmdd(options.asOf ?? new Date());
-  let started = false;
   let pending: Pending | undefined;
 
   const finish = (p: Pending): ConceptRecord | undefined => {
@@ -80,17 +76,7 @@ export async function* parseHcpcs(
     return { code: p.code, display, active: !p.termination || p.termination >= today, extra };
   };
 
-  for await (const [number, raw] of readLines(input)) {
-    const line = raw.trimEnd();
-    if (!line) continue;
-    stats.read++;
-    const parsed = parseLine(line);
-    if (!parsed.ok) {
-      if (!started) throw new TerminologyFormatError(EXPECTED, number, `${parsed.reason}: ${excerpt(line)}`);
-      skipLine(stats, number, parsed.reason);
-      continue;
-    }
-    started = true;
+  for await (const [number, parsed] of checkedLines(input, stats, EXPECTED, parseLine)) {
     if (parsed.modifier) {
       stats.ignored++;
       continue;
@@ -110,5 +96,4 @@ export async function* parseHcpcs(
     const record = finish(pending);
     if (record) yield record;
   }
-  if (!started) throw new TerminologyFormatError(EXPECTED, 0, 'the file has no data lines');
 }

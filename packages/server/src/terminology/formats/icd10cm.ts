@@ -3,7 +3,7 @@
 //   '1' valid for HIPAA transactions), 17-76 short description, 78-end long description,
 //   single blanks in between.
 import type { ConceptRecord } from '../systems.ts';
-import { TerminologyFormatError, clean, createParseStats, excerpt, readLines, skipLine, type ParseStats } from './common.ts';
+import { checkedLines, clean, createParseStats, type Checked, type ParseStats } from './common.ts';
 
 const EXPECTED = 'an ICD-10-CM order file (icd10cm_order_YYYY.txt)';
 /** A letter, a digit, then 1 to 5 letters or digits: A00, C4A, E119, S72001A. */
@@ -14,9 +14,7 @@ export function icd10cmWithDot(code: string): string {
   return code.length > 3 ? `${code.slice(0, 3)}.${code.slice(3)}` : code;
 }
 
-type Parsed = { ok: true; record: ConceptRecord } | { ok: false; reason: string };
-
-function parseLine(line: string): Parsed {
+function parseLine(line: string): Checked<ConceptRecord> {
   if (!/^\d{5} /.test(line)) return { ok: false, reason: 'columns 1-5 are not an order number followed by a blank' };
   const field = line.slice(6, 13);
   const code = field.trim();
@@ -28,7 +26,7 @@ function parseLine(line: string): Parsed {
   const long = clean(line.slice(77));
   if (!long) return { ok: false, reason: 'empty long description (columns 78-end)' };
   const billable = flag === '1';
-  return { ok: true, record: { code: icd10cmWithDot(code), display: long, active: billable, extra: { billable, short } } };
+  return { ok: true, value: { code: icd10cmWithDot(code), display: long, active: billable, extra: { billable, short } } };
 }
 
 /**
@@ -36,19 +34,5 @@ function parseLine(line: string): Parsed {
  * active = billable (header flag '1'); extra = { billable, short }.
  */
 export async function* parseIcd10cm(input: NodeJS.ReadableStream, stats: ParseStats = createParseStats()): AsyncGenerator<ConceptRecord> {
-  let started = false;
-  for await (const [number, raw] of readLines(input)) {
-    const line = raw.trimEnd();
-    if (!line) continue;
-    stats.read++;
-    const parsed = parseLine(line);
-    if (!parsed.ok) {
-      if (!started) throw new TerminologyFormatError(EXPECTED, number, `${parsed.reason}: ${excerpt(line)}`);
-      skipLine(stats, number, parsed.reason);
-      continue;
-    }
-    started = true;
-    yield parsed.record;
-  }
-  if (!started) throw new TerminologyFormatError(EXPECTED, 0, 'the file has no data lines');
+  for await (const [, record] of checkedLines(input, stats, EXPECTED, parseLine)) yield record;
 }

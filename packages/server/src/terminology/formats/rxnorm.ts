@@ -2,7 +2,7 @@
 // trailing pipe, no header:
 //   RXCUI|LAT|TS|LUI|STT|SUI|ISPREF|RXAUI|SAUI|SCUI|SDUI|SAB|TTY|CODE|STR|SRL|SUPPRESS|CVF|
 import type { ConceptRecord } from '../systems.ts';
-import { TerminologyFormatError, clean, createParseStats, excerpt, readLines, skipLine, type ParseStats } from './common.ts';
+import { checkedLines, clean, createParseStats, skipLine, type Checked, type ParseStats } from './common.ts';
 
 const EXPECTED = 'an RxNorm RXNCONSO.RRF file';
 const FIELDS = 18;
@@ -18,23 +18,7 @@ export const RXNORM_TERM_TYPES: ReadonlySet<string> = new Set(['SCD', 'SBD', 'GP
  */
 export async function* parseRxnorm(input: NodeJS.ReadableStream, stats: ParseStats = createParseStats()): AsyncGenerator<ConceptRecord> {
   const seen = new Set<string>(); // ~50k kept RXCUIs at most: a few MB
-  let started = false;
-  for await (const [number, raw] of readLines(input)) {
-    const line = raw.trimEnd();
-    if (!line) continue;
-    stats.read++;
-    const fields = line.split('|');
-    if (fields.length === FIELDS + 1 && fields[FIELDS] === '') fields.pop();
-    let reason: string | undefined;
-    if (fields.length !== FIELDS) reason = `${fields.length} pipe-separated fields, ${FIELDS} expected`;
-    else if (!/^\d+$/.test(fields[RXCUI]!.trim())) reason = 'RXCUI (field 1) is not a number';
-    else if (!fields[SAB]!.trim() || !fields[TTY]!.trim()) reason = 'empty SAB or TTY (fields 12-13)';
-    if (reason) {
-      if (!started) throw new TerminologyFormatError(EXPECTED, number, `${reason}: ${excerpt(line)}`);
-      skipLine(stats, number, reason);
-      continue;
-    }
-    started = true;
+  for await (const [number, fields] of checkedLines(input, stats, EXPECTED, splitLine)) {
     const tty = fields[TTY]!.trim();
     if (fields[SAB]!.trim() !== 'RXNORM' || fields[LAT]!.trim() !== 'ENG' || !RXNORM_TERM_TYPES.has(tty)) {
       stats.ignored++;
@@ -53,5 +37,14 @@ export async function* parseRxnorm(input: NodeJS.ReadableStream, stats: ParseSta
     seen.add(code);
     yield { code, display, active: fields[SUPPRESS]!.trim() === 'N', extra: { tty } };
   }
-  if (!started) throw new TerminologyFormatError(EXPECTED, 0, 'the file has no data lines');
+}
+
+/** A RXNCONSO line's fields (the trailing pipe dropped), if it has the layout's shape. */
+function splitLine(line: string): Checked<string[]> {
+  const fields = line.split('|');
+  if (fields.length === FIELDS + 1 && fields[FIELDS] === '') fields.pop();
+  if (fields.length !== FIELDS) return { ok: false, reason: `${fields.length} pipe-separated fields, ${FIELDS} expected` };
+  if (!/^\d+$/.test(fields[RXCUI]!.trim())) return { ok: false, reason: 'RXCUI (field 1) is not a number' };
+  if (!fields[SAB]!.trim() || !fields[TTY]!.trim()) return { ok: false, reason: 'empty SAB or TTY (fields 12-13)' };
+  return { ok: true, value: fields };
 }
