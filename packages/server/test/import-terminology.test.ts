@@ -83,6 +83,22 @@ for (const engine of ENGINES) {
       assert.deepEqual((await findConcept(storage.db, CodeSystems.ICD10, 'E11'))?.active, 0);
     });
 
+    it('on a terminal it shows a running count (under script(1), a real pseudo-terminal)', async () => {
+      const order = file('order-tty.txt', RELEASE_1);
+      const command = [process.execPath, BIN, 'import-terminology', '--system', 'icd10cm', '--file', order].map((a) => `'${a}'`).join(' ');
+      const r = await new Promise<{ code: number | null; out: string }>((resolve, reject) => {
+        const env = { ...process.env, CHARTA_DATABASE_URL: db.url, CHARTA_DATA_DIR: db.dataDir };
+        const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        child.stdout.on('data', (c) => (out += c));
+        child.on('error', reject);
+        child.on('close', (code) => resolve({ code, out }));
+      });
+      assert.equal(r.code, 0, r.out);
+      assert.match(r.out, /\rICD-10-CM: 4 concepts stored \(4 lines read\)/);
+      assert.match(r.out, /\{"system":"ICD-10",/);
+    });
+
     it('a newer release updates what changed and adds what is new', async () => {
       const r = await run(['import-terminology', '--system', 'icd10cm', '--file', file('order-2.txt', RELEASE_2)], db);
       assert.equal(r.code, 0, r.stderr);
