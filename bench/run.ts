@@ -3,23 +3,27 @@
 // uuid, two filtered list pages, create, PATCH and commit — each measured with autocannon for a
 // few seconds. Then the plugin platform (lib/plugin-scenarios.ts): installs of 1 MiB packages
 // (plugin-install) and the log stream's fan-out to 100 WebSocket subscribers (log-fanout), each
-// next to a bare baseline. Prints the tables and writes bench/results/latest.{json,md}.
+// next to a bare baseline. Then autocomplete over a generated terminology of 300k ICD-10-like
+// concepts (lib/autocomplete.ts): one-word, two-word and code searches next to the GET /noop
+// baseline, and the worst terms timed one request at a time. Prints the tables and writes
+// bench/results/latest.{json,md}.
 // Settings: BENCH_DURATION, BENCH_WARMUP, BENCH_CONNECTIONS, BENCH_ENGINES, BENCH_COMMANDS,
 // BENCH_SCENARIOS, BENCH_PROFILE, BENCH_QUIET_WAIT, BENCH_SQLITE_ANALYZE, BENCH_PLUGIN_INSTALLS,
-// BENCH_PLUGIN_CONNECTIONS, BENCH_FANOUT_SUBSCRIBERS, BENCH_FANOUT_RATES (lib/options.ts,
-// docs/performance.md).
+// BENCH_PLUGIN_CONNECTIONS, BENCH_FANOUT_SUBSCRIBERS, BENCH_FANOUT_RATES, BENCH_CONCEPTS,
+// BENCH_AUTOCOMPLETE_PROBES (lib/options.ts, docs/performance.md).
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import type autocannon from 'autocannon';
 import { isoMicros } from '../packages/server/src/lib/time.ts';
 import { Child } from './lib/child.ts';
 import { cpuMeter, waitForIdle, waitForQuiet, type CpuShare } from './lib/cpu.ts';
-import type { SetupArgs, SetupResult } from './lib/charta-server.ts';
+import type { SetupArgs, SetupResult, TerminologyLoad } from './lib/charta-server.ts';
+import { AUTOCOMPLETE_SCENARIOS, autocompleteScenarios, buildTerms, checkAnswers, stageDiagnose, worstCases, type CheckResult, type WorstRow } from './lib/autocomplete.ts';
 import { measure, type LoadResult } from './lib/load.ts';
 import { loadOptions, type BenchOptions } from './lib/options.ts';
 import { buildPackages, type PackageSet } from './lib/plugin-archives.ts';
 import { fanoutScenario, installScenario, packagesNeeded } from './lib/plugin-scenarios.ts';
-import { fanoutTextTable, installTextTable, machine, textTable, write, type FanoutRow, type InstallRow, type Report, type Row } from './lib/report.ts';
+import { fanoutTextTable, installTextTable, machine, textTable, worstTextTable, write, type FanoutRow, type InstallRow, type Report, type Row } from './lib/report.ts';
 
 const here = import.meta.dirname;
 const RESULTS = path.join(here, 'results');
@@ -158,13 +162,18 @@ async function main(): Promise<void> {
   const opts = loadOptions();
   const started = performance.now();
   const wanted = (name: string) => opts.scenarios === undefined || opts.scenarios.includes(name);
-  const unknown = (opts.scenarios ?? []).filter((n) => !COMMAND_SCENARIOS.includes(n) && !PLUGIN_SCENARIOS.includes(n));
-  if (unknown.length > 0) throw new Error(`BENCH_SCENARIOS: unknown ${unknown.join(', ')} (known: ${[...COMMAND_SCENARIOS, ...PLUGIN_SCENARIOS].join(', ')})`);
+  const known = [...COMMAND_SCENARIOS, ...PLUGIN_SCENARIOS, ...AUTOCOMPLETE_SCENARIOS];
+  const unknown = (opts.scenarios ?? []).filter((n) => !known.includes(n));
+  if (unknown.length > 0) throw new Error(`BENCH_SCENARIOS: unknown ${unknown.join(', ')} (known: ${known.join(', ')})`);
   const commandsWanted = COMMAND_SCENARIOS.some(wanted);
+  const autocompleteWanted = AUTOCOMPLETE_SCENARIOS.some(wanted);
   console.log(`Charta benchmark: ${opts.connections} connections, ${opts.duration} s per scenario (+${opts.warmup} s warm-up), engines ${opts.engines.join(', ')}`);
   const rows: Row[] = [];
   const installs: InstallRow[] = [];
   const fanout: FanoutRow[] = [];
+  const terminology: Record<string, Omit<TerminologyLoad, 'sampleCodes'>> = {};
+  const checks: CheckResult[] = [];
+  const worst: WorstRow[] = [];
   // The install packages are built once and used on every engine (each starts on a fresh database).
   let packages: PackageSet | undefined;
   if (wanted('plugin-install')) {
@@ -208,7 +217,16 @@ async function main(): Promise<void> {
         `${engine}: seeded ${plan.commands.toLocaleString('en-US')} commands in ${f.seconds.base.toFixed(1)} s, fixtures in ${f.seconds.fixtures.toFixed(1)} s` +
           `${f.seconds.analyze > 0.05 ? `, ${engine === 'postgres' ? 'VACUUM ANALYZE' : 'ANALYZE'} ${f.seconds.analyze.toFixed(1)} s` : ''} (ready after ${((performance.now() - seedStart) / 1000).toFixed(1)} s)`,
       );
-      const baseline = commandsWanted ? await measureBaseline(engine) : undefined;
+      let load: TerminologyLoad | undefined;
+      if (autocompleteWanted) {
+        load = await child.call<TerminologyLoad>('loadTerminology', { concepts: opts.concepts });
+        terminology[engine] = { stored: load.stored, seconds: load.seconds, bytes: load.bytes };
+        console.log(
+          `${engine}: stored ${load.stored.toLocaleString('en-US')} concepts in ${load.seconds.store.toFixed(1)} s (${Math.round(load.stored / load.seconds.store).toLocaleString('en-US')}/s), ` +
+            `${engine === 'postgres' ? 'VACUUM ANALYZE' : 'PRAGMA optimize'} ${load.seconds.analyze.toFixed(1)} s, ${(load.bytes / 2 ** 20).toFixed(0)} MiB on disk`,
+        );
+      }
+      const baseline = commandsWanted || autocompleteWanted ? await measureBaseline(engine) : undefined;
       if (baseline !== undefined && f.sqliteFile !== undefined && wanted('bare-pk-read')) {
         // The issue's reference point, on the same file and uuids: better-sqlite3 behind bare Fastify.
         await baselineChild.call('openSqlite', { file: f.sqliteFile });
@@ -224,10 +242,40 @@ async function main(): Promise<void> {
         rows.push({ scenario: s.name, engine, request: s.request, ...r, ratio: r.okPerSecond / baseline.okPerSecond });
         console.log(`${engine.padEnd(8)}  ${s.name.padEnd(12)} ${line(r)}`);
       }
-      for (const s of baseline === undefined ? [] : chartaScenarios(f).filter((x) => wanted(x.name))) {
+      for (const s of baseline === undefined || !commandsWanted ? [] : chartaScenarios(f).filter((x) => wanted(x.name))) {
         const r = await run(opts, child, engine, f.url, f.token, s);
         rows.push({ scenario: s.name, engine, request: s.request, ...r, ratio: r.okPerSecond / baseline!.okPerSecond });
         console.log(`${engine.padEnd(8)}  ${s.name.padEnd(12)} ${line(r)}`);
+      }
+      if (load !== undefined && baseline !== undefined) {
+        const uuid = await stageDiagnose(f.url, f.token, f.writableNotes[0]!);
+        const scenarios = autocompleteScenarios(uuid, buildTerms(load.sampleCodes)).filter((x) => wanted(x.name));
+        for (const s of scenarios) {
+          const c = await checkAnswers(engine, f.url, f.token, uuid, child, s);
+          checks.push(c);
+          const m = c.matches;
+          console.log(
+            `  (${s.name}: ${c.checked - c.failures.length} of ${c.checked} answers checked correct` +
+              (m ? `; the ${m.terms} terms match p50 ${m.p50.toLocaleString('en-US')}, p90 ${m.p90.toLocaleString('en-US')}, max ${m.max.toLocaleString('en-US')} concepts, ${m.none} nothing` : '') +
+              ')',
+          );
+          for (const failure of c.failures.slice(0, 5)) console.log(`    ${failure}`);
+          if (c.failures.length > 0) failed = true;
+        }
+        await child.call('releaseCorpus');
+        // At BENCH_CONNECTIONS the latencies are mostly queueing on the server's one event loop;
+        // over a single connection they are what one user typing sees.
+        for (const s of scenarios) {
+          for (const [connections, name] of [[opts.connections, s.name], [1, `${s.name} (1 conn)`]] as const) {
+            const r = await run({ ...opts, connections }, child, engine, f.url, f.token, { ...s, name });
+            rows.push({ scenario: name, engine, request: s.request, ...r, ratio: r.okPerSecond / baseline.okPerSecond });
+            console.log(`${engine.padEnd(8)}  ${name.padEnd(31)} ${line(r)}`);
+          }
+        }
+        const w = await worstCases(engine, f.url, f.token, uuid, child, opts.autocompleteProbes);
+        await child.call('releaseCorpus');
+        worst.push(...w);
+        for (const x of w) console.log(`${engine.padEnd(8)}  worst ${JSON.stringify(x.term).padEnd(18)} p50 ${x.p50.toFixed(2)} ms  p99 ${x.p99.toFixed(2)} ms  max ${x.max.toFixed(2)} ms  (${x.options} options; matches ${x.matches.toLocaleString('en-US')})`);
       }
       const target = { engine, child, url: f.url, apiKey: f.apiKey, baseline: baselineChild, baselineUrl };
       if (packages !== undefined) installs.push(...(await installScenario(opts, target, packages)));
@@ -261,6 +309,7 @@ async function main(): Promise<void> {
       ...(opts.scenarios ? { scenarios: opts.scenarios } : {}),
       ...(packages ? { pluginInstalls: opts.pluginInstalls, pluginConnections: opts.pluginConnections } : {}),
       ...(wanted('log-fanout') ? { fanoutSubscribers: opts.fanoutSubscribers, fanoutRates: opts.fanoutRates } : {}),
+      ...(autocompleteWanted ? { concepts: opts.concepts, autocompleteProbes: opts.autocompleteProbes } : {}),
     },
     seeding,
     rows,
@@ -269,10 +318,12 @@ async function main(): Promise<void> {
       installs,
       fanout,
     },
+    ...(autocompleteWanted ? { autocomplete: { concepts: opts.concepts, loads: terminology, checks, worst } } : {}),
   };
   if (rows.length > 0) console.log('\n' + textTable(rows));
   if (installs.length > 0) console.log('\n' + installTextTable(installs));
   if (fanout.length > 0) console.log('\n' + fanoutTextTable(fanout));
+  if (worst.length > 0) console.log('\n' + worstTextTable(worst));
   write(RESULTS, report);
   console.log(`\nWrote ${path.relative(process.cwd(), RESULTS)}/latest.json and latest.md in ${((performance.now() - started) / 1000).toFixed(0)} s total`);
   if (failed) process.exitCode = 1;

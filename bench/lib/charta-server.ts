@@ -2,13 +2,19 @@
 // silent logs and the test harness's bootstrap client and API key, a bearer token, then the
 // seeded data. For the log fan-out it also emits entries on the server's own log bus, the way
 // an operation does after its commit (logs/events.ts).
+import fs from 'node:fs';
+import { sql } from 'kysely';
 import { startServer, type Running } from '../../packages/server/src/server.ts';
+import { CodeSystems } from '../../packages/server/src/commands/kinds/types.ts';
+import { storeConcepts } from '../../packages/server/src/terminology/store.ts';
+import { matchesAllWords, parseSearchTerm } from '../../packages/server/src/terminology/normalize.ts';
 import type { Engine } from '../../packages/server/src/storage/db.ts';
 import { createDatabase, testConfig, TEST_API_KEY, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type TestDatabase } from '../../packages/server/test/support/harness.ts';
 import { serve } from './child.ts';
 import { clockMs, fanoutEvent, paced, type PaceResult } from './fanout.ts';
 import { startProfile, stopProfile } from './profiler.ts';
 import { seed, type SeedPlan, type Seeded } from './seed.ts';
+import { generateConcepts } from './terminology.ts';
 
 export interface SetupArgs {
   engine: Engine;
@@ -49,6 +55,69 @@ async function setup({ engine, plan }: SetupArgs): Promise<SetupResult> {
   return { ...seeded, url: running.url, token, apiKey: TEST_API_KEY, sqliteFile, totalCommands: Number(n) };
 }
 
+export interface TerminologyLoad {
+  stored: number;
+  /** storeConcepts, and the statistics refresh after it (PRAGMA optimize / VACUUM ANALYZE concepts). */
+  seconds: { store: number; analyze: number };
+  /** SQLite: the database file with its WAL; PostgreSQL: the concepts table with its indexes and TOAST. */
+  bytes: number;
+  /** Every 100th generated concept's code, for the code searches. */
+  sampleCodes: string[];
+}
+
+/**
+ * The generated ICD-10-like terminology (lib/terminology.ts), written the way an import writes a
+ * release: storeConcepts, batches of 500 upserts, each batch a transaction.
+ */
+async function loadTerminology({ concepts }: { concepts: number }): Promise<TerminologyLoad> {
+  const storage = running!.storage;
+  const sampleCodes: string[] = [];
+  const records = (function* () {
+    let i = 0;
+    for (const c of generateConcepts(concepts)) {
+      if (i++ % 100 === 0) sampleCodes.push(c.code);
+      yield c;
+    }
+  })();
+  const started = performance.now();
+  const stored = await storeConcepts(storage, CodeSystems.ICD10, records);
+  const storedAt = performance.now();
+  // As in setup: what the server's 10-minute optimize (SQLite) or autovacuum (PostgreSQL) would
+  // have done by the time anyone searches the freshly imported release.
+  if (storage.engine === 'postgres') await sql`VACUUM ANALYZE concepts`.execute(storage.db);
+  else await storage.optimize();
+  const analyzed = performance.now();
+  let bytes: number;
+  if (storage.engine === 'sqlite') {
+    const file = database!.url.slice('sqlite:'.length);
+    bytes = [file, `${file}-wal`].reduce((sum, f) => sum + (fs.existsSync(f) ? fs.statSync(f).size : 0), 0);
+  } else {
+    const { rows } = await sql<{ n: string }>`SELECT pg_total_relation_size('concepts') AS n`.execute(storage.db);
+    bytes = Number(rows[0]!.n);
+  }
+  return { stored, seconds: { store: (storedAt - started) / 1000, analyze: (analyzed - storedAt) / 1000 }, bytes, sampleCodes };
+}
+
+let corpus: string[] | undefined;
+
+/**
+ * For the correctness checks: how many active ICD-10 concepts contain every word of each term
+ * (each word a prefix of a word of the code or display), by brute force over search_text.
+ */
+async function matchCounts({ terms }: { terms: string[] }): Promise<number[]> {
+  if (corpus === undefined) {
+    const rows = await running!.storage.db.selectFrom('concepts').select('search_text').where('system', '=', CodeSystems.ICD10).where('active', '=', 1).execute();
+    corpus = rows.map((r) => r.search_text);
+  }
+  return terms.map((term) => {
+    const { words } = parseSearchTerm(term);
+    if (words.length === 0) return 0;
+    let n = 0;
+    for (const text of corpus!) if (matchesAllWords(text, words)) n++;
+    return n;
+  });
+}
+
 export interface EmitArgs {
   /** Entries per second. */
   rate: number;
@@ -68,6 +137,12 @@ serve({
   clock: () => clockMs(),
   emitLogs,
   subscribers: () => running!.app.logs.subscribers,
+  loadTerminology,
+  matchCounts,
+  // The checks are done: the 300k strings would only burden the measured server's GC.
+  releaseCorpus: () => {
+    corpus = undefined;
+  },
   profileStart: () => startProfile(),
   profileStop: ({ file }: { file: string }) => stopProfile(file),
   close: async () => {

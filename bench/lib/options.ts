@@ -28,6 +28,10 @@ export interface BenchOptions {
   fanoutSubscribers: number;
   /** log-fanout: entries per second, one measurement each, BENCH_DURATION seconds long (BENCH_FANOUT_RATES=200,1000). */
   fanoutRates: number[];
+  /** autocomplete: concepts of the generated terminology (BENCH_CONCEPTS). */
+  concepts: number;
+  /** autocomplete: sequential requests per worst-case term (BENCH_AUTOCOMPLETE_PROBES). */
+  autocompleteProbes: number;
 }
 
 function positive(name: string, fallback: number, integer = false): number {
@@ -73,5 +77,7 @@ export function loadOptions(): BenchOptions {
     pluginConnections: positives('BENCH_PLUGIN_CONNECTIONS', [1, 4]),
     fanoutSubscribers: positive('BENCH_FANOUT_SUBSCRIBERS', 100, true),
     fanoutRates: positives('BENCH_FANOUT_RATES', [200, 1000]),
+    concepts: positive('BENCH_CONCEPTS', 300_000, true),
+    autocompleteProbes: positive('BENCH_AUTOCOMPLETE_PROBES', 50, true),
   };
 }

@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { CpuShare } from './cpu.ts';
 import type { LoadResult } from './load.ts';
+import type { CheckResult, WorstRow } from './autocomplete.ts';
+import type { TerminologyLoad } from './charta-server.ts';
 
 export interface Row extends LoadResult {
   scenario: string;
@@ -100,12 +102,16 @@ export interface Report {
     pluginConnections?: number[];
     fanoutSubscribers?: number;
     fanoutRates?: number[];
+    concepts?: number;
+    autocompleteProbes?: number;
   };
   seeding: Record<string, { commands: number; totalCommands: number; seconds: { base: number; fixtures: number; analyze: number } }>;
   /** The Commands API scenarios (and their baselines). */
   rows: Row[];
   /** The plugin platform scenarios (absent in reports from before they existed). */
   plugins?: { package?: PackageInfo; installs: InstallRow[]; fanout: FanoutRow[] };
+  /** The autocomplete scenarios' terminology, answer checks and worst terms (their load rows are in `rows`). */
+  autocomplete?: { concepts: number; loads: Record<string, Omit<TerminologyLoad, 'sampleCodes'>>; checks: CheckResult[]; worst: WorstRow[] };
 }
 
 export function machine(): Report['machine'] {
@@ -202,6 +208,10 @@ function mdTable<R>(head: string[], rows: R[], cellsOf: (r: R) => string[], text
   return [`| ${head.join(' | ')} |`, `| ${align.join(' | ')} |`, ...rows.map((r) => `| ${cellsOf(r).join(' | ')} |`)].join('\n');
 }
 
+const WORST_HEAD = ['engine', 'term', 'why', 'matches', 'options', 'requests', 'p50 ms', 'p99 ms', 'max ms'];
+const worstCells = (r: WorstRow) => [r.engine, JSON.stringify(r.term), r.why, f0(r.matches), String(r.options), String(r.requests), f2(r.p50), f2(r.p99), f2(r.max)];
+export const worstTextTable = (rows: WorstRow[]) => table(WORST_HEAD, rows, worstCells, 3);
+
 export const installTextTable = (rows: InstallRow[]) => table(INSTALL_HEAD, rows, installCells, 2);
 export const fanoutTextTable = (rows: FanoutRow[]) => table(FANOUT_HEAD, rows, fanoutCells, 2);
 
@@ -234,6 +244,31 @@ function pluginMarkdown(report: Report): string[] {
       mdTable(FANOUT_HEAD, p.fanout, fanoutCells, 2),
       '',
     );
+  }
+  return out;
+}
+
+function autocompleteMarkdown(report: Report): string[] {
+  const a = report.autocomplete;
+  if (a === undefined) return [];
+  const out: string[] = ['## Autocomplete', ''];
+  out.push(
+    `A generated ICD-10-like terminology of ${a.concepts.toLocaleString('en-US')} concepts (bench/lib/terminology.ts) stored with \`storeConcepts\` on each engine; the autocomplete rows are in the table above, next to that engine's baseline.`,
+    '',
+    ...Object.entries(a.loads).map(
+      ([engine, l]) => `- ${engine}: ${l.stored.toLocaleString('en-US')} concepts stored in ${l.seconds.store.toFixed(1)} s (${Math.round(l.stored / l.seconds.store).toLocaleString('en-US')}/s), then ${engine === 'postgres' ? 'VACUUM ANALYZE concepts' : 'PRAGMA optimize'} in ${l.seconds.analyze.toFixed(1)} s; ${(l.bytes / 2 ** 20).toFixed(0)} MiB (${engine === 'postgres' ? 'the concepts table with its indexes' : 'the database file and its WAL'})`,
+    ),
+    '',
+    '### Answers checked',
+    '',
+    ...a.checks.map((c) => {
+      const m = c.matches;
+      return `- ${c.scenario} on ${c.engine}: ${c.checked - c.failures.length} of ${c.checked} correct${m ? `; its ${m.terms} terms match p50 ${m.p50.toLocaleString('en-US')}, p90 ${m.p90.toLocaleString('en-US')}, max ${m.max.toLocaleString('en-US')} concepts (${m.none} nothing, ${m.fullPage} a full page)` : ''}${c.failures.length ? `: ${c.failures.slice(0, 3).join('; ')}` : ''}`;
+    }),
+    '',
+  );
+  if (a.worst.length > 0) {
+    out.push('### Worst terms', '', `Each term ${a.worst[0]!.requests} times, one request at a time after 5 unrecorded, on the otherwise idle server; *matches* is the brute-force count of concepts containing every word.`, '', mdTable(WORST_HEAD, a.worst, worstCells, 3), '');
   }
   return out;
 }
@@ -272,6 +307,7 @@ export function markdown(report: Report): string {
     ...(s.scenarios ? [`Only the scenarios ${s.scenarios.join(', ')} (BENCH_SCENARIOS).`] : []),
     ...(commands.length > 0 ? commands : ['']),
     ...pluginMarkdown(report),
+    ...autocompleteMarkdown(report),
     '## Seeding',
     '',
     seeding,

@@ -15,6 +15,8 @@ export interface ConceptRow {
 }
 
 const COLUMNS = ['system', 'code', 'display', 'active', 'extra'] as const;
+/** PostgreSQL: prefixes up to this length are lexemes of search_words (migration 003). */
+const WORD_PREFIX_LEXEMES = 6;
 
 export interface NewConcept extends ConceptRow {
   code_key: string;
@@ -106,10 +108,13 @@ export const conceptSearchQueries = {
         WHERE concepts_fts MATCH ${match} AND c.system = ${system} AND c.active = 1
         LIMIT ${limit}`;
     }
-    const query = words.map((w) => `${w}:*`).join(' & ');
+    // search_words holds every prefix of up to 6 characters as a lexeme (migration 003): a word
+    // that short is an exact lexeme; a longer one matches the lexemes it starts. Both read as "a
+    // word starts with it" (a prefix match would also be right for short words, only slower).
+    const query = words.map((w) => (w.length <= WORD_PREFIX_LEXEMES ? `'${w}'` : `'${w}':*`)).join(' & ');
     return sql<ConceptRow>`
       SELECT system, code, display, active, extra FROM concepts
-      WHERE search_tsv @@ to_tsquery('simple', ${query}) AND system = ${system} AND active = 1
+      WHERE search_words @@ to_tsquery('simple', ${query}) AND system = ${system} AND active = 1
       LIMIT ${limit}`;
   },
 };
