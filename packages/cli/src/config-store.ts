@@ -14,6 +14,11 @@ import { Failure } from './output.ts';
 export const CREDENTIALS_FILE = 'credentials.json';
 const DIR_MODE = 0o700;
 const FILE_MODE = 0o600;
+/** How long an update waits for another process's lock, and when a lock counts as left over. */
+const LOCK_WAIT_MS = 5_000;
+const LOCK_STALE_MS = 30_000;
+/** Atomics.wait on it is a synchronous sleep (the store's API is synchronous). */
+const SLEEPER = new Int32Array(new SharedArrayBuffer(4));
 /** POSIX modes mean nothing on Windows; the user profile's ACLs protect the file there. */
 const CHECK_MODES = process.platform !== 'win32';
 
@@ -48,6 +53,7 @@ export class CredentialStore {
   constructor(
     readonly dir: string,
     private readonly warn: (message: string) => void = () => {},
+    private readonly lockWaitMs = LOCK_WAIT_MS,
   ) {
     this.file = path.join(dir, CREDENTIALS_FILE);
   }
@@ -95,12 +101,46 @@ export class CredentialStore {
     syncDirectory(this.dir);
   }
 
-  /** Read, change, write back; returns what `change` returns. */
+  /**
+   * Read, change, write back, holding the store's lock file so that two `charta` processes
+   * changing the credentials at once both keep their change; returns what `change` returns.
+   */
   update<T>(change: (credentials: Credentials) => T): T {
-    const credentials = this.load();
-    const result = change(credentials);
-    this.save(credentials);
-    return result;
+    const release = this.lock();
+    try {
+      const credentials = this.load();
+      const result = change(credentials);
+      this.save(credentials);
+      return result;
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Takes `credentials.json.lock` (created exclusively), waiting up to `lockWaitMs` for another
+   * process to release it; a lock older than LOCK_STALE_MS is left over by a crash and removed.
+   */
+  private lock(): () => void {
+    try {
+      fs.mkdirSync(this.dir, { recursive: true, mode: DIR_MODE });
+    } catch (err) {
+      throw new Failure(`Cannot create ${this.dir}: ${(err as Error).message}`, { path: this.dir });
+    }
+    const lockFile = `${this.file}.lock`;
+    const deadline = Date.now() + this.lockWaitMs;
+    for (;;) {
+      try {
+        fs.closeSync(fs.openSync(lockFile, 'wx', FILE_MODE));
+        return () => fs.rmSync(lockFile, { force: true });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new Failure(`Cannot lock ${this.file}: ${(err as Error).message}`, { path: lockFile });
+      }
+      const age = Date.now() - (fs.statSync(lockFile, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > LOCK_STALE_MS) fs.rmSync(lockFile, { force: true });
+      else if (Date.now() > deadline) throw new Failure(`${this.file} is locked by another charta process (${lockFile}); try again`, { path: lockFile });
+      else Atomics.wait(SLEEPER, 0, 0, 10);
+    }
   }
 
   /** Tightens the directory to 0700 and the file to 0600 if they exist with looser modes. */

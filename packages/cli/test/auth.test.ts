@@ -40,6 +40,37 @@ describe('charta auth (binary)', () => {
     assert.equal(mode(t.file), 0o600);
   });
 
+  it('concurrent add-api-key processes each keep their change (the store is locked while it is rewritten)', async () => {
+    const t = setup();
+    const hosts = Array.from({ length: 8 }, (_, i) => `http://host-${i}.example.com`);
+    const results = await Promise.all(hosts.map((host, i) => t.cli('auth', 'add-api-key', '--host', host, '--api-key', `key-${i}`)));
+    for (const r of results) single(r, 0);
+    assert.deepEqual(Object.keys(t.read().hosts).sort(), [...hosts].sort());
+    assert.deepEqual(fs.readdirSync(t.dir), ['credentials.json'], 'no lock file left behind');
+  });
+
+  it('a lock left over by a crash is taken over once stale', () => {
+    const t = setup();
+    const store = new CredentialStore(t.dir);
+    store.save(emptyCredentials());
+    const lock = `${t.file}.lock`;
+    fs.writeFileSync(lock, '');
+    const old = new Date(Date.now() - 60_000);
+    fs.utimesSync(lock, old, old);
+    store.update((c) => void (c.default_host = 'http://a.example.com'));
+    assert.equal(t.read().default_host, 'http://a.example.com');
+    assert.ok(!fs.existsSync(lock));
+  });
+
+  it('a live lock is waited for, then reported as a failure; nothing is written', () => {
+    const t = setup();
+    const store = new CredentialStore(t.dir, undefined, 200);
+    store.save(emptyCredentials());
+    fs.writeFileSync(`${t.file}.lock`, '');
+    assert.throws(() => store.update((c) => void (c.default_host = 'http://b.example.com')), (err: unknown) => err instanceof Failure && /is locked by another charta process/.test(err.message));
+    assert.equal(t.read().default_host, null);
+  });
+
   it('--is-default sets the default host; print-config shows host names only', async () => {
     const t = setup();
     const added = single(await t.cli('auth', 'add-api-key', '--host', 'localhost', '--api-key', KEY, '--is-default'), 0);
