@@ -12,7 +12,7 @@ import { Authenticator } from './auth/authenticate.ts';
 import { Problem, invalid, problem, type FieldProblem } from './http/problem.ts';
 import { sharedSchemas } from './http/schemas.ts';
 import { registerBodyParsers } from './http/body.ts';
-import { authRoutes } from './auth/routes.ts';
+import { authRoutes, TOKEN_ROUTE } from './auth/routes.ts';
 import { commandRoutes } from './commands/routes.ts';
 import { noteRoutes } from './notes/routes.ts';
 import { patientRoutes } from './patients/routes.ts';
@@ -82,7 +82,7 @@ export async function buildApp(config: Config, storage: Storage): Promise<Fastif
   });
 
   app.setErrorHandler((error: FastifyError | Problem, request, reply) => {
-    const p = toProblem(error);
+    const p = withOAuthError(toProblem(error), request.routeOptions.url, request.body);
     if (p.status >= 500) request.log.error({ err: error, reqId: request.id }, 'request failed');
     return sendProblem(reply, p);
   });
@@ -125,6 +125,18 @@ export async function buildApp(config: Config, storage: Storage): Promise<Fastif
 function sendProblem(reply: FastifyReply, p: Problem) {
   if (p.headers) reply.headers(p.headers);
   return reply.code(p.status).type('application/problem+json').send(p.body());
+}
+
+/**
+ * The token endpoint answers as OAuth 2.0 clients expect (RFC 6749 §5.2): every 400 carries an
+ * `error` member too; the grant's own checks set theirs, a malformed request is `invalid_request`.
+ */
+function withOAuthError(p: Problem, route: string | undefined, body: unknown): Problem {
+  if (route !== TOKEN_ROUTE || p.status !== 400 || p.extra?.['error'] !== undefined) return p;
+  // Another grant with its own fields (password: username, password) fails the schema first; name the grant.
+  const grant = typeof body === 'object' && body !== null ? (body as { grant_type?: unknown }).grant_type : undefined;
+  const error = typeof grant === 'string' && grant !== 'client_credentials' ? 'unsupported_grant_type' : 'invalid_request';
+  return new Problem(p.code, { detail: p.detail, errors: p.errors, headers: p.headers, extra: { ...p.extra, error } });
 }
 
 /** Everything thrown becomes a catalog problem; nothing unexpected leaks detail. */

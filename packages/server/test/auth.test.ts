@@ -59,6 +59,25 @@ for (const engine of ENGINES) {
       const missing = await api.call('POST', '/auth/token/', form('grant_type=client_credentials'));
       assert.equal(missing.status, 400);
       assert.equal(missing.json.error, 'invalid_request');
+      assert.equal(grant.json.error, 'unsupported_grant_type');
+    });
+
+    it('every 400 of the token endpoint carries an OAuth error member, malformed requests too', async () => {
+      const cases = [
+        form('grant_type=client_credentials&client_id=x&client_secret=y&unknown=1'),
+        { raw: { contentType: 'application/json', data: '{"grant_type": ' }, token: null },
+        { raw: { contentType: 'application/json', data: '{"grant_type": 5}' }, token: null },
+      ];
+      for (const options of cases) {
+        const r = await api.call('POST', '/auth/token/', options);
+        assert.equal(r.status, 400, r.text);
+        assert.equal(r.json.error, 'invalid_request', r.text);
+        assert.ok(['validation_failed', 'malformed_body'].includes(r.json.code), r.text);
+      }
+      // Other endpoints keep plain problems.
+      const other = await api.call('POST', '/core/api/v1/patients/', { raw: { contentType: 'application/json', data: '{"firstName": ' } });
+      assert.equal(other.status, 400);
+      assert.equal(other.json.error, undefined);
     });
 
     it('answers 401 on every protected route without or with bad credentials', async () => {
