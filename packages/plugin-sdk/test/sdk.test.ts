@@ -15,6 +15,7 @@ import {
   isEventName,
   originateCommand,
   recordingLogger,
+  removeBannerAlert,
   runHandler,
   SDK_VERSION,
   slugify,
@@ -83,6 +84,7 @@ describe('effects', () => {
     assert.throws(() => addBannerAlert({ ...ok, placement: [] }), RangeError);
     assert.throws(() => addBannerAlert({ ...ok, placement: ['wall' as 'chart'] }), /unknown banner placement "wall"/);
     assert.throws(() => addBannerAlert({ ...ok, intent: 'loud' as 'info' }), /unknown banner intent "loud"/);
+    assert.deepEqual(removeBannerAlert('p', 'k'), { type: 'REMOVE_BANNER_ALERT', payload: { patient: 'p', key: 'k' } });
   });
 });
 

@@ -22,6 +22,7 @@ import { deleteCommand } from './delete.ts';
 import { commitCommand } from './commit.ts';
 import { enterInError } from './enter-in-error.ts';
 import { autocomplete, commandFields } from './fields.ts';
+import { MAX_SEARCH_TERM } from '../terminology/normalize.ts';
 
 const BASE = '/core/api/v1/commands';
 const tags = ['Commands'];
@@ -134,7 +135,7 @@ export function commandRoutes(app: FastifyInstance, storage: Storage, publicUrl:
       security,
       summary: 'Options for an autocomplete field',
       params: Type.Object({ uuid: Type.String(), field: Type.String({ maxLength: 100 }) }),
-      querystring: Type.Object({ search_term: Type.Optional(Type.String({ maxLength: 200 })), limit: Type.Optional(Type.String({ pattern: '^\\d+$', description: '1–100, default 20' })) }, { additionalProperties: false }),
+      querystring: Type.Object({ search_term: Type.Optional(Type.String({ maxLength: MAX_SEARCH_TERM })), limit: Type.Optional(Type.String({ pattern: '^\\d+$', description: '1–100, default 20' })) }, { additionalProperties: false }),
       response: { 200: Type.Array(ref('AutocompleteOption')), ...problems(400, 401, 403, 404) },
     },
     handler: async (request) => {
