@@ -79,18 +79,25 @@ withDatabase(
     .description('load an official terminology release file (again: it updates what changed)')
     .requiredOption('--system <name>', `one of ${systemNames.join(', ')}`)
     .requiredOption('--file <path>', 'the release file (see docs/terminology-formats.md)')
+    .option('--concepts <path>', 'snomed only: the RF2 concept snapshot (sct2_Concept_Snapshot…), so inactive concepts are stored inactive')
     .addHelpText('after', `\nFiles by system:\n${systemNames.map((n) => `  ${n.padEnd(8)} ${TERMINOLOGY_FORMATS[n].file}`).join('\n')}`),
 ).action(async (opts: Record<string, string>) => {
   const name = opts.system as TerminologyName;
   if (!systemNames.includes(name)) throw new UsageError(`--system must be one of ${systemNames.join(', ')} (got ${JSON.stringify(opts.system)})`);
-  if (!fs.statSync(opts.file!, { throwIfNoEntry: false })?.isFile()) throw new UsageError(`--file: no such file: ${opts.file}`);
+  for (const flag of ['file', 'concepts'] as const) {
+    if (opts[flag] !== undefined && !fs.statSync(opts[flag], { throwIfNoEntry: false })?.isFile()) throw new UsageError(`--${flag}: no such file: ${opts[flag]}`);
+  }
+  if (opts.concepts !== undefined && name !== 'snomed') throw new UsageError('--concepts is for --system snomed only');
   await withStorage(config(opts), async (storage) => {
     await migrate(storage);
     // A running count on a terminal only; scripts get the summary line alone.
     const tty = process.stderr.isTTY === true;
     const label = TERMINOLOGIES[name].label;
-    const summary = await importTerminology(storage, name, opts.file!, (stored, read) => {
-      if (tty) process.stderr.write(`\r${label}: ${stored.toLocaleString('en-US')} concepts stored (${read.toLocaleString('en-US')} lines read)`);
+    const summary = await importTerminology(storage, name, opts.file!, {
+      concepts: opts.concepts,
+      progress: (stored, read) => {
+        if (tty) process.stderr.write(`\r${label}: ${stored.toLocaleString('en-US')} concepts stored (${read.toLocaleString('en-US')} lines read)`);
+      },
     });
     if (tty) process.stderr.write('\n');
     console.log(JSON.stringify(summary));

@@ -119,6 +119,27 @@ for (const engine of ENGINES) {
       }
     });
 
+    it('SNOMED CT: with --concepts, concepts the concept snapshot marks inactive are stored inactive', async () => {
+      const row = (id: string, concept: string, term: string) => [id, '20250101', '1', '900000000000207008', concept, 'en', '900000000000003001', term, '900000000000448009'].join('\t');
+      const descriptions = file('sct2_Description_Snapshot-en_INT.txt', [
+        'id\teffectiveTime\tactive\tmoduleId\tconceptId\tlanguageCode\ttypeId\tterm\tcaseSignificanceId',
+        row('751689013', '22298006', 'Myocardial infarction (disorder)'),
+        row('2150371022', '7000001', 'Retired concept (disorder)'),
+      ].join('\n'));
+      const concepts = file('sct2_Concept_Snapshot_INT.txt', [
+        'id\teffectiveTime\tactive\tmoduleId\tdefinitionStatusId',
+        '22298006\t20020131\t1\t900000000000207008\t900000000000073002',
+        '7000001\t20200131\t0\t900000000000207008\t900000000000074008',
+      ].join('\n'));
+      const r = await run(['import-terminology', '--system', 'snomed', '--file', descriptions, '--concepts', concepts], db);
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual([JSON.parse(r.stdout).total, JSON.parse(r.stdout).active], [2, 1]);
+      assert.equal((await findConcept(storage.db, CodeSystems.SNOMED, '7000001'))?.active, 0);
+      const misplaced = await run(['import-terminology', '--system', 'icd10cm', '--file', descriptions, '--concepts', concepts], db);
+      assert.equal(misplaced.code, 2);
+      assert.match(misplaced.stderr, /--concepts is for --system snomed only/);
+    });
+
     it('a file of another format, an unknown system or a missing file is refused and stores nothing', async () => {
       const before = await countConcepts(storage.db, CodeSystems.ICD10);
       const rxnormBefore = await countConcepts(storage.db, CodeSystems.RXNORM);

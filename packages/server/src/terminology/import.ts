@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import type { Storage } from '../storage/db.ts';
 import { countConcepts } from '../storage/concepts-repository.ts';
-import { createParseStats, parseTerminology } from './formats/index.ts';
+import { createParseStats, parseSnomed, parseTerminology, readSnomedInactiveConcepts } from './formats/index.ts';
 import { storeConcepts } from './store.ts';
 import { TERMINOLOGIES, type TerminologyName } from './systems.ts';
 
@@ -24,18 +24,30 @@ export interface ImportSummary {
   seconds: number;
 }
 
-export async function importTerminology(storage: Storage, name: TerminologyName, file: string, progress?: (stored: number, read: number) => void): Promise<ImportSummary> {
-  const started = performance.now();
-  const { system, label } = TERMINOLOGIES[name];
-  const stats = createParseStats();
+export interface ImportOptions {
+  /** SNOMED CT only: the RF2 concept snapshot, whose inactive concepts are stored inactive. */
+  concepts?: string;
+  progress?: (stored: number, read: number) => void;
+}
+
+/** A release file's stream, once it is open (an unreadable file fails here, with its own error). */
+async function openStream(file: string): Promise<fs.ReadStream> {
   const input = fs.createReadStream(file);
-  // An unreadable file fails on the first read; surface it as the stream's own error.
-  const opened = new Promise<void>((resolve, reject) => {
+  await new Promise<void>((resolve, reject) => {
     input.once('open', () => resolve());
     input.once('error', reject);
   });
-  await opened;
-  const stored = await storeConcepts(storage, system, parseTerminology(name, input, stats), (n) => progress?.(n, stats.read));
+  return input;
+}
+
+export async function importTerminology(storage: Storage, name: TerminologyName, file: string, options: ImportOptions = {}): Promise<ImportSummary> {
+  const started = performance.now();
+  const { system, label } = TERMINOLOGIES[name];
+  const stats = createParseStats();
+  const inactiveConcepts = options.concepts === undefined ? undefined : await readSnomedInactiveConcepts(await openStream(options.concepts));
+  const input = await openStream(file);
+  const records = inactiveConcepts === undefined ? parseTerminology(name, input, stats) : parseSnomed(input, stats, { inactiveConcepts });
+  const stored = await storeConcepts(storage, system, records, (n) => options.progress?.(n, stats.read));
   const counts = await countConcepts(storage.db, system);
   return {
     system,
