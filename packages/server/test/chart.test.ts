@@ -163,6 +163,15 @@ for (const engine of ENGINES) {
       assert.ok(!(await options(assess, 'condition')).some((o) => doc(o).extra.coding[0]!.code === code));
     });
 
+    it('a diagnose stored before picks were checked (an option without a coding) commits as free text', async () => {
+      const uuid = await stage('diagnose');
+      const legacy = { text: 'Old free text', value: 'old-1', disabled: false, description: null, annotations: null, extra: null };
+      await api.storage.db.updateTable('commands').set({ data: JSON.stringify({ diagnose: legacy }) }).where('uuid', '=', uuid).execute();
+      await commit(uuid);
+      const condition = (await chart('conditions')).results.find((c) => c.source_command === uuid)!;
+      assert.deepEqual(condition.coding, { system: 'UNSTRUCTURED', code: 'Old free text', display: 'Old free text' });
+    });
+
     it('the read endpoints: pagination, status filter, unknown patient, bad status', async () => {
       const page = await chart('conditions', '?limit=1');
       assert.equal(page.results.length, 1);

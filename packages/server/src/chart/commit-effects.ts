@@ -10,6 +10,7 @@ import { newUuid } from '../lib/ids.ts';
 import { problem } from '../http/problem.ts';
 import type { OptionDoc } from '../options/types.ts';
 import { PICKABLE } from './options.ts';
+import { CodeSystems } from '../commands/kinds/types.ts';
 
 export interface CommittedCommand {
   uuid: string;
@@ -24,10 +25,16 @@ const goalStatus = (achievement: unknown) => (typeof achievement === 'string' &&
 
 const text = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
 
+/**
+ * The coding of a stored option. Options stored before picks were checked against their source
+ * (or by hand) may have none: their text stands as free text then.
+ */
 function codingOf(doc: unknown): { system: string; code: string; display: string } {
-  const option = doc as OptionDoc;
-  const coding = option.extra.coding[0]!;
-  return { system: coding.system, code: coding.code, display: coding.display || option.text };
+  const option = (doc ?? {}) as Partial<OptionDoc>;
+  const coding = option.extra?.coding?.[0];
+  const text = String(option.text ?? option.value ?? '');
+  if (coding === undefined || typeof coding.code !== 'string' || typeof coding.system !== 'string') return { system: CodeSystems.UNSTRUCTURED, code: text, display: text };
+  return { system: coding.system, code: coding.code, display: coding.display || text };
 }
 
 class ChartWriter {
