@@ -31,7 +31,13 @@ export async function up(db: Kysely<unknown>, engine: Engine): Promise<void> {
     .addUniqueConstraint('concepts_system_code', ['system', 'code'])
     .execute();
   await db.schema.createIndex('concepts_code_key').on('concepts').columns(['system', 'code_key']).execute();
-  await db.schema.createIndex('concepts_display_key').on('concepts').columns(['system', 'display_key']).execute();
+  // On SQLite the display-start index also covers active and search_text, so the other words of a
+  // multi-word term are checked on index entries, before any table row is read.
+  await db.schema
+    .createIndex('concepts_display_key')
+    .on('concepts')
+    .columns(sqlite ? ['system', 'display_key', 'active', 'search_text'] : ['system', 'display_key'])
+    .execute();
   if (sqlite) {
     // Prefix indexes for 1–6 characters: a prefix query of that length reads one doclist
     // incrementally (and stops at the LIMIT); a longer prefix makes FTS5 merge the doclists of
