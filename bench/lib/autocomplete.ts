@@ -10,7 +10,8 @@
 import type autocannon from 'autocannon';
 import { codeKey, matchesAllWords, normalizeText, parseSearchTerm } from '../../packages/server/src/terminology/normalize.ts';
 import type { Child } from './child.ts';
-import { mulberry32, vocabulary, zipfSampler } from './terminology.ts';
+import { mulberry32 } from './random.ts';
+import { vocabulary, zipfSampler } from './terminology.ts';
 
 export const AUTOCOMPLETE_SCENARIOS = ['autocomplete-word', 'autocomplete-two-words', 'autocomplete-code'];
 

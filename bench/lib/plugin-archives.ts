@@ -9,6 +9,7 @@ import crypto from 'node:crypto';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { manifestJson, rawTar, type TarItem } from '../../packages/server/test/support/archives.ts';
+import { mulberry32 } from './random.ts';
 
 const gzip = promisify(zlib.gzip);
 
@@ -29,16 +30,6 @@ export interface PackageSet {
   seconds: number;
 }
 
-/** Small, seeded PRNG: the same bundle on every run. */
-function mulberry32(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const IDENTIFIERS = 'e t n r i o a s c l u d h f p m value entry event command payload result options handler context patient note vitals threshold systolic diastolic pulse alert webhook fetch response request json status retry timeout schema field params state index length push map filter reduce keys assign'.split(' ');
 const KEYWORDS = ['return ', 'const ', 'let ', 'if(', 'else ', 'for(', 'new ', 'typeof ', 'await ', 'async ', 'function ', 'throw '];

@@ -7,6 +7,7 @@ import type { Engine } from '../../packages/server/src/storage/db.ts';
 import type { CommandTable, Database, NoteTable, PatientTable } from '../../packages/server/src/storage/schema.ts';
 import { commandKinds } from '../../packages/server/src/commands/kinds/index.ts';
 import type { CommandKind, FieldDef } from '../../packages/server/src/commands/kinds/types.ts';
+import { mulberry32 } from './random.ts';
 
 export interface SeedPlan {
   patients: number;
@@ -40,16 +41,6 @@ const DAY = 86_400_000_000;
 const ROWS_PER_INSERT = 1_000;
 const ROWS_PER_TRANSACTION = 10_000;
 
-/** Small, seeded PRNG: the same data shape on every run. */
-function mulberry32(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const newKey = () => crypto.randomBytes(16).toString('hex');
 

@@ -3,17 +3,7 @@
 // few words ("unspecified", "of", "disease", "left"…) are in tens of thousands of displays and
 // most in a handful. Used by the server child (which stores the concepts) and by the bench
 // process (which draws search terms from the same vocabulary with the same weights).
-
-/** Small, seeded PRNG (the same as seed.ts): the same data on every run. */
-export function mulberry32(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from './random.ts';
 
 export const VOCABULARY_SIZE = 20_000;
 /** Zipf exponent: rank r is drawn with weight 1 / r^s. */
