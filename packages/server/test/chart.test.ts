@@ -87,6 +87,16 @@ for (const engine of ENGINES) {
       assert.equal((await api.call('GET', `${C}/${again}`)).json.state, 'staged', 'nothing changed');
     });
 
+    it('concurrent commits diagnosing the same condition: one adds it, the others are refused', async () => {
+      const drafts = await Promise.all(Array.from({ length: 6 }, () => stage('diagnose')));
+      const [asthma] = await options(drafts[0]!, 'diagnose', 'J45.909');
+      assert.ok(asthma, 'the starter set has J45.909');
+      for (const uuid of drafts) await patch(uuid, { diagnose: asthma!.value });
+      const answers = await Promise.all(drafts.map((uuid) => api.call('POST', `${C}/${uuid}/commit/`)));
+      assert.deepEqual(answers.map((r) => r.status).sort(), [200, 400, 400, 400, 400, 400], answers.map((r) => r.text).join('\n'));
+      assert.equal((await chart('conditions')).results.filter((c) => c.coding.code === 'J45.909').length, 1);
+    });
+
     it("another patient's condition is not an option: 400 naming the field", async () => {
       const other = await api.note();
       const theirs = await stage('diagnose', {}, other.noteKey);
@@ -129,6 +139,21 @@ for (const engine of ENGINES) {
       assert.deepEqual((await chart('medications')).results.map((m) => m.id), [before[0]!.id]);
       await commit(stopB);
       assert.equal((await chart('medications')).count, 0);
+    });
+
+    it('concurrent commits stopping the same medication: exactly one wins, the others are refused', async () => {
+      await commitCoded('medicationStatement', 'medication', 'lisinopril');
+      const stops = await Promise.all(Array.from({ length: 8 }, () => stage('stopMedication')));
+      const [med] = await options(stops[0]!, 'medication', 'lisinopril');
+      for (const uuid of stops) await patch(uuid, { medication: med!.value });
+      const answers = await Promise.all(stops.map((uuid) => api.call('POST', `${C}/${uuid}/commit/`)));
+      assert.deepEqual(answers.map((r) => r.status).sort(), [200, 400, 400, 400, 400, 400, 400, 400], answers.map((r) => r.text).join('\n'));
+      for (const r of answers.filter((a) => a.status === 400)) assert.equal(r.json.code, 'chart_entry_not_active');
+      const stopped = (await chart('medications', '?status=stopped')).results.filter((m) => m.id === doc(med!).value);
+      assert.equal(stopped.length, 1);
+      assert.ok(stops.includes(stopped[0]!.stopped_by_command), 'stopped by the one that won');
+      const states = await Promise.all(stops.map(async (uuid) => (await api.call('GET', `${C}/${uuid}`)).json.state));
+      assert.deepEqual(states.sort(), ['committed', 'staged', 'staged', 'staged', 'staged', 'staged', 'staged', 'staged']);
     });
 
     it('goal → an open goal; updateGoal offers it and changes it; entered in error, the old values come back', async () => {

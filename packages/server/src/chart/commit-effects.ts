@@ -19,6 +19,9 @@ export interface CommittedCommand {
   data: Record<string, unknown>;
 }
 
+/** The kinds whose commit changes the chart. */
+const CHANGES_CHART = new Set(['diagnose', 'medicationStatement', 'prescribe', 'stopMedication', 'goal', 'updateGoal']);
+
 /** Goals end with these achievement statuses. */
 const CLOSING = new Set(['achieved', 'not-achieved', 'not-attainable']);
 const goalStatus = (achievement: unknown) => (typeof achievement === 'string' && CLOSING.has(achievement) ? 'closed' : 'open');
@@ -82,6 +85,10 @@ class ChartWriter {
 
 /** Applies a committed command to its patient's chart. */
 export async function applyToChart(trx: Kysely<Database>, engine: Engine, command: CommittedCommand, now: number): Promise<void> {
+  if (!CHANGES_CHART.has(command.schema_key)) return;
+  // One chart change per patient at a time: on PostgreSQL two commits could otherwise both see no
+  // active condition and both add it (SQLite runs write transactions one after another anyway).
+  if (engine === 'postgres') await trx.selectFrom('patients').select('key').where('key', '=', command.patient_key).forUpdate().execute();
   const w = new ChartWriter(trx, engine, command, now);
   const d = command.data;
   switch (command.schema_key) {
