@@ -67,5 +67,20 @@ for (const engine of ENGINES) {
       assert.equal(again.json.code, 'note_deleted');
       assert.equal((await api.call('POST', `${N}/00000000-0000-4000-8000-000000000000/lock/`)).status, 404);
     });
+
+    it('lists a patient\'s notes, deleted ones included unless deleted=false', async () => {
+      const { patientKey, noteKey } = await api.note();
+      const second = await api.call('POST', `${N}/`, { body: { patientKey, noteType: 'review' } });
+      assert.equal((await api.call('DELETE', `${N}/${noteKey}/`)).status, 200);
+      const list = async (query: string) => (await api.call('GET', `${N}?patient_key=${patientKey}${query}`)).json as { count: number; results: Array<{ uuid: string }> };
+      assert.deepEqual((await list('')).results.map((n) => n.uuid), [noteKey, second.json.uuid]);
+      assert.deepEqual((await list('&deleted=false')).results.map((n) => n.uuid), [second.json.uuid]);
+      assert.deepEqual((await list('&deleted=true')).results.map((n) => n.uuid), [noteKey]);
+      const next = await api.call('GET', `${N}?patient_key=${patientKey}&deleted=false&limit=1&offset=0`);
+      assert.equal(next.json.count, 1);
+      const bad = await api.call('GET', `${N}?deleted=yes`);
+      assert.equal(bad.status, 400);
+      assert.equal(bad.json.errors[0].field, 'deleted');
+    });
   });
 }

@@ -70,8 +70,10 @@ export async function listNotes(ctx: Ctx, query: Partial<Record<string, string>>
   const errors: FieldProblem[] = [];
   if (query.patient_key !== undefined && !KEY_RE.test(query.patient_key)) errors.push({ field: 'patient_key', message: 'must be 32 lowercase hexadecimal characters' });
   const page = parsePage(query, errors);
+  const deleted = query.deleted === undefined ? undefined : ({ true: true, false: false } as Record<string, boolean>)[query.deleted];
+  if (query.deleted !== undefined && deleted === undefined) errors.push({ field: 'deleted', message: 'must be true or false' });
   if (errors.length > 0) throw invalid(errors);
-  const { rows, count } = await queryNotes(ctx.storage.reader, { patientKey: query.patient_key }, page.limit, page.offset);
+  const { rows, count } = await queryNotes(ctx.storage.reader, { patientKey: query.patient_key, deleted }, page.limit, page.offset);
   return { page, count, results: rows.map(toView) };
 }
 

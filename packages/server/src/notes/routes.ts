@@ -26,7 +26,12 @@ export function noteRoutes(app: FastifyInstance, storage: Storage, publicUrl: st
       security,
       summary: 'List notes',
       querystring: Type.Object(
-        { patient_key: Type.Optional(Type.String({ maxLength: 64 })), limit: Type.Optional(Type.String({ pattern: '^\\d+$' })), offset: Type.Optional(Type.String({ pattern: '^\\d+$' })) },
+        {
+          patient_key: Type.Optional(Type.String({ maxLength: 64 })),
+          deleted: Type.Optional(Type.String({ maxLength: 5, description: 'true: only deleted notes; false: only notes not deleted; absent: both' })),
+          limit: Type.Optional(Type.String({ pattern: '^\\d+$' })),
+          offset: Type.Optional(Type.String({ pattern: '^\\d+$' })),
+        },
         { additionalProperties: false },
       ),
       response: { 200: Type.Ref('NotePage'), ...problems(400, 401, 403) },

@@ -27,8 +27,11 @@ export const getNoteLocked = (db: Db, engine: Engine, uuid: string, exclusive: b
 export const updateNote = (db: Db, uuid: string, set: Partial<Pick<NoteTable, 'locked' | 'deleted' | 'updated_at'>>) =>
   db.updateTable('notes').set(set).where('uuid', '=', uuid).execute();
 
-export async function listNotes(db: Db, filter: { patientKey?: string }, limit: number, offset: number) {
-  const base = db.selectFrom('notes').$if(filter.patientKey !== undefined, (q) => q.where('patient_key', '=', filter.patientKey!));
+export async function listNotes(db: Db, filter: { patientKey?: string; deleted?: boolean }, limit: number, offset: number) {
+  const base = db
+    .selectFrom('notes')
+    .$if(filter.patientKey !== undefined, (q) => q.where('patient_key', '=', filter.patientKey!))
+    .$if(filter.deleted !== undefined, (q) => q.where('deleted', '=', filter.deleted ? 1 : 0));
   const [rows, total] = await Promise.all([
     base.selectAll().orderBy('created_at').orderBy('uuid').limit(limit).offset(offset).execute(),
     base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
