@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { CpuShare } from './cpu.ts';
 import type { LoadResult } from './load.ts';
+import type { UploadResult } from './uploads.ts';
 import type { CheckResult, WorstRow } from './autocomplete.ts';
 import type { TerminologyLoad } from './charta-server.ts';
 
@@ -22,22 +23,13 @@ export interface Row extends LoadResult {
 }
 
 /** One plugin-install measurement: `installs` uploads over `connections` connections. */
-export interface InstallRow {
+export interface InstallRow extends Omit<UploadResult, 'firstFailure'> {
   /** `plugin-install`, or `upload-baseline` (the same uploads to bare Fastify + @fastify/multipart). */
   scenario: string;
   engine: string;
   connections: number;
   /** Uploads sent (each a distinct package). */
   uploads: number;
-  okPerSecond: number;
-  megabytesPerSecond: number;
-  p50: number;
-  p99: number;
-  max: number;
-  ok: number;
-  failed: number;
-  statusCodes: Record<string, number>;
-  seconds: number;
   /** okPerSecond ÷ the upload baseline's at the same concurrency, measured just before. */
   ratio: number;
   cpu: CpuShare;

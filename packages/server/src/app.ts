@@ -12,7 +12,7 @@ import { Authenticator } from './auth/authenticate.ts';
 import { Problem, invalid, problem, type FieldProblem } from './http/problem.ts';
 import { sharedSchemas } from './http/schemas.ts';
 import { registerBodyParsers } from './http/body.ts';
-import { authRoutes, TOKEN_ROUTE } from './auth/routes.ts';
+import { authRoutes } from './auth/routes.ts';
 import { commandRoutes } from './commands/routes.ts';
 import { noteRoutes } from './notes/routes.ts';
 import { patientRoutes } from './patients/routes.ts';
@@ -29,6 +29,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Served without credentials. */
     public?: boolean;
+    /** OAuth 2.0 endpoint: every 400 also carries an `error` member (RFC 6749 §5.2). */
+    oauthErrors?: boolean;
   }
 }
 
@@ -82,7 +84,7 @@ export async function buildApp(config: Config, storage: Storage): Promise<Fastif
   });
 
   app.setErrorHandler((error: FastifyError | Problem, request, reply) => {
-    const p = withOAuthError(toProblem(error), request.routeOptions.url, request.body);
+    const p = withOAuthError(toProblem(error), request.routeOptions.config.oauthErrors === true, request.body);
     if (p.status >= 500) request.log.error({ err: error, reqId: request.id }, 'request failed');
     return sendProblem(reply, p);
   });
@@ -128,11 +130,12 @@ function sendProblem(reply: FastifyReply, p: Problem) {
 }
 
 /**
- * The token endpoint answers as OAuth 2.0 clients expect (RFC 6749 §5.2): every 400 carries an
- * `error` member too; the grant's own checks set theirs, a malformed request is `invalid_request`.
+ * OAuth endpoints (route config `oauthErrors`: the token endpoint) answer as OAuth 2.0 clients
+ * expect (RFC 6749 §5.2): every 400 carries an `error` member too; the grant's own checks set
+ * theirs, a malformed request is `invalid_request`.
  */
-function withOAuthError(p: Problem, route: string | undefined, body: unknown): Problem {
-  if (route !== TOKEN_ROUTE || p.status !== 400 || p.extra?.['error'] !== undefined) return p;
+function withOAuthError(p: Problem, oauth: boolean, body: unknown): Problem {
+  if (!oauth || p.status !== 400 || p.extra?.['error'] !== undefined) return p;
   // Another grant with its own fields (password: username, password) fails the schema first; name the grant.
   const grant = typeof body === 'object' && body !== null ? (body as { grant_type?: unknown }).grant_type : undefined;
   const error = typeof grant === 'string' && grant !== 'client_credentials' ? 'unsupported_grant_type' : 'invalid_request';

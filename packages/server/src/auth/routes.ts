@@ -5,12 +5,10 @@ import { problemResponses, TokenRequestBody, TokenSchema } from '../http/schemas
 import { issueToken, type TokenRequest } from './token.ts';
 import { requireBody } from '../http/request.ts';
 
-export const TOKEN_ROUTE = '/auth/token/';
-
 export function authRoutes(app: FastifyInstance, storage: Storage, perMinute: number) {
-  app.post(TOKEN_ROUTE, {
+  app.post('/auth/token/', {
     // Client secrets are checked with scrypt; the limit keeps guessing slow from any one address.
-    config: { public: true, rateLimit: { max: perMinute, timeWindow: '1 minute' } },
+    config: { public: true, oauthErrors: true, rateLimit: { max: perMinute, timeWindow: '1 minute' } },
     schema: {
       tags: ['Auth'],
       summary: 'OAuth 2.0 client credentials grant',

@@ -7,6 +7,7 @@ import type { Engine } from '../storage/db.ts';
 import type { Database } from '../storage/schema.ts';
 import { chartChangesOf, getChartRow, insertChartChange, insertChartRow, listChartRows, updateChartRow, type ChartEntity } from '../storage/chart-repository.ts';
 import { newUuid } from '../lib/ids.ts';
+import { lockPatient } from '../storage/clinical-repository.ts';
 import { problem } from '../http/problem.ts';
 import type { OptionDoc } from '../options/types.ts';
 import { PICKABLE } from './options.ts';
@@ -88,7 +89,7 @@ export async function applyToChart(trx: Kysely<Database>, engine: Engine, comman
   if (!CHANGES_CHART.has(command.schema_key)) return;
   // One chart change per patient at a time: on PostgreSQL two commits could otherwise both see no
   // active condition and both add it (SQLite runs write transactions one after another anyway).
-  if (engine === 'postgres') await trx.selectFrom('patients').select('key').where('key', '=', command.patient_key).forUpdate().execute();
+  if (engine === 'postgres') await lockPatient(trx, command.patient_key);
   const w = new ChartWriter(trx, engine, command, now);
   const d = command.data;
   switch (command.schema_key) {

@@ -5,6 +5,7 @@ import { nowMicros } from '../lib/time.ts';
 import { problem } from '../http/problem.ts';
 import type { Page } from '../http/pagination.ts';
 import { writeTransaction } from '../storage/transaction.ts';
+import { isUniqueViolation } from '../storage/db.ts';
 import {
   deletePlugin as removePlugin,
   getPlugin as findPlugin,
@@ -54,8 +55,7 @@ export async function installPlugin(ctx: Ctx, baseUrl: string, upload: { bytes?:
     return outcome;
   } catch (err) {
     // Two installs of one new plugin at once: the loser is told it exists, like a later install.
-    const code = (err as { code?: string }).code;
-    if (code === '23505' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+    if (isUniqueViolation(err)) {
       throw problem('plugin_exists', { detail: `A plugin named ${name} already exists; update it instead` });
     }
     throw err;

@@ -78,15 +78,8 @@ export async function addLabTest(trx: Trx, partnerId: string, input: LabTestInpu
   return row;
 }
 
-export interface PharmacyInput {
-  ncpdp_id: string;
-  name: string;
-  address: string;
-  city: string;
-  state: string;
-  zip: string;
-  phone?: string | null;
-}
+/** A pharmacy as the admin API takes it: its row without the timestamp, the phone optional. */
+export type PharmacyInput = Omit<repo.PharmacyRow, 'created_at' | 'phone'> & { phone?: string | null };
 
 export async function addPharmacy(trx: Trx, input: PharmacyInput): Promise<repo.PharmacyRow> {
   if ((await repo.pharmacyById(trx, input.ncpdp_id)) !== undefined) throw exists(`A pharmacy with NCPDP id ${input.ncpdp_id} already exists`);

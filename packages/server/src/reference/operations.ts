@@ -6,6 +6,7 @@ import type { Database } from '../storage/schema.ts';
 import { invalid, problem } from '../http/problem.ts';
 import type { Page } from '../http/pagination.ts';
 import { writeTransaction } from '../storage/transaction.ts';
+import { isUniqueViolation } from '../storage/db.ts';
 import * as repo from '../storage/reference-repository.ts';
 import * as add from './catalogue.ts';
 import * as view from './representation.ts';
@@ -21,12 +22,6 @@ export function requireAdmin(ctx: Ctx): void {
   if (ctx.principal.kind !== 'api_key' || !ctx.principal.scopes.includes(ADMIN_SCOPE)) {
     throw problem('forbidden', { detail: `The reference data API takes an API key with the scope ${ADMIN_SCOPE}, not a bearer token` });
   }
-}
-
-/** A unique constraint hit by a concurrent request that passed the same check. */
-function isUniqueViolation(err: unknown): boolean {
-  const code = (err as { code?: string }).code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
 async function create<T>(ctx: Ctx, entityType: string, work: (trx: Kysely<Database>) => Promise<{ id: string; body: T }>) {

@@ -2,29 +2,20 @@
 // needs (loaded on start while the catalogue is empty) and the demo reference data (reference.json,
 // loaded with the demo data; idempotent: an entry already there, by its natural key, is skipped).
 import fs from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { Kysely } from 'kysely';
 import type { Storage } from '../storage/db.ts';
 import type { Database } from '../storage/schema.ts';
 import * as repo from '../storage/reference-repository.ts';
 import * as add from './catalogue.ts';
+import { isUniqueViolation } from '../storage/db.ts';
+import { readStarterRows, STARTER_DIR } from '../terminology/starter.ts';
 import { INTERNAL_SYSTEM, type QuestionKind, type StaffRole } from './systems.ts';
 
-const STARTER_DIR = fileURLToPath(new URL('../../data/starter/', import.meta.url));
-
-const isUniqueViolation = (err: unknown) => {
-  const code = (err as { code?: string }).code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
-};
-
 /** The rows of dispense-units.tsv (`ncpdp_code`, `display`; header first; may hold no rows). */
-export function readDispenseUnits(file = `${STARTER_DIR}dispense-units.tsv`): add.DispenseUnitInput[] {
-  if (!fs.existsSync(file)) return [];
-  const lines = fs.readFileSync(file, 'utf8').split(/\r?\n/).filter((l) => l.trim() !== '');
-  return lines.slice(1).map((line, i) => {
-    const [code = '', description = ''] = line.split('\t').map((c) => c.trim());
-    if (!/^C[0-9]{3,8}$/i.test(code) || description === '') throw new Error(`dispense-units.tsv: line ${i + 2} is not "<NCI code>\\t<description>"`);
-    return { ncpdp_quantity_qualifier_code: code, description };
+export function readDispenseUnits(): add.DispenseUnitInput[] {
+  return readStarterRows('dispense-units.tsv', 2).map(([code, description], i) => {
+    if (!/^C[0-9]{3,8}$/i.test(code!)) throw new Error(`dispense-units.tsv: line ${i + 2}: ${JSON.stringify(code)} is not an NCI Thesaurus code`);
+    return { ncpdp_quantity_qualifier_code: code!, description: description! };
   });
 }
 

@@ -8,6 +8,11 @@ type Db = Kysely<Database>;
 export const insertPatient = (db: Db, row: PatientTable) => db.insertInto('patients').values(row).execute();
 export const getPatient = (db: Db, key: string) => db.selectFrom('patients').selectAll().where('key', '=', key).executeTakeFirst();
 
+/** PostgreSQL: locks the patient's row for the transaction, so changes to one patient's chart run one at a time. */
+export async function lockPatient(db: Db, key: string): Promise<void> {
+  await db.selectFrom('patients').select('key').where('key', '=', key).forUpdate().execute();
+}
+
 export const insertNote = (db: Db, row: NoteTable) => db.insertInto('notes').values(row).execute();
 export const getNote = (db: Db, uuid: string) => db.selectFrom('notes').selectAll().where('uuid', '=', uuid).executeTakeFirst();
 
