@@ -157,6 +157,8 @@ describe('building a plugin project', () => {
     assert.match(err.message, /^Invalid manifest: /);
     fs.writeFileSync(path.join(dir, 'CHARTA_MANIFEST.json'), '{"name": ');
     assert.match(reasons(await failure(dir))[0]!, /^CHARTA_MANIFEST\.json: not valid JSON/);
+    fs.writeFileSync(path.join(dir, 'CHARTA_MANIFEST.json'), `{"description": "${'x'.repeat(70_000)}"}`);
+    assert.deepEqual(reasons(await failure(dir)), ['CHARTA_MANIFEST.json is larger than 64 KiB']);
   });
 
   it('a missing source, a class the source does not export, a clash with a shipped file', async () => {

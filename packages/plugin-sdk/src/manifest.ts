@@ -6,6 +6,9 @@ import { Ajv, type ErrorObject } from 'ajv';
 /** The manifest's file name, at a package's top level or one directory down. */
 export const MANIFEST_FILE_NAME = 'CHARTA_MANIFEST.json';
 
+/** The largest manifest an instance reads (and the build accepts). */
+export const MANIFEST_MAX_BYTES = 64 * 1024;
+
 export const MANIFEST_SCHEMA_ID = 'https://charta.dev/schemas/plugin-manifest.json';
 
 /**

@@ -4,11 +4,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { slugify } from '@charta/plugin-sdk';
-import { MANIFEST_FILE_NAME, parseManifest, type ChartaManifest } from '@charta/plugin-sdk/manifest';
+import { MANIFEST_FILE_NAME, MANIFEST_MAX_BYTES, parseManifest, type ChartaManifest } from '@charta/plugin-sdk/manifest';
 import { Failure } from '../output.ts';
 
 const SOURCE_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'];
-const MAX_MANIFEST_BYTES = 64 * 1024;
 
 export interface EntryPlan {
   /** The file in the package, as the manifest names it (`my_plugin/handlers.js`). */
@@ -42,7 +41,7 @@ function readManifest(dir: string): ChartaManifest {
   try {
     const stat = fs.statSync(file);
     if (!stat.isFile()) throw new BuildFailure('Not a plugin project', [`${MANIFEST_FILE_NAME} is not a file`], dir);
-    if (stat.size > MAX_MANIFEST_BYTES) throw new BuildFailure('Invalid manifest', [`${MANIFEST_FILE_NAME} is larger than 64 KiB`], dir);
+    if (stat.size > MANIFEST_MAX_BYTES) throw new BuildFailure('Invalid manifest', [`${MANIFEST_FILE_NAME} is larger than ${MANIFEST_MAX_BYTES / 1024} KiB`], dir);
     bytes = fs.readFileSync(file);
   } catch (err) {
     if (err instanceof BuildFailure) throw err;

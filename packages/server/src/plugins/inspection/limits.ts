@@ -1,5 +1,6 @@
 // The size limits a plugin package is held to while it is inspected. Every limit is checked on
 // bytes actually read or inflated, never on what an archive's headers claim.
+import { MANIFEST_MAX_BYTES } from '@charta/plugin-sdk/manifest';
 
 export interface InspectionLimits {
   /** Largest upload accepted at all (the archive as sent). Above it: HTTP 413. */
@@ -21,7 +22,7 @@ export const DEFAULT_LIMITS: InspectionLimits = Object.freeze({
   maxInflatedBytes: 100 * MiB,
   maxEntries: 2000,
   maxRatio: 100,
-  maxManifestBytes: 64 * 1024,
+  maxManifestBytes: MANIFEST_MAX_BYTES,
 });
 
 /**
