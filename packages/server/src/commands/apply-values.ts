@@ -32,8 +32,11 @@ export function checkValues(kind: CommandKind, values: unknown): { own: Record<s
   return { own: checked.values, answers };
 }
 
-export async function applyValues(target: Target, kind: CommandKind, current: Record<string, unknown>, values: unknown): Promise<Record<string, unknown>> {
-  const { own, answers } = checkValues(kind, values);
+export type CheckedValues = ReturnType<typeof checkValues>;
+
+/** The command's new data from `values` (checked by checkValues, or checked here when raw). */
+export async function applyValues(target: Target, kind: CommandKind, current: Record<string, unknown>, values: unknown, checked?: CheckedValues): Promise<Record<string, unknown>> {
+  const { own, answers } = checked ?? checkValues(kind, values);
 
   const next = { ...current };
   const given: Record<string, unknown> = {};

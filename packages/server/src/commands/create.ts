@@ -25,12 +25,12 @@ export async function createCommand(ctx: Ctx, input: CreateInput, idempotency?: 
     const shown = input.schemaKey.length > 64 ? `${input.schemaKey.slice(0, 64)}…` : input.schemaKey;
     throw problem('unknown_schema_key', { detail: `Unknown schemaKey '${shown}'; known kinds: ${kindKeys.join(', ')}` });
   }
-  checkValues(kind, input.values ?? {});
+  const checked = checkValues(kind, input.values ?? {});
   const noteUuid = typeof input.noteKey === 'string' ? input.noteKey.toLowerCase() : undefined;
   if (noteUuid === undefined || !UUID_RE.test(noteUuid)) throw problem('note_does_not_exist');
   const outcome = await writeTransaction<CommandView>(ctx, idempotency, async ({ trx, audit }) => {
     const note = await assertNoteWritable(trx, ctx.storage.engine, noteUuid);
-    const data = await applyValues({ db: trx, engine: ctx.storage.engine, patientKey: note.patient_key }, kind, {}, input.values ?? {});
+    const data = await applyValues({ db: trx, engine: ctx.storage.engine, patientKey: note.patient_key }, kind, {}, input.values ?? {}, checked);
     const now = nowMicros();
     const row = {
       uuid: newUuid(),
