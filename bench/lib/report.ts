@@ -231,7 +231,7 @@ function pluginMarkdown(report: Report): string[] {
       '### log-fanout',
       '',
       `${p.fanout[0]!.subscribers} WebSocket subscribers on \`/core/api/v1/logging/\` (API key in Authorization), entries emitted on the server's own log bus inside the server process at a steady rate for ${report.settings.duration} s. Latency: from the emit (a high-resolution stamp in the entry's text) to its receipt by each subscriber in the bench process, clocks aligned over the IPC channel, over every delivered line. lines/s: lines delivered over all subscribers ÷ (first emit → last receipt). dropped: lines the server reported dropped in "N log lines dropped (slow consumer)" notices; missing: neither delivered nor reported when the bench stopped waiting.`,
-      '*ws-baseline* is the same fan-out from a bare \`ws\` server (one JSON line of the same shape serialised once and sent to every client; no bus, queues or authentication).',
+      '*ws-baseline* is the same fan-out from a bare `ws` server (one JSON line of the same shape serialised once and sent to every client; no bus, queues or authentication).',
       '',
       mdTable(FANOUT_HEAD, p.fanout, fanoutCells, 2),
       '',

@@ -30,7 +30,7 @@ for (const engine of ENGINES) {
 
     after(async () => {
       killAll();
-      await Promise.all([...children].map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : undefined)));
+      await Promise.all([...children].map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : Promise.resolve())));
       children.clear();
       await db?.drop();
     });

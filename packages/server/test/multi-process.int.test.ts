@@ -20,7 +20,7 @@ if (ENGINES.includes('postgres')) {
     });
     after(async () => {
       killAll();
-      await Promise.all([...children].map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : undefined)));
+      await Promise.all([...children].map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : Promise.resolve())));
       children.clear();
       await db?.drop();
     });

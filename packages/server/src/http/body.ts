@@ -37,7 +37,7 @@ export function registerBodyParsers(app: FastifyInstance): void {
     const text = body.toString();
     // An empty body is no body (commit and enter-in-error are sent that way).
     if (text.trim() === '') return done(null, undefined);
-    parseJson(request, text, (err, value) => {
+    void parseJson(request, text, (err, value) => {
       if (err) return done(err);
       try {
         checkBody(value);

@@ -3,7 +3,7 @@
 // better-sqlite3 is synchronous, so one statement at a time is guaranteed without a mutex.
 import type BetterSqlite3 from 'better-sqlite3';
 import {
-  CompiledQuery,
+  type CompiledQuery,
   SqliteAdapter,
   SqliteIntrospector,
   SqliteQueryCompiler,
@@ -18,6 +18,7 @@ export class SqliteReaderDialect implements Dialect {
   constructor(private readonly prepare: (sql: string) => BetterSqlite3.Statement, private readonly close: () => void) {}
   createAdapter = () => new SqliteAdapter();
   createQueryCompiler = () => new SqliteQueryCompiler();
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kysely's Dialect interface takes any database
   createIntrospector = (db: Kysely<any>) => new SqliteIntrospector(db);
   createDriver = (): Driver => new ReaderDriver(this.prepare, this.close);
 }
