@@ -35,7 +35,13 @@ function where(url: string): string {
   }
   if (url.startsWith('node:')) return url;
   const src = url.indexOf('/src/');
-  return src >= 0 ? url.slice(src + 1).split('/').slice(0, -1).join('/') || url : url.replace(/^file:\/\//, '');
+  return src >= 0
+    ? url
+        .slice(src + 1)
+        .split('/')
+        .slice(0, -1)
+        .join('/') || url
+    : url.replace(/^file:\/\//, '');
 }
 
 const fns = new Map<string, number>();

@@ -18,12 +18,32 @@ import { isoMicros } from '../packages/server/src/lib/time.ts';
 import { Child } from './lib/child.ts';
 import { cpuMeter, waitForIdle, waitForQuiet, type CpuShare } from './lib/cpu.ts';
 import type { SetupArgs, SetupResult, TerminologyLoad } from './lib/charta-server.ts';
-import { AUTOCOMPLETE_SCENARIOS, autocompleteScenarios, buildTerms, checkAnswers, stageDiagnose, worstCases, type CheckResult, type WorstRow } from './lib/autocomplete.ts';
+import {
+  AUTOCOMPLETE_SCENARIOS,
+  autocompleteScenarios,
+  buildTerms,
+  checkAnswers,
+  stageDiagnose,
+  worstCases,
+  type CheckResult,
+  type WorstRow,
+} from './lib/autocomplete.ts';
 import { measure, type LoadResult } from './lib/load.ts';
 import { loadOptions, type BenchOptions } from './lib/options.ts';
 import { buildPackages, type PackageSet } from './lib/plugin-archives.ts';
 import { fanoutScenario, installScenario, packagesNeeded } from './lib/plugin-scenarios.ts';
-import { fanoutTextTable, installTextTable, machine, textTable, worstTextTable, write, type FanoutRow, type InstallRow, type Report, type Row } from './lib/report.ts';
+import {
+  fanoutTextTable,
+  installTextTable,
+  machine,
+  textTable,
+  worstTextTable,
+  write,
+  type FanoutRow,
+  type InstallRow,
+  type Report,
+  type Row,
+} from './lib/report.ts';
 
 const here = import.meta.dirname;
 const RESULTS = path.join(here, 'results');
@@ -106,11 +126,41 @@ function chartaScenarios(f: SetupResult): Scenario[] {
   const commit = (): Probe => ({ method: 'POST', path: `${API}/${f.commitUuids[commitNext++ % f.commitUuids.length]}/commit/` });
   return [
     { name: 'get', request: `GET ${API}/{uuid} (${uuids.length} uuids of the seeded rows)`, expect: 200, probe: get[0]!, requests: fixed(get) },
-    { name: 'list', request: `GET ${API}?patient_key={key}&state=committed&limit=20 (${patients.length} patients)`, expect: 200, probe: list[0]!, requests: fixed(list) },
-    { name: 'list-created', request: `GET ${API}?patient_key={key}&created_at__gte={timestamp}&limit=20 (newest quarter)`, expect: 200, probe: listCreated[0]!, requests: fixed(listCreated) },
-    { name: 'create', request: `POST ${API}/ {"schemaKey":"plan","noteKey":…,"values":{"narrative":…}} (${notes.length} notes)`, expect: 201, probe: create[0]!, requests: fixed(create) },
-    { name: 'patch', request: `PATCH ${API}/{uuid}/ {"values":{"narrative":…}} (${f.patchUuids.length} staged plans, round robin)`, expect: 200, probe: patch(), requests: rotating(patch) },
-    { name: 'commit', request: `POST ${API}/{uuid}/commit/ (a different staged plan each time, ${f.commitUuids.length} prepared)`, expect: 200, probe: commit(), requests: rotating(commit) },
+    {
+      name: 'list',
+      request: `GET ${API}?patient_key={key}&state=committed&limit=20 (${patients.length} patients)`,
+      expect: 200,
+      probe: list[0]!,
+      requests: fixed(list),
+    },
+    {
+      name: 'list-created',
+      request: `GET ${API}?patient_key={key}&created_at__gte={timestamp}&limit=20 (newest quarter)`,
+      expect: 200,
+      probe: listCreated[0]!,
+      requests: fixed(listCreated),
+    },
+    {
+      name: 'create',
+      request: `POST ${API}/ {"schemaKey":"plan","noteKey":…,"values":{"narrative":…}} (${notes.length} notes)`,
+      expect: 201,
+      probe: create[0]!,
+      requests: fixed(create),
+    },
+    {
+      name: 'patch',
+      request: `PATCH ${API}/{uuid}/ {"values":{"narrative":…}} (${f.patchUuids.length} staged plans, round robin)`,
+      expect: 200,
+      probe: patch(),
+      requests: rotating(patch),
+    },
+    {
+      name: 'commit',
+      request: `POST ${API}/{uuid}/commit/ (a different staged plan each time, ${f.commitUuids.length} prepared)`,
+      expect: 200,
+      probe: commit(),
+      requests: rotating(commit),
+    },
   ];
 }
 
@@ -167,7 +217,9 @@ async function main(): Promise<void> {
   if (unknown.length > 0) throw new Error(`BENCH_SCENARIOS: unknown ${unknown.join(', ')} (known: ${known.join(', ')})`);
   const commandsWanted = COMMAND_SCENARIOS.some(wanted);
   const autocompleteWanted = AUTOCOMPLETE_SCENARIOS.some(wanted);
-  console.log(`Charta benchmark: ${opts.connections} connections, ${opts.duration} s per scenario (+${opts.warmup} s warm-up), engines ${opts.engines.join(', ')}`);
+  console.log(
+    `Charta benchmark: ${opts.connections} connections, ${opts.duration} s per scenario (+${opts.warmup} s warm-up), engines ${opts.engines.join(', ')}`,
+  );
   const rows: Row[] = [];
   const installs: InstallRow[] = [];
   const fanout: FanoutRow[] = [];
@@ -178,7 +230,9 @@ async function main(): Promise<void> {
   let packages: PackageSet | undefined;
   if (wanted('plugin-install')) {
     packages = await buildPackages(packagesNeeded(opts));
-    console.log(`plugin-install: built ${packages.packages.length} packages of ${packages.archiveBytes.toLocaleString('en-US')} bytes (${packages.inflatedBytes.toLocaleString('en-US')} inflated) in ${packages.seconds.toFixed(1)} s`);
+    console.log(
+      `plugin-install: built ${packages.packages.length} packages of ${packages.archiveBytes.toLocaleString('en-US')} bytes (${packages.inflatedBytes.toLocaleString('en-US')} inflated) in ${packages.seconds.toFixed(1)} s`,
+    );
   }
   const seeding: Report['seeding'] = {};
   let failed = false;
@@ -186,7 +240,13 @@ async function main(): Promise<void> {
   // The baseline process stays up: on SQLite it also serves the bare primary-key read reference.
   const baselineChild = new Child(path.join(here, 'lib/baseline-server.ts'));
   const baselineUrl = await baselineChild.call<string>('url');
-  const b: Scenario = { name: 'baseline', request: 'GET /noop → {} on a bare Fastify app', expect: 200, probe: { method: 'GET', path: '/noop' }, requests: [{ method: 'GET', path: '/noop' }] };
+  const b: Scenario = {
+    name: 'baseline',
+    request: 'GET /noop → {} on a bare Fastify app',
+    expect: 200,
+    probe: { method: 'GET', path: '/noop' },
+    requests: [{ method: 'GET', path: '/noop' }],
+  };
   // The machine is shared and its speed drifts: each engine is compared with a baseline
   // measured just before its own scenarios, not with one from minutes earlier.
   const measureBaseline = async (engine: string) => {
@@ -256,7 +316,9 @@ async function main(): Promise<void> {
           const m = c.matches;
           console.log(
             `  (${s.name}: ${c.checked - c.failures.length} of ${c.checked} answers checked correct` +
-              (m ? `; the ${m.terms} terms match p50 ${m.p50.toLocaleString('en-US')}, p90 ${m.p90.toLocaleString('en-US')}, max ${m.max.toLocaleString('en-US')} concepts, ${m.none} nothing` : '') +
+              (m
+                ? `; the ${m.terms} terms match p50 ${m.p50.toLocaleString('en-US')}, p90 ${m.p90.toLocaleString('en-US')}, max ${m.max.toLocaleString('en-US')} concepts, ${m.none} nothing`
+                : '') +
               ')',
           );
           for (const failure of c.failures.slice(0, 5)) console.log(`    ${failure}`);
@@ -266,7 +328,10 @@ async function main(): Promise<void> {
         // At BENCH_CONNECTIONS the latencies are mostly queueing on the server's one event loop;
         // over a single connection they are what one user typing sees.
         for (const s of scenarios) {
-          for (const [connections, name] of [[opts.connections, s.name], [1, `${s.name} (1 conn)`]] as const) {
+          for (const [connections, name] of [
+            [opts.connections, s.name],
+            [1, `${s.name} (1 conn)`],
+          ] as const) {
             const r = await run({ ...opts, connections }, child, engine, f.url, f.token, { ...s, name });
             rows.push({ scenario: name, engine, request: s.request, ...r, ratio: r.okPerSecond / baseline.okPerSecond });
             console.log(`${engine.padEnd(8)}  ${name.padEnd(31)} ${line(r)}`);
@@ -275,7 +340,10 @@ async function main(): Promise<void> {
         const w = await worstCases(engine, f.url, f.token, uuid, child, opts.autocompleteProbes);
         await child.call('releaseCorpus');
         worst.push(...w);
-        for (const x of w) console.log(`${engine.padEnd(8)}  worst ${JSON.stringify(x.term).padEnd(18)} p50 ${x.p50.toFixed(2)} ms  p99 ${x.p99.toFixed(2)} ms  max ${x.max.toFixed(2)} ms  (${x.options} options; matches ${x.matches.toLocaleString('en-US')})`);
+        for (const x of w)
+          console.log(
+            `${engine.padEnd(8)}  worst ${JSON.stringify(x.term).padEnd(18)} p50 ${x.p50.toFixed(2)} ms  p99 ${x.p99.toFixed(2)} ms  max ${x.max.toFixed(2)} ms  (${x.options} options; matches ${x.matches.toLocaleString('en-US')})`,
+          );
       }
       const target = { engine, child, url: f.url, apiKey: f.apiKey, baseline: baselineChild, baselineUrl };
       if (packages !== undefined) installs.push(...(await installScenario(opts, target, packages)));
@@ -314,7 +382,17 @@ async function main(): Promise<void> {
     seeding,
     rows,
     plugins: {
-      ...(packages ? { package: { archiveBytes: packages.archiveBytes, inflatedBytes: packages.inflatedBytes, files: packages.files, built: packages.packages.length, seconds: packages.seconds } } : {}),
+      ...(packages
+        ? {
+            package: {
+              archiveBytes: packages.archiveBytes,
+              inflatedBytes: packages.inflatedBytes,
+              files: packages.files,
+              built: packages.packages.length,
+              seconds: packages.seconds,
+            },
+          }
+        : {}),
       installs,
       fanout,
     },

@@ -95,7 +95,10 @@ export function autocompleteScenarios(uuid: string, terms: Record<string, string
     const paths = list.map((t) => autocompletePath(uuid, t));
     return {
       name,
-      request: `GET ${COMMANDS}/{uuid}/fields/diagnose/autocomplete/?search_term=… (${list.length} terms: ${describe[name]} ${list.slice(0, 4).map((t) => JSON.stringify(t)).join(', ')})`,
+      request: `GET ${COMMANDS}/{uuid}/fields/diagnose/autocomplete/?search_term=… (${list.length} terms: ${describe[name]} ${list
+        .slice(0, 4)
+        .map((t) => JSON.stringify(t))
+        .join(', ')})`,
       expect: 200,
       probe: { method: 'GET', path: paths[0]! },
       requests: rotate(paths),
@@ -142,7 +145,14 @@ export interface CheckResult {
 function stats(counts: number[]): MatchStats {
   const sorted = [...counts].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-  return { terms: counts.length, none: counts.filter((n) => n === 0).length, p50: at(0.5), p90: at(0.9), max: sorted[sorted.length - 1]!, fullPage: counts.filter((n) => n >= PAGE).length };
+  return {
+    terms: counts.length,
+    none: counts.filter((n) => n === 0).length,
+    p50: at(0.5),
+    p90: at(0.9),
+    max: sorted[sorted.length - 1]!,
+    fullPage: counts.filter((n) => n >= PAGE).length,
+  };
 }
 
 /**
@@ -168,12 +178,14 @@ export async function checkAnswers(engine: string, url: string, token: string, u
     }
     if (s.name === 'autocomplete-code') {
       const first = r.options[0];
-      if (first === undefined || codeKey(codeOf(first)) !== codeKey(term)) failures.push(`${JSON.stringify(term)}: first option ${first ? codeOf(first) : 'none'}, expected the code ${codeKey(term)}`);
+      if (first === undefined || codeKey(codeOf(first)) !== codeKey(term))
+        failures.push(`${JSON.stringify(term)}: first option ${first ? codeOf(first) : 'none'}, expected the code ${codeKey(term)}`);
       continue;
     }
     const { words } = parseSearchTerm(term);
     const expected = Math.min(PAGE, counts[i]!);
-    if (r.options.length !== expected) failures.push(`${JSON.stringify(term)}: ${r.options.length} options, expected ${expected} (${counts[i]} concepts match)`);
+    if (r.options.length !== expected)
+      failures.push(`${JSON.stringify(term)}: ${r.options.length} options, expected ${expected} (${counts[i]} concepts match)`);
     const wrong = r.options.filter((o) => !matchesAllWords(`${normalizeText(codeOf(o))} ${normalizeText(o.text)}`, words));
     if (wrong.length > 0) failures.push(`${JSON.stringify(term)}: ${wrong.length} options without every word, e.g. ${JSON.stringify(wrong[0]!.text)}`);
   }

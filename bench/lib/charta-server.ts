@@ -50,7 +50,10 @@ async function setup({ engine, plan }: SetupArgs): Promise<SetupResult> {
   // The server refreshes planner statistics at start and every 10 minutes; the seeded rows
   // arrived after the start, so do now what the timer would do a few minutes into a real run.
   await running.storage.optimize();
-  const { n } = await running.storage.db.selectFrom('commands').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+  const { n } = await running.storage.db
+    .selectFrom('commands')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
   const sqliteFile = engine === 'sqlite' ? database.url.slice('sqlite:'.length) : undefined;
   return { ...seeded, url: running.url, token, apiKey: TEST_API_KEY, sqliteFile, totalCommands: Number(n) };
 }
@@ -106,7 +109,12 @@ let corpus: string[] | undefined;
  */
 async function matchCounts({ terms }: { terms: string[] }): Promise<number[]> {
   if (corpus === undefined) {
-    const rows = await running!.storage.db.selectFrom('concepts').select('search_text').where('system', '=', CodeSystems.ICD10).where('active', '=', 1).execute();
+    const rows = await running!.storage.db
+      .selectFrom('concepts')
+      .select('search_text')
+      .where('system', '=', CodeSystems.ICD10)
+      .where('active', '=', 1)
+      .execute();
     corpus = rows.map((r) => r.search_text);
   }
   return terms.map((term) => {

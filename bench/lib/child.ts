@@ -77,7 +77,7 @@ export function serve(handlers: Record<string, Handler>): void {
       if (handler === undefined) throw new Error(`unknown op ${message.op}`);
       answer = { id: message.id, ok: true, result: await handler(message.args) };
     } catch (err) {
-      answer = { id: message.id, ok: false, error: err instanceof Error ? err.stack ?? err.message : String(err) };
+      answer = { id: message.id, ok: false, error: err instanceof Error ? (err.stack ?? err.message) : String(err) };
     }
     process.send!(answer, () => {
       if (message.op === 'close') process.exit(0);

@@ -169,7 +169,10 @@ export async function subscribe(url: string, count: number, headers: Record<stri
       }
     },
     stats(offsetMs, expected) {
-      const sorted = latencies.subarray(0, n).map((l) => l + offsetMs).sort();
+      const sorted = latencies
+        .subarray(0, n)
+        .map((l) => l + offsetMs)
+        .sort();
       const at = (q: number) => (n === 0 ? NaN : sorted[Math.min(n - 1, Math.floor(q * n))]!);
       return {
         delivered: n,

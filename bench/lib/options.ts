@@ -57,7 +57,10 @@ function positives(name: string, fallback: number[]): number[] {
 function list(name: string): string[] | undefined {
   const text = process.env[name];
   if (text === undefined || text.trim() === '') return undefined;
-  return text.split(',').map((s) => s.trim()).filter(Boolean);
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 export function loadOptions(): BenchOptions {

@@ -30,8 +30,10 @@ export interface PackageSet {
   seconds: number;
 }
 
-
-const IDENTIFIERS = 'e t n r i o a s c l u d h f p m value entry event command payload result options handler context patient note vitals threshold systolic diastolic pulse alert webhook fetch response request json status retry timeout schema field params state index length push map filter reduce keys assign'.split(' ');
+const IDENTIFIERS =
+  'e t n r i o a s c l u d h f p m value entry event command payload result options handler context patient note vitals threshold systolic diastolic pulse alert webhook fetch response request json status retry timeout schema field params state index length push map filter reduce keys assign'.split(
+    ' ',
+  );
 const KEYWORDS = ['return ', 'const ', 'let ', 'if(', 'else ', 'for(', 'new ', 'typeof ', 'await ', 'async ', 'function ', 'throw '];
 const OPERATORS = ['=', '===', '!==', '&&', '||', '?', ':', '+', '-', '*', '<', '>', '=>', ',', ';', '.', '(', ')', '{', '}', '[', ']'];
 
@@ -43,11 +45,15 @@ function bundle(size: number, rnd: () => number): string {
   while (length < size) {
     const r = rnd();
     const token =
-      r < 0.45 ? pick(IDENTIFIERS) + (rnd() < 0.3 ? String(Math.floor(rnd() * 100)) : '')
-      : r < 0.6 ? pick(KEYWORDS)
-      : r < 0.92 ? pick(OPERATORS)
-      : r < 0.97 ? String(Math.floor(rnd() * 10_000))
-      : `"${pick(IDENTIFIERS)} ${pick(IDENTIFIERS)}"`;
+      r < 0.45
+        ? pick(IDENTIFIERS) + (rnd() < 0.3 ? String(Math.floor(rnd() * 100)) : '')
+        : r < 0.6
+          ? pick(KEYWORDS)
+          : r < 0.92
+            ? pick(OPERATORS)
+            : r < 0.97
+              ? String(Math.floor(rnd() * 10_000))
+              : `"${pick(IDENTIFIERS)} ${pick(IDENTIFIERS)}"`;
     parts.push(token);
     length += token.length;
     if (rnd() < 0.004) {
@@ -63,7 +69,10 @@ const BUNDLE_BYTES = 700_000;
 
 function items(name: string, index: number, js: string, asset: Buffer): TarItem[] {
   return [
-    { path: 'CHARTA_MANIFEST.json', body: manifestJson({ name, plugin_version: `1.0.${index}`, description: 'Benchmark package: a bundled handler and a binary asset.', secrets: [] }) },
+    {
+      path: 'CHARTA_MANIFEST.json',
+      body: manifestJson({ name, plugin_version: `1.0.${index}`, description: 'Benchmark package: a bundled handler and a binary asset.', secrets: [] }),
+    },
     { path: 'README.md', body: README },
     { path: 'dist/', type: 'Directory' },
     { path: 'dist/index.js', body: js },

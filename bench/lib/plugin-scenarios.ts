@@ -35,7 +35,12 @@ export interface Target {
 const installLine = (r: InstallRow) =>
   `${r.okPerSecond.toFixed(1).padStart(6)} uploads/s  ${r.megabytesPerSecond.toFixed(1).padStart(5)} MB/s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms  max ${r.max.toFixed(1)} ms  server ${r.serverMsPerUpload.toFixed(1)} ms/upload  cpu client ${r.cpu.client.toFixed(2)} server ${r.cpu.server.toFixed(2)} pg ${r.cpu.postgres.toFixed(2)} other ${r.cpu.other.toFixed(2)}${r.failed ? `  failed ${r.failed} ${JSON.stringify(r.statusCodes)}` : ''}`;
 
-async function measureUploads(opts: BenchOptions, server: Child, countPostgres: boolean, spec: UploadSpec): Promise<{ result: UploadResult; cpu: CpuShare; serverMs: number }> {
+async function measureUploads(
+  opts: BenchOptions,
+  server: Child,
+  countPostgres: boolean,
+  spec: UploadSpec,
+): Promise<{ result: UploadResult; cpu: CpuShare; serverMs: number }> {
   if (opts.quietWait > 0) await waitForQuiet(server.pid, 0.25, opts.quietWait, true);
   const stop = cpuMeter(server.pid);
   const result = await uploadAll(spec);
@@ -60,7 +65,10 @@ export async function installScenario(opts: BenchOptions, t: Target, set: Packag
     const bare: UploadSpec = { url: t.baselineUrl, path: '/upload', connections, headers: {}, files, expect: 201 };
     const install: UploadSpec = { url: t.url, path: PLUGINS, connections, headers: auth, files, expect: 201 };
     // Warm-up (its first upload is the probe: it must answer 201).
-    for (const [spec, name] of [[bare, 'upload-baseline'], [install, 'plugin-install']] as const) {
+    for (const [spec, name] of [
+      [bare, 'upload-baseline'],
+      [install, 'plugin-install'],
+    ] as const) {
       const w = await uploadAll({ ...spec, files: warm, connections: Math.min(connections, warm.length) });
       if (w.failed > 0) throw new Error(`${name} (${connections} conn) warm-up: ${w.firstFailure}`);
     }
@@ -163,7 +171,9 @@ export async function fanoutScenario(opts: BenchOptions, t: Target): Promise<Fan
   const n = opts.fanoutSubscribers;
   const bareOffset = await clockOffset(t.baseline);
   const chartaOffset = await clockOffset(t.child);
-  console.log(`  (log-fanout: clock offsets ${bareOffset.offsetMs.toFixed(3)} ms (bare ws) and ${chartaOffset.offsetMs.toFixed(3)} ms (${t.engine}), calibrated over round trips of ${bareOffset.rttMs.toFixed(3)} and ${chartaOffset.rttMs.toFixed(3)} ms)`);
+  console.log(
+    `  (log-fanout: clock offsets ${bareOffset.offsetMs.toFixed(3)} ms (bare ws) and ${chartaOffset.offsetMs.toFixed(3)} ms (${t.engine}), calibrated over round trips of ${bareOffset.rttMs.toFixed(3)} and ${chartaOffset.rttMs.toFixed(3)} ms)`,
+  );
   const bare = await subscribe(await t.baseline.call<string>('wsUrl'), n, {});
   let charta: Subscribers | undefined;
   try {
@@ -171,10 +181,20 @@ export async function fanoutScenario(opts: BenchOptions, t: Target): Promise<Fan
     const listening = await t.child.call<number>('subscribers');
     if (listening !== n) throw new Error(`log-fanout: the server has ${listening} log stream subscribers, expected ${n}`);
     for (const rate of opts.fanoutRates) {
-      const b = await measureFanout(opts, t.baseline, bare, bareOffset, rate, { scenario: 'ws-baseline', engine: `ws (for ${t.engine})`, tag: `ws-${t.engine}-${rate}`, countPostgres: false });
+      const b = await measureFanout(opts, t.baseline, bare, bareOffset, rate, {
+        scenario: 'ws-baseline',
+        engine: `ws (for ${t.engine})`,
+        tag: `ws-${t.engine}-${rate}`,
+        countPostgres: false,
+      });
       rows.push(b);
       console.log(`ws-baseline (for ${t.engine}, ${rate}/s)  ${fanoutLine(b)}`);
-      const r = await measureFanout(opts, t.child, charta, chartaOffset, rate, { scenario: 'log-fanout', engine: t.engine, tag: `${t.engine}-${rate}`, countPostgres: t.engine === 'postgres' });
+      const r = await measureFanout(opts, t.child, charta, chartaOffset, rate, {
+        scenario: 'log-fanout',
+        engine: t.engine,
+        tag: `${t.engine}-${rate}`,
+        countPostgres: t.engine === 'postgres',
+      });
       rows.push(r);
       console.log(`${t.engine.padEnd(8)}  log-fanout (${rate}/s)  ${fanoutLine(r)}`);
     }

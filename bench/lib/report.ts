@@ -148,7 +148,23 @@ export function markdownTable(rows: Row[]): string {
   return [`| ${HEAD.join(' | ')} |`, `| ${align.join(' | ')} |`, ...rows.map((r) => `| ${cells(r).join(' | ')} |`)].join('\n');
 }
 
-const INSTALL_HEAD = ['scenario', 'engine', 'conn', 'uploads', '2xx/s', 'MB/s', 'p50 ms', 'p99 ms', 'max ms', 'failed', 'ratio', 'server ms/upload', 'CPU client', 'CPU server', 'CPU other'];
+const INSTALL_HEAD = [
+  'scenario',
+  'engine',
+  'conn',
+  'uploads',
+  '2xx/s',
+  'MB/s',
+  'p50 ms',
+  'p99 ms',
+  'max ms',
+  'failed',
+  'ratio',
+  'server ms/upload',
+  'CPU client',
+  'CPU server',
+  'CPU other',
+];
 const installCells = (r: InstallRow) => [
   r.scenario,
   r.engine,
@@ -167,7 +183,25 @@ const installCells = (r: InstallRow) => [
   f1(r.engine === 'postgres' ? r.cpu.other : r.cpu.other + r.cpu.postgres),
 ];
 
-const FANOUT_HEAD = ['scenario', 'engine', 'subs', 'entries/s', 'emitted', 'delivered', 'lines/s', 'per sub/s', 'p50 ms', 'p99 ms', 'max ms', 'dropped', 'missing', 'server µs/line', 'CPU client', 'CPU server', 'CPU other'];
+const FANOUT_HEAD = [
+  'scenario',
+  'engine',
+  'subs',
+  'entries/s',
+  'emitted',
+  'delivered',
+  'lines/s',
+  'per sub/s',
+  'p50 ms',
+  'p99 ms',
+  'max ms',
+  'dropped',
+  'missing',
+  'server µs/line',
+  'CPU client',
+  'CPU server',
+  'CPU other',
+];
 const fanoutCells = (r: FanoutRow) => [
   r.scenario,
   r.engine,
@@ -201,7 +235,17 @@ function mdTable<R>(head: string[], rows: R[], cellsOf: (r: R) => string[], text
 }
 
 const WORST_HEAD = ['engine', 'term', 'why', 'matches', 'options', 'requests', 'p50 ms', 'p99 ms', 'max ms'];
-const worstCells = (r: WorstRow) => [r.engine, JSON.stringify(r.term), r.why, f0(r.matches), String(r.options), String(r.requests), f2(r.p50), f2(r.p99), f2(r.max)];
+const worstCells = (r: WorstRow) => [
+  r.engine,
+  JSON.stringify(r.term),
+  r.why,
+  f0(r.matches),
+  String(r.options),
+  String(r.requests),
+  f2(r.p50),
+  f2(r.p99),
+  f2(r.max),
+];
 export const worstTextTable = (rows: WorstRow[]) => table(WORST_HEAD, rows, worstCells, 3);
 
 export const installTextTable = (rows: InstallRow[]) => table(INSTALL_HEAD, rows, installCells, 2);
@@ -217,13 +261,17 @@ function pluginMarkdown(report: Report): string[] {
       '### plugin-install',
       '',
       `\`POST /core/api/v1/plugins/\` (multipart: \`is_enabled\`=True, file \`package\`), authenticated by the raw API key, until the 201; a distinct plugin name for every upload.` +
-        (pkg ? ` Each package: a .tar.gz of ${pkg.archiveBytes.toLocaleString('en-US')} bytes inflating to ${pkg.inflatedBytes.toLocaleString('en-US')} (${pkg.files.map((f) => `${f.path} ${f.bytes.toLocaleString('en-US')} B`).join(', ')}); ${pkg.built} built in ${pkg.seconds.toFixed(1)} s before measuring.` : ''),
-      '*upload-baseline* sends the same uploads to a bare Fastify route that reads the multipart body whole with the server\'s @fastify/multipart and answers 201; ratio = installs/s ÷ its uploads/s at the same concurrency. 2xx/s and latencies count 201s only; server ms/upload is server CPU (and PostgreSQL\'s) per answered upload.',
+        (pkg
+          ? ` Each package: a .tar.gz of ${pkg.archiveBytes.toLocaleString('en-US')} bytes inflating to ${pkg.inflatedBytes.toLocaleString('en-US')} (${pkg.files.map((f) => `${f.path} ${f.bytes.toLocaleString('en-US')} B`).join(', ')}); ${pkg.built} built in ${pkg.seconds.toFixed(1)} s before measuring.`
+          : ''),
+      "*upload-baseline* sends the same uploads to a bare Fastify route that reads the multipart body whole with the server's @fastify/multipart and answers 201; ratio = installs/s ÷ its uploads/s at the same concurrency. 2xx/s and latencies count 201s only; server ms/upload is server CPU (and PostgreSQL's) per answered upload.",
       '',
       mdTable(INSTALL_HEAD, p.installs, installCells, 2),
       '',
     );
-    const failures = p.installs.filter((r) => r.failed > 0).map((r) => `- ${r.scenario} on ${r.engine} (${r.connections} conn): status codes ${JSON.stringify(r.statusCodes)}`);
+    const failures = p.installs
+      .filter((r) => r.failed > 0)
+      .map((r) => `- ${r.scenario} on ${r.engine} (${r.connections} conn): status codes ${JSON.stringify(r.statusCodes)}`);
     if (failures.length > 0) out.push(...failures, '');
   }
   if (p.fanout.length > 0) {
@@ -248,7 +296,8 @@ function autocompleteMarkdown(report: Report): string[] {
     `A generated ICD-10-like terminology of ${a.concepts.toLocaleString('en-US')} concepts (bench/lib/terminology.ts) stored with \`storeConcepts\` on each engine; the autocomplete rows are in the table above, next to that engine's baseline.`,
     '',
     ...Object.entries(a.loads).map(
-      ([engine, l]) => `- ${engine}: ${l.stored.toLocaleString('en-US')} concepts stored in ${l.seconds.store.toFixed(1)} s (${Math.round(l.stored / l.seconds.store).toLocaleString('en-US')}/s), then ${engine === 'postgres' ? 'VACUUM ANALYZE concepts' : 'PRAGMA optimize'} in ${l.seconds.analyze.toFixed(1)} s; ${(l.bytes / 2 ** 20).toFixed(0)} MiB (${engine === 'postgres' ? 'the concepts table with its indexes' : 'the database file and its WAL'})`,
+      ([engine, l]) =>
+        `- ${engine}: ${l.stored.toLocaleString('en-US')} concepts stored in ${l.seconds.store.toFixed(1)} s (${Math.round(l.stored / l.seconds.store).toLocaleString('en-US')}/s), then ${engine === 'postgres' ? 'VACUUM ANALYZE concepts' : 'PRAGMA optimize'} in ${l.seconds.analyze.toFixed(1)} s; ${(l.bytes / 2 ** 20).toFixed(0)} MiB (${engine === 'postgres' ? 'the concepts table with its indexes' : 'the database file and its WAL'})`,
     ),
     '',
     '### Answers checked',
@@ -260,7 +309,14 @@ function autocompleteMarkdown(report: Report): string[] {
     '',
   );
   if (a.worst.length > 0) {
-    out.push('### Worst terms', '', `Each term ${a.worst[0]!.requests} times, one request at a time after 5 unrecorded, on the otherwise idle server; *matches* is the brute-force count of concepts containing every word.`, '', mdTable(WORST_HEAD, a.worst, worstCells, 3), '');
+    out.push(
+      '### Worst terms',
+      '',
+      `Each term ${a.worst[0]!.requests} times, one request at a time after 5 unrecorded, on the otherwise idle server; *matches* is the brute-force count of concepts containing every word.`,
+      '',
+      mdTable(WORST_HEAD, a.worst, worstCells, 3),
+      '',
+    );
   }
   return out;
 }
@@ -269,7 +325,10 @@ export function markdown(report: Report): string {
   const m = report.machine;
   const s = report.settings;
   const seeding = Object.entries(report.seeding)
-    .map(([engine, x]) => `- ${engine}: ${x.commands.toLocaleString('en-US')} commands in ${x.seconds.base.toFixed(1)} s, write fixtures in ${x.seconds.fixtures.toFixed(1)} s${x.seconds.analyze > 0.05 ? `, ${engine === 'postgres' ? 'VACUUM ANALYZE' : 'ANALYZE'} ${x.seconds.analyze.toFixed(1)} s` : ''} (${x.totalCommands.toLocaleString('en-US')} rows before measuring)`)
+    .map(
+      ([engine, x]) =>
+        `- ${engine}: ${x.commands.toLocaleString('en-US')} commands in ${x.seconds.base.toFixed(1)} s, write fixtures in ${x.seconds.fixtures.toFixed(1)} s${x.seconds.analyze > 0.05 ? `, ${engine === 'postgres' ? 'VACUUM ANALYZE' : 'ANALYZE'} ${x.seconds.analyze.toFixed(1)} s` : ''} (${x.totalCommands.toLocaleString('en-US')} rows before measuring)`,
+    )
     .join('\n');
   const failures = report.rows
     .filter((r) => r.non2xx + r.errors + r.timeouts > 0)
@@ -281,8 +340,8 @@ export function markdown(report: Report): string {
       : [
           `${s.connections} connections, ${s.duration} s per scenario after ${s.warmup} s of warm-up; autocannon in the bench process, each server in its own process, over loopback.`,
           ...(s.sqliteAnalyze ? ['**BENCH_SQLITE_ANALYZE=1**: the SQLite database was ANALYZEd after seeding, which the server itself never does.'] : []),
-          'req/s counts 2xx responses only; latencies are of 2xx responses; ratio = req/s ÷ the bare-Fastify baseline measured just before that engine\'s scenarios.',
-          'server µs/req: CPU time the server (and PostgreSQL) spent per 2xx response. CPU columns: average cores used by the load generator, by the server (with PostgreSQL\'s processes on that engine) and by everything else on the machine during the measurement.',
+          "req/s counts 2xx responses only; latencies are of 2xx responses; ratio = req/s ÷ the bare-Fastify baseline measured just before that engine's scenarios.",
+          "server µs/req: CPU time the server (and PostgreSQL) spent per 2xx response. CPU columns: average cores used by the load generator, by the server (with PostgreSQL's processes on that engine) and by everything else on the machine during the measurement.",
           '',
           markdownTable(report.rows),
           '',

@@ -41,10 +41,10 @@ const DAY = 86_400_000_000;
 const ROWS_PER_INSERT = 1_000;
 const ROWS_PER_TRANSACTION = 10_000;
 
-
 const newKey = () => crypto.randomBytes(16).toString('hex');
 
-const WORDS = 'patient reports improved sleep and appetite follow up in two weeks continue current regimen review labs at next visit blood pressure stable'.split(' ');
+const WORDS =
+  'patient reports improved sleep and appetite follow up in two weeks continue current regimen review labs at next visit blood pressure stable'.split(' ');
 function text(rnd: () => number, words: number, maxLength = 10_000): string {
   const out: string[] = [];
   for (let i = 0; i < words; i++) out.push(WORDS[Math.floor(rnd() * WORDS.length)]!);
@@ -92,7 +92,10 @@ async function insertInBatches<T extends keyof Database>(db: Kysely<Database>, t
     const chunk = rows.slice(start, start + ROWS_PER_TRANSACTION);
     await db.transaction().execute(async (trx) => {
       for (let i = 0; i < chunk.length; i += ROWS_PER_INSERT) {
-        await trx.insertInto(table).values(chunk.slice(i, i + ROWS_PER_INSERT) as any).execute();
+        await trx
+          .insertInto(table)
+          .values(chunk.slice(i, i + ROWS_PER_INSERT) as any)
+          .execute();
       }
     });
   }
@@ -105,7 +108,10 @@ export async function seed(db: Kysely<Database>, engine: Engine, plan: SeedPlan)
   const now = Date.now() * 1000;
 
   const otherStaff = Array.from({ length: 4 }, newKey);
-  await db.insertInto('staff').values(otherStaff.map((key, i) => ({ key, name: `Bench clinician ${i + 1}`, created_at: now - 400 * DAY }))).execute();
+  await db
+    .insertInto('staff')
+    .values(otherStaff.map((key, i) => ({ key, name: `Bench clinician ${i + 1}`, created_at: now - 400 * DAY })))
+    .execute();
   const staff = [plan.staffKey, plan.staffKey, plan.staffKey, ...otherStaff];
 
   const patients: PatientTable[] = Array.from({ length: plan.patients }, (_, i) => ({

@@ -25,9 +25,50 @@ const HEAD = (
 ).split(' ');
 
 /** Never the first word of a display (as in real descriptions: "Fracture of left femur…"). */
-export const NEVER_FIRST = new Set(['unspecified', 'of', 'left', 'right', 'with', 'without', 'and', 'due', 'to', 'initial', 'encounter', 'subsequent', 'sequela', 'part', 'site', 'bilateral', 'unilateral']);
+export const NEVER_FIRST = new Set([
+  'unspecified',
+  'of',
+  'left',
+  'right',
+  'with',
+  'without',
+  'and',
+  'due',
+  'to',
+  'initial',
+  'encounter',
+  'subsequent',
+  'sequela',
+  'part',
+  'site',
+  'bilateral',
+  'unilateral',
+]);
 
-const PREFIXES = ['', 'hyper', 'hypo', 'peri', 'endo', 'epi', 'para', 'poly', 'dys', 'sub', 'inter', 'intra', 'retro', 'pseudo', 'micro', 'macro', 'neo', 'myo', 'osteo', 'pan', 'trans', 'supra'];
+const PREFIXES = [
+  '',
+  'hyper',
+  'hypo',
+  'peri',
+  'endo',
+  'epi',
+  'para',
+  'poly',
+  'dys',
+  'sub',
+  'inter',
+  'intra',
+  'retro',
+  'pseudo',
+  'micro',
+  'macro',
+  'neo',
+  'myo',
+  'osteo',
+  'pan',
+  'trans',
+  'supra',
+];
 const ROOTS = (
   'cardi hepat nephr neur gastr enter col oste arthr derm pneum bronch laryng pharyng rhin ot ophthalm encephal mening cyst ' +
   'ur hem lymph aden thyr pancreat splen chol angi phleb vas cerebr crani spondyl chondr ten fasci lip mamm mast hyster ' +
@@ -35,7 +76,38 @@ const ROOTS = (
   'myocard valv aort carot glomerul pyel ureter urethr trache thorac cost stern scapul clavic carp tars phalang patell ' +
   'menisc ligament synov burs kerat conjunctiv retin uve scler cochle tympan sinus tonsil gingiv gloss sial parotid'
 ).split(' ');
-const SUFFIXES = ['itis', 'osis', 'oma', 'opathy', 'algia', 'ectomy', 'otomy', 'ostomy', 'oplasty', 'ectasia', 'emia', 'uria', 'ogenic', 'oid', 'al', 'ic', 'ous', 'ia', 'iasis', 'ocele', 'orrhea', 'orrhagia', 'omegaly', 'osclerosis', 'omalacia', 'ospasm', 'ostenosis', 'otrophy', 'oplegia', 'ocytosis'];
+const SUFFIXES = [
+  'itis',
+  'osis',
+  'oma',
+  'opathy',
+  'algia',
+  'ectomy',
+  'otomy',
+  'ostomy',
+  'oplasty',
+  'ectasia',
+  'emia',
+  'uria',
+  'ogenic',
+  'oid',
+  'al',
+  'ic',
+  'ous',
+  'ia',
+  'iasis',
+  'ocele',
+  'orrhea',
+  'orrhagia',
+  'omegaly',
+  'osclerosis',
+  'omalacia',
+  'ospasm',
+  'ostenosis',
+  'otrophy',
+  'oplegia',
+  'ocytosis',
+];
 
 let cachedVocabulary: string[] | undefined;
 

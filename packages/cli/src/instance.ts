@@ -41,9 +41,7 @@ export class InstanceFailure extends CliError {
 }
 
 export type Body =
-  | { kind: 'multipart'; fields: Record<string, string>; file?: PackageFile | undefined }
-  | { kind: 'form'; fields: Record<string, string> }
-  | { kind: 'empty' };
+  { kind: 'multipart'; fields: Record<string, string>; file?: PackageFile | undefined } | { kind: 'form'; fields: Record<string, string> } | { kind: 'empty' };
 
 export interface RequestOptions {
   query?: Record<string, string> | undefined;

@@ -67,7 +67,10 @@ describe('charta auth (binary)', () => {
     const store = new CredentialStore(t.dir, undefined, 200);
     store.save(emptyCredentials());
     fs.writeFileSync(`${t.file}.lock`, '');
-    assert.throws(() => store.update((c) => void (c.default_host = 'http://b.example.com')), (err: unknown) => err instanceof Failure && /is locked by another charta process/.test(err.message));
+    assert.throws(
+      () => store.update((c) => void (c.default_host = 'http://b.example.com')),
+      (err: unknown) => err instanceof Failure && /is locked by another charta process/.test(err.message),
+    );
     assert.equal(t.read().default_host, null);
   });
 
@@ -280,7 +283,10 @@ describe('resolveTarget', () => {
 
   it('--host / --api-key override the environment and the store', () => {
     const env = { CHARTA_HOST: 'https://env.example', CHARTA_API_KEY: 'env-key' };
-    assert.deepEqual(resolveTarget({ host: 'https://flag.example', apiKey: 'flag-key' }, env, unreadable), { host: 'https://flag.example', apiKey: 'flag-key' });
+    assert.deepEqual(resolveTarget({ host: 'https://flag.example', apiKey: 'flag-key' }, env, unreadable), {
+      host: 'https://flag.example',
+      apiKey: 'flag-key',
+    });
     assert.deepEqual(resolveTarget({ host: 'https://flag.example' }, env, unreadable), { host: 'https://flag.example', apiKey: 'env-key' });
     assert.deepEqual(resolveTarget({ host: 'https://flag.example' }, {}, store()), { host: 'https://flag.example', apiKey: 'flag-host-key' });
     assert.deepEqual(resolveTarget({ apiKey: 'flag-key' }, env, unreadable), { host: 'https://env.example', apiKey: 'flag-key' });
@@ -294,12 +300,18 @@ describe('resolveTarget', () => {
   });
 
   it('no host anywhere, no key for the host, or an invalid host are usage errors', () => {
-    assert.throws(() => resolveTarget({}, {}, store(emptyCredentials())), (err: unknown) => err instanceof UsageError && err.message === NO_HOST_MESSAGE);
+    assert.throws(
+      () => resolveTarget({}, {}, store(emptyCredentials())),
+      (err: unknown) => err instanceof UsageError && err.message === NO_HOST_MESSAGE,
+    );
     assert.throws(
       () => resolveTarget({ host: 'https://unknown.example' }, {}, store()),
       (err: unknown) => err instanceof UsageError && /^No API key for https:\/\/unknown\.example/.test(err.message),
     );
-    assert.throws(() => resolveTarget({}, { CHARTA_HOST: 'ftp://x' }, store()), (err: unknown) => err instanceof UsageError && /CHARTA_HOST/.test(err.message));
+    assert.throws(
+      () => resolveTarget({}, { CHARTA_HOST: 'ftp://x' }, store()),
+      (err: unknown) => err instanceof UsageError && /CHARTA_HOST/.test(err.message),
+    );
     assert.throws(() => resolveTarget({ host: 'http://' }, {}, store()), UsageError);
   });
 });
@@ -312,7 +324,11 @@ describe('auth add-api-key run() on a terminal', () => {
     const e = env();
     const io = fakeIO(e, { input: ['https://charta.example.com/'], password: [KEY], confirm: [true] });
     assert.equal(await addApiKey(io, { force: false }), EXIT.ok);
-    assert.deepEqual(io.asked, ['input: Host (for example https://charta.example.com)', 'password: API key', 'confirm: Use https://charta.example.com as the default host?']);
+    assert.deepEqual(io.asked, [
+      'input: Host (for example https://charta.example.com)',
+      'password: API key',
+      'confirm: Use https://charta.example.com as the default host?',
+    ]);
     assert.deepEqual(io.out(), [{ success: true, message: 'https://charta.example.com saved', host: 'https://charta.example.com', is_default: true }]);
     assert.deepEqual(load(e), { default_host: 'https://charta.example.com', hosts: { 'https://charta.example.com': { api_key: KEY } } });
   });

@@ -26,7 +26,10 @@ async function newProject(name = 'Build Me', extra: string[] = []): Promise<stri
 
 async function entriesOf(file: string): Promise<Array<{ path: string; type: string; mode: number; mtime: number; size: number }>> {
   const out: Array<{ path: string; type: string; mode: number; mtime: number; size: number }> = [];
-  await tar.list({ file, onReadEntry: (e) => void out.push({ path: e.path, type: e.type, mode: e.mode ?? -1, mtime: e.mtime?.getTime() ?? -1, size: e.size ?? -1 }) });
+  await tar.list({
+    file,
+    onReadEntry: (e) => void out.push({ path: e.path, type: e.type, mode: e.mode ?? -1, mtime: e.mtime?.getTime() ?? -1, size: e.size ?? -1 }),
+  });
   return out;
 }
 
@@ -61,15 +64,10 @@ describe('building a plugin project', () => {
     assert.deepEqual(line, { success: true, message: `Built ${file}`, package: file, name: 'build-me', version: '0.1.0' });
 
     const entries = await entriesOf(file);
-    assert.deepEqual(entries.map((e) => e.path), [
-      'CHARTA_MANIFEST.json',
-      'README.md',
-      'build_me/handlers.js',
-      'package.json',
-      'src/build_me/handlers.ts',
-      'test/handlers.test.ts',
-      'tsconfig.json',
-    ]);
+    assert.deepEqual(
+      entries.map((e) => e.path),
+      ['CHARTA_MANIFEST.json', 'README.md', 'build_me/handlers.js', 'package.json', 'src/build_me/handlers.ts', 'test/handlers.test.ts', 'tsconfig.json'],
+    );
     for (const e of entries) {
       assert.equal(e.type, 'File');
       assert.equal(e.mode & 0o777, 0o644);
@@ -107,7 +105,11 @@ describe('building a plugin project', () => {
     // Run as a developer would: outside this test runner (NODE_TEST_CONTEXT would make it report to us).
     const env = { ...process.env };
     delete env.NODE_TEST_CONTEXT;
-    const test = execFileSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=tap', 'test/handlers.test.ts'], { cwd: project, encoding: 'utf8', env });
+    const test = execFileSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=tap', 'test/handlers.test.ts'], {
+      cwd: project,
+      encoding: 'utf8',
+      env,
+    });
     assert.match(test, /# pass 3\n/);
     assert.match(test, /# fail 0\n/);
     execFileSync(process.execPath, [path.join(modules, 'typescript/bin/tsc'), '-p', '.'], { cwd: project, encoding: 'utf8' });
@@ -175,7 +177,7 @@ describe('building a plugin project', () => {
     editManifest(dir, (m) => {
       m.components.handlers = [{ ...m.components.handlers[0], class: 'NotThere' }];
     });
-    assert.deepEqual(reasons(await failure(dir)), ['src/sources/handlers.ts does not export NotThere (the manifest\'s class for sources/handlers.js)']);
+    assert.deepEqual(reasons(await failure(dir)), ["src/sources/handlers.ts does not export NotThere (the manifest's class for sources/handlers.js)"]);
 
     editManifest(dir, (m) => {
       m.components.handlers[0].class = 'PlanCommittedHandler';
@@ -206,7 +208,10 @@ describe('building a plugin project', () => {
     const line = single(r, 1);
     assert.match(String(line.message), /^The build failed: /);
     const errors = line.errors as string[];
-    assert.ok(errors.some((e) => /^src\/broken_code\/handlers\.ts:3:\d+: Unexpected ";"/.test(e)), errors.join('\n'));
+    assert.ok(
+      errors.some((e) => /^src\/broken_code\/handlers\.ts:3:\d+: Unexpected ";"/.test(e)),
+      errors.join('\n'),
+    );
     fs.writeFileSync(source, "import { nothing } from 'no-such-package';\nexport class PlanCommittedHandler { x = nothing; }\n");
     assert.deepEqual(reasons(await failure(dir)), ['src/broken_code/handlers.ts:1:25: Could not resolve "no-such-package"']);
   });

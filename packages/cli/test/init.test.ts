@@ -54,17 +54,38 @@ describe('charta plugin init', () => {
     assert.match(readme, /Plugin Developer <developer@email\.com>/);
     assert.match(readme, /dist\/plugin-boilerplate-0\.1\.0\.tar\.gz/);
     assert.match(read(dir, 'test/handlers.test.ts'), /from '\.\.\/src\/plugin_boilerplate\/handlers\.ts'/);
-    assert.doesNotMatch(listFiles(dir).map((f) => read(dir, f)).join('\n'), /\{\{\w+\}\}/, 'every placeholder filled');
+    assert.doesNotMatch(
+      listFiles(dir)
+        .map((f) => read(dir, f))
+        .join('\n'),
+      /\{\{\w+\}\}/,
+      'every placeholder filled',
+    );
   });
 
   it('one flag per question; --version is the plugin version, not the tool version', async () => {
     const out = tempDir('charta-init-');
     const r = await charta(
       [
-        'plugin', 'init', '--no-input', '-o', out,
-        '--full-name', 'Ada Lovelace', '--email', 'ada@example.org', '--version', '2.0.0-beta.1',
-        '--project-name', 'Vitals Alert', '--project-slug', 'vitals', '--project-package-name', 'vitals_core',
-        '--project-short-description', 'Warns about "odd" vitals',
+        'plugin',
+        'init',
+        '--no-input',
+        '-o',
+        out,
+        '--full-name',
+        'Ada Lovelace',
+        '--email',
+        'ada@example.org',
+        '--version',
+        '2.0.0-beta.1',
+        '--project-name',
+        'Vitals Alert',
+        '--project-slug',
+        'vitals',
+        '--project-package-name',
+        'vitals_core',
+        '--project-short-description',
+        'Warns about "odd" vitals',
       ],
       {},
     );

@@ -35,7 +35,9 @@ describe('charta logs', () => {
     assert.equal(patient.status, 201, patient.text);
     const note = await api.call('POST', '/core/api/v1/notes/', { body: { patientKey: patient.json.key, noteType: 'encounter' } });
     assert.equal(note.status, 201, note.text);
-    const command = await api.call('POST', '/core/api/v1/commands/', { body: { schemaKey: 'plan', noteKey: note.json.uuid, values: { narrative: 'Follow up in two weeks' } } });
+    const command = await api.call('POST', '/core/api/v1/commands/', {
+      body: { schemaKey: 'plan', noteKey: note.json.uuid, values: { narrative: 'Follow up in two weeks' } },
+    });
     assert.equal(command.status, 201, command.text);
     const uuid = command.json.uuid as string;
     const committed = await api.call('POST', `/core/api/v1/commands/${uuid}/commit/`);
@@ -51,7 +53,10 @@ describe('charta logs', () => {
       assert.equal(entry.source, 'server');
       assert.equal(typeof entry.timestamp, 'string');
     }
-    assert.ok(all.lines.every((line) => line.success === true), JSON.stringify(all.lines));
+    assert.ok(
+      all.lines.every((line) => line.success === true),
+      JSON.stringify(all.lines),
+    );
 
     for (const f of [all, warnings]) f.child.kill('SIGTERM');
     assert.equal(await all.exited, 0, all.stderr());
@@ -97,7 +102,8 @@ describe('charta logs', () => {
   });
 
   it('validates --since with the instance vocabulary', () => {
-    for (const ok of ['30s', '5m', '1h', '2d', '2026-11-22T08:00:00Z', '2026-11-22T08:00+01:00', '2026-02-28 23:59:59.123456-05:00']) assert.ok(isSince(ok), ok);
+    for (const ok of ['30s', '5m', '1h', '2d', '2026-11-22T08:00:00Z', '2026-11-22T08:00+01:00', '2026-02-28 23:59:59.123456-05:00'])
+      assert.ok(isSince(ok), ok);
     for (const bad of ['', '5', '5w', '1.5h', '2026-02-30T00:00Z', '2026-11-22T08:00:00', '2026-11-22', '2026-13-01T00:00Z']) assert.ok(!isSince(bad), bad);
     assert.deepEqual(parse({ args: [], flags: { level: 'error', since: '1h', plugin: 'vitals-alert' } }), {
       target: { host: undefined, apiKey: undefined },

@@ -39,9 +39,12 @@ describe('CredentialStore.save', () => {
     t.mock.method(fs, 'renameSync', () => {
       throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
     });
-    assert.throws(() => store.save({ default_host: null, hosts: { 'http://localhost': { api_key: 'new' } } }), (err: unknown) => {
-      return err instanceof Failure && /Cannot write .*credentials\.json: ENOSPC/.test(err.message);
-    });
+    assert.throws(
+      () => store.save({ default_host: null, hosts: { 'http://localhost': { api_key: 'new' } } }),
+      (err: unknown) => {
+        return err instanceof Failure && /Cannot write .*credentials\.json: ENOSPC/.test(err.message);
+      },
+    );
     t.mock.restoreAll();
     assert.equal(fs.readFileSync(store.file, 'utf8'), before);
     assert.deepEqual(fs.readdirSync(dir), ['credentials.json']);

@@ -14,7 +14,9 @@ import { buildZip, manifestJson, tarFromDir } from '../../server/test/support/ar
 import { charta, closedPort, single, tempDir, type Result } from './support/cli.ts';
 
 const pluginTarball = (version: string, name = 'Vitals Alert') =>
-  tarFromDir({ 'CHARTA_MANIFEST.json': manifestJson({ plugin_version: version, name }), 'dist/index.js': 'export default {};\n', 'README.md': '# Vitals\n' }, ['.']);
+  tarFromDir({ 'CHARTA_MANIFEST.json': manifestJson({ plugin_version: version, name }), 'dist/index.js': 'export default {};\n', 'README.md': '# Vitals\n' }, [
+    '.',
+  ]);
 
 const wheel = () =>
   buildZip([
@@ -23,7 +25,6 @@ const wheel = () =>
   ]);
 
 const noStackTrace = (r: Result) => assert.ok(!r.stderr.includes('    at ') && !r.stdout.includes('    at '), `no stack trace\n${r.stdout}\n${r.stderr}`);
-
 
 for (const engine of ENGINES) {
   describe(`charta plugin (${engine})`, () => {
@@ -107,7 +108,11 @@ for (const engine of ENGINES) {
     });
 
     it('a wrong API key is a 401 failure line, exit 1', async () => {
-      for (const args of [['plugin', 'list'], ['plugin', 'delete', 'x'], ['plugin', 'update', 'x', '--enable']]) {
+      for (const args of [
+        ['plugin', 'list'],
+        ['plugin', 'delete', 'x'],
+        ['plugin', 'update', 'x', '--enable'],
+      ]) {
         const r = await cli(...args, '--api-key', 'wrong-key');
         const line = single(r, 1);
         assert.equal(line.success, false);
@@ -131,7 +136,11 @@ describe('charta plugin (no instance needed)', () => {
 
   it('an unreachable host is a "Failed to connect" line, exit 1', async () => {
     const host = `http://127.0.0.1:${await closedPort()}`;
-    for (const args of [['plugin', 'list'], ['plugin', 'install', tgz], ['plugin', 'delete', 'x', '--force']]) {
+    for (const args of [
+      ['plugin', 'list'],
+      ['plugin', 'install', tgz],
+      ['plugin', 'delete', 'x', '--force'],
+    ]) {
       const r = await charta([...args, '--host', host], env);
       const line = single(r, 1);
       assert.equal(line.success, false);

@@ -53,7 +53,10 @@ for (const engine of ENGINES) {
       assert.equal(download.status, 200);
       assert.deepEqual(Buffer.from(await download.arrayBuffer()), fs.readFileSync(String(installed.package)));
 
-      assert.deepEqual((await listed()).results.map((p) => [p.name, p.version, p.is_enabled]), [['workflow-demo', '0.1.0', true]]);
+      assert.deepEqual(
+        (await listed()).results.map((p) => [p.name, p.version, p.is_enabled]),
+        [['workflow-demo', '0.1.0', true]],
+      );
 
       // A new version of the project: installing it again updates the plugin in place.
       const manifestFile = path.join(project, 'CHARTA_MANIFEST.json');
@@ -77,13 +80,19 @@ for (const engine of ENGINES) {
       assert.deepEqual([(byWheel.message as Plugin).version, (byWheel.message as Plugin).is_enabled], ['0.3.0', true]);
 
       const tarball = path.join(dir, 'workflow-demo-0.4.0.tar.gz');
-      fs.writeFileSync(tarball, await tarFromDir({ 'CHARTA_MANIFEST.json': manifestJson({ name: 'Workflow Demo', plugin_version: '0.4.0' }), 'dist/index.js': 'export {};\n' }, ['.']));
+      fs.writeFileSync(
+        tarball,
+        await tarFromDir({ 'CHARTA_MANIFEST.json': manifestJson({ name: 'Workflow Demo', plugin_version: '0.4.0' }), 'dist/index.js': 'export {};\n' }, ['.']),
+      );
       const byTarball = await ok('plugin', 'update', 'workflow-demo', '--package', tarball);
       assert.equal((byTarball.message as Plugin).version, '0.4.0');
 
       // A package of another plugin is refused by the instance and reported as a failure.
       const other = path.join(dir, 'other-1.0.0.tar.gz');
-      fs.writeFileSync(other, await tarFromDir({ 'CHARTA_MANIFEST.json': manifestJson({ name: 'Other', plugin_version: '1.0.0' }), 'dist/index.js': 'export {};\n' }, ['.']));
+      fs.writeFileSync(
+        other,
+        await tarFromDir({ 'CHARTA_MANIFEST.json': manifestJson({ name: 'Other', plugin_version: '1.0.0' }), 'dist/index.js': 'export {};\n' }, ['.']),
+      );
       const refused = single(await cli('plugin', 'update', 'workflow-demo', '--package', other), 1);
       assert.equal(refused.success, false);
       assert.equal(refused.status_code, 400);
@@ -101,14 +110,17 @@ for (const engine of ENGINES) {
       assert.equal(await logs.exited, 0, logs.stderr());
       assert.deepEqual(logs.lines[0], { success: true, message: `Connected to the log stream of ${api.url}` });
       const entries = logs.lines.slice(1).map(event);
-      assert.deepEqual(entries.filter((e) => !e.startsWith('plugin package')), [
-        'plugin workflow-demo 0.1.0 installed (enabled)',
-        'plugin workflow-demo 0.2.0 updated (enabled)',
-        'plugin workflow-demo 0.3.0 updated (enabled)',
-        'plugin workflow-demo 0.4.0 updated (enabled)',
-        'plugin workflow-demo 0.4.0 disabled',
-        'plugin workflow-demo deleted',
-      ]);
+      assert.deepEqual(
+        entries.filter((e) => !e.startsWith('plugin package')),
+        [
+          'plugin workflow-demo 0.1.0 installed (enabled)',
+          'plugin workflow-demo 0.2.0 updated (enabled)',
+          'plugin workflow-demo 0.3.0 updated (enabled)',
+          'plugin workflow-demo 0.4.0 updated (enabled)',
+          'plugin workflow-demo 0.4.0 disabled',
+          'plugin workflow-demo deleted',
+        ],
+      );
       // The refused package is a warning (a success line: only error entries are failures).
       const warning = logs.lines.find((line) => event(line).startsWith('plugin package for workflow-demo rejected (plugin_name_mismatch)'));
       assert.ok(warning, JSON.stringify(logs.lines));

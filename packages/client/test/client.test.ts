@@ -63,7 +63,10 @@ for (const engine of ENGINES) {
 
       const fields = await charta.commands.fields(created.command.uuid);
       assert.equal(fields.schema, 'plan');
-      assert.deepEqual(fields.fields.map((f) => f.name), ['narrative']);
+      assert.deepEqual(
+        fields.fields.map((f) => f.name),
+        ['narrative'],
+      );
       assert.deepEqual(fields.fields[0]?.choices, []);
 
       const notAutocomplete = await apiError(() => charta.commands.autocomplete(created.command.uuid, 'narrative', 'rest'), 400, 'field_not_autocomplete');
@@ -99,7 +102,10 @@ for (const engine of ENGINES) {
         updatedAt: flagged.command.updated_at.slice(0, 10),
         ordering: '-updated_at',
       });
-      assert.deepEqual(byPeople.results.map((c) => c.uuid), [created.command.uuid]);
+      assert.deepEqual(
+        byPeople.results.map((c) => c.uuid),
+        [created.command.uuid],
+      );
       const none = await charta.commands.list({ noteKey: note.uuid, state: 'staged' });
       assert.equal(none.count, 0);
 
@@ -114,17 +120,27 @@ for (const engine of ENGINES) {
       const patient = await charta.patients.create({ firstName: 'Page', lastName: 'Turner' });
       const note = await charta.notes.create({ patientKey: patient.key, noteType: 'review' });
       const uuids: string[] = [];
-      for (const narrative of ['a', 'b', 'c']) uuids.push((await charta.commands.create({ schemaKey: 'hpi', noteKey: note.uuid, values: { narrative } })).command.uuid);
+      for (const narrative of ['a', 'b', 'c'])
+        uuids.push((await charta.commands.create({ schemaKey: 'hpi', noteKey: note.uuid, values: { narrative } })).command.uuid);
       const first = await charta.commands.list({ noteKey: note.uuid, limit: 2 });
       assert.equal(first.count, 3);
-      assert.deepEqual(first.results.map((c) => c.uuid), uuids.slice(0, 2));
+      assert.deepEqual(
+        first.results.map((c) => c.uuid),
+        uuids.slice(0, 2),
+      );
       assert.ok(first.next?.startsWith(instance.url));
       const second = await charta.commands.list({ noteKey: note.uuid, limit: 2, offset: 2 });
-      assert.deepEqual(second.results.map((c) => c.uuid), uuids.slice(2));
+      assert.deepEqual(
+        second.results.map((c) => c.uuid),
+        uuids.slice(2),
+      );
       assert.equal(second.next, null);
       assert.notEqual(second.previous, null);
       const newestFirst = await charta.commands.list({ noteKey: note.uuid, ordering: '-created_at' });
-      assert.deepEqual(newestFirst.results.map((c) => c.uuid), [...uuids].reverse());
+      assert.deepEqual(
+        newestFirst.results.map((c) => c.uuid),
+        [...uuids].reverse(),
+      );
       await apiError(() => charta.commands.list({ state: 'nonsense' as 'staged' }), 400, 'validation_failed');
     });
 
@@ -136,7 +152,11 @@ for (const engine of ENGINES) {
       const second = await charta.commands.create(input, { idempotencyKey: `create-${note.uuid}` });
       assert.equal(second.command.uuid, first.command.uuid);
       assert.equal(second.replayed, true);
-      await apiError(() => charta.commands.create({ ...input, values: { narrative: 'twice' } }, { idempotencyKey: `create-${note.uuid}` }), 422, 'idempotency_key_reused');
+      await apiError(
+        () => charta.commands.create({ ...input, values: { narrative: 'twice' } }, { idempotencyKey: `create-${note.uuid}` }),
+        422,
+        'idempotency_key_reused',
+      );
       assert.equal((await charta.commands.list({ noteKey: note.uuid })).count, 1);
     });
 
@@ -234,7 +254,11 @@ for (const engine of ENGINES) {
       const revoking: FetchLike = async (input, init) => {
         if (input.endsWith('/auth/token/')) tokens++;
         // The first API call is answered as if the token had been revoked.
-        else if (rejected++ === 0) return new Response(JSON.stringify({ type: 'x', title: 'Unauthorized', status: 401, detail: 'revoked', code: 'unauthorized' }), { status: 401, headers: { 'content-type': 'application/problem+json' } });
+        else if (rejected++ === 0)
+          return new Response(JSON.stringify({ type: 'x', title: 'Unauthorized', status: 401, detail: 'revoked', code: 'unauthorized' }), {
+            status: 401,
+            headers: { 'content-type': 'application/problem+json' },
+          });
         return fetch(input, init);
       };
       const client = await ChartaClient.withClientCredentials(instance.url, TEST_CLIENT_ID, TEST_CLIENT_SECRET, { fetch: revoking });
@@ -245,11 +269,14 @@ for (const engine of ENGINES) {
 
     it('throws ChartaNetworkError when nothing answers', async () => {
       const client = new ChartaClient({ baseUrl: 'http://127.0.0.1:1', token: 'x' });
-      await assert.rejects(() => client.commands.get('00000000-0000-4000-8000-000000000000'), (error: unknown) => {
-        assert.ok(error instanceof ChartaNetworkError);
-        assert.ok(error.cause instanceof Error);
-        return true;
-      });
+      await assert.rejects(
+        () => client.commands.get('00000000-0000-4000-8000-000000000000'),
+        (error: unknown) => {
+          assert.ok(error instanceof ChartaNetworkError);
+          assert.ok(error.cause instanceof Error);
+          return true;
+        },
+      );
     });
   });
 }

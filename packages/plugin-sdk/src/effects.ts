@@ -29,7 +29,11 @@ export function originateCommand(
 }
 
 /** Changes values of an existing command. */
-export function editCommand(kind: CommandKindKey, command: string, data: Record<string, unknown>): Effect<string, { command: string; data: Record<string, unknown> }> {
+export function editCommand(
+  kind: CommandKindKey,
+  command: string,
+  data: Record<string, unknown>,
+): Effect<string, { command: string; data: Record<string, unknown> }> {
   checkKind(kind);
   return { type: `EDIT_${effectKey(kind)}_COMMAND`, payload: { command, data } };
 }

@@ -59,7 +59,10 @@ describe('createEvent', () => {
   });
 
   it('refuses an unknown event name', () => {
-    assert.throws(() => createEvent('NOPE_COMMAND__POST_COMMIT' as 'PLAN_COMMAND__POST_COMMIT', { target: 'x' }), /unknown event name "NOPE_COMMAND__POST_COMMIT"/);
+    assert.throws(
+      () => createEvent('NOPE_COMMAND__POST_COMMIT' as 'PLAN_COMMAND__POST_COMMIT', { target: 'x' }),
+      /unknown event name "NOPE_COMMAND__POST_COMMIT"/,
+    );
   });
 });
 
@@ -71,7 +74,10 @@ describe('effects', () => {
     });
     assert.equal(originateCommand('hpi', 'n', {}, { commit: true }).payload.commit, true);
     assert.equal(originateCommand('hpi', 'n', {}).type, 'ORIGINATE_HPI_COMMAND');
-    assert.deepEqual(editCommand('stopMedication', 'c', { rationale: 'x' }), { type: 'EDIT_STOP_MEDICATION_COMMAND', payload: { command: 'c', data: { rationale: 'x' } } });
+    assert.deepEqual(editCommand('stopMedication', 'c', { rationale: 'x' }), {
+      type: 'EDIT_STOP_MEDICATION_COMMAND',
+      payload: { command: 'c', data: { rationale: 'x' } },
+    });
     assert.deepEqual(commandStep('ENTER_IN_ERROR', 'labOrder', 'c'), { type: 'ENTER_IN_ERROR_LAB_ORDER_COMMAND', payload: { command: 'c' } });
     assert.throws(() => commandStep('COMMIT', 'task' as 'plan', 'c'), /unknown command kind "task"/);
   });
@@ -102,7 +108,10 @@ describe('runHandler', () => {
 
   it('runs compute for an event it responds to, with the secrets and logger given', async () => {
     const log = recordingLogger();
-    const effects = await runHandler(Echo, createEvent('PLAN_COMMAND__POST_COMMIT', { target: 'c-9', fields: { narrative: 'x' } }), { secrets: { TOKEN: 't' }, log });
+    const effects = await runHandler(Echo, createEvent('PLAN_COMMAND__POST_COMMIT', { target: 'c-9', fields: { narrative: 'x' } }), {
+      secrets: { TOKEN: 't' },
+      log,
+    });
     assert.deepEqual(effects, [editCommand('plan', 'c-9', { narrative: 'seen' })]);
     assert.deepEqual(log.lines, [{ level: 'info', message: 'saw c-9 with t' }]);
   });

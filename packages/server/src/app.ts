@@ -95,7 +95,11 @@ export async function buildApp(config: Config, storage: Storage): Promise<Fastif
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Charta API', version: VERSION, description: 'Clinical Commands API, notes and patients. Errors are RFC 9457 problem details; see docs/errors.md.' },
+      info: {
+        title: 'Charta API',
+        version: VERSION,
+        description: 'Clinical Commands API, notes and patients. Errors are RFC 9457 problem details; see docs/errors.md.',
+      },
       components: {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', description: 'OAuth 2.0 access token from POST /auth/token/' },

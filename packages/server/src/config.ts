@@ -48,7 +48,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
     throw new ConfigError('CHARTA_BOOTSTRAP_CLIENT_ID and CHARTA_BOOTSTRAP_CLIENT_SECRET must be set together');
   }
   const bootstrapApiKey = get('bootstrapApiKey', 'CHARTA_BOOTSTRAP_API_KEY');
-  for (const [name, value] of [['CHARTA_BOOTSTRAP_API_KEY', bootstrapApiKey], ['CHARTA_BOOTSTRAP_CLIENT_SECRET', bootstrapClientSecret]] as const) {
+  for (const [name, value] of [
+    ['CHARTA_BOOTSTRAP_API_KEY', bootstrapApiKey],
+    ['CHARTA_BOOTSTRAP_CLIENT_SECRET', bootstrapClientSecret],
+  ] as const) {
     if (value !== undefined && value.length < 16) throw new ConfigError(`${name} must be at least 16 characters`);
   }
   const rateText = get('tokenRateLimit', 'CHARTA_TOKEN_RATE_LIMIT') ?? '30';

@@ -85,7 +85,8 @@ withDatabase(
   const name = opts.system as TerminologyName;
   if (!systemNames.includes(name)) throw new UsageError(`--system must be one of ${systemNames.join(', ')} (got ${JSON.stringify(opts.system)})`);
   for (const flag of ['file', 'concepts'] as const) {
-    if (opts[flag] !== undefined && !fs.statSync(opts[flag], { throwIfNoEntry: false })?.isFile()) throw new UsageError(`--${flag}: no such file: ${opts[flag]}`);
+    if (opts[flag] !== undefined && !fs.statSync(opts[flag], { throwIfNoEntry: false })?.isFile())
+      throw new UsageError(`--${flag}: no such file: ${opts[flag]}`);
   }
   if (opts.concepts !== undefined && name !== 'snomed') throw new UsageError('--concepts is for --system snomed only');
   await withStorage(config(opts), async (storage) => {

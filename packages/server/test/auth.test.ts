@@ -5,7 +5,17 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import path from 'node:path';
-import { ENGINES, TEST_API_KEY, TEST_CLIENT_ID, TEST_CLIENT_SECRET, createDatabase, request, startInstance, testConfig, type Instance } from './support/harness.ts';
+import {
+  ENGINES,
+  TEST_API_KEY,
+  TEST_CLIENT_ID,
+  TEST_CLIENT_SECRET,
+  createDatabase,
+  request,
+  startInstance,
+  testConfig,
+  type Instance,
+} from './support/harness.ts';
 import { startServer } from '../src/server.ts';
 
 const run = promisify(execFile);
@@ -28,7 +38,10 @@ for (const engine of ENGINES) {
       assert.equal(typeof r.json.scope, 'string');
       assert.ok(r.json.access_token.length >= 40);
       assert.equal(r.headers.get('cache-control'), 'no-store');
-      const json = await api.call('POST', '/auth/token/', { body: { grant_type: 'client_credentials', client_id: TEST_CLIENT_ID, client_secret: TEST_CLIENT_SECRET }, token: null });
+      const json = await api.call('POST', '/auth/token/', {
+        body: { grant_type: 'client_credentials', client_id: TEST_CLIENT_ID, client_secret: TEST_CLIENT_SECRET },
+        token: null,
+      });
       assert.equal(json.status, 200);
       const basic = Buffer.from(`${TEST_CLIENT_ID}:${TEST_CLIENT_SECRET}`).toString('base64');
       const viaBasic = await api.call('POST', '/auth/token/', { ...form('grant_type=client_credentials'), authorization: `Basic ${basic}` });
@@ -38,7 +51,10 @@ for (const engine of ENGINES) {
     });
 
     it('refuses a wrong secret, an unknown client and other grant types', async () => {
-      for (const data of [`grant_type=client_credentials&client_id=${TEST_CLIENT_ID}&client_secret=wrong`, 'grant_type=client_credentials&client_id=nobody&client_secret=x']) {
+      for (const data of [
+        `grant_type=client_credentials&client_id=${TEST_CLIENT_ID}&client_secret=wrong`,
+        'grant_type=client_credentials&client_id=nobody&client_secret=x',
+      ]) {
         const r = await api.call('POST', '/auth/token/', form(data));
         assert.equal(r.status, 401);
         assert.equal(r.json.code, 'invalid_client');
@@ -46,11 +62,19 @@ for (const engine of ENGINES) {
       }
       const grant = await api.call('POST', '/auth/token/', form('grant_type=password&username=a&password=b'));
       assert.equal(grant.status, 400);
-      const scope = await api.call('POST', '/auth/token/', form(`grant_type=client_credentials&client_id=${TEST_CLIENT_ID}&client_secret=${TEST_CLIENT_SECRET}&scope=system/Everything.*`));
+      const scope = await api.call(
+        'POST',
+        '/auth/token/',
+        form(`grant_type=client_credentials&client_id=${TEST_CLIENT_ID}&client_secret=${TEST_CLIENT_SECRET}&scope=system/Everything.*`),
+      );
       assert.equal(scope.status, 400);
       assert.equal(scope.json.code, 'invalid_scope');
       assert.equal(scope.json.error, 'invalid_scope');
-      const narrowed = await api.call('POST', '/auth/token/', form(`grant_type=client_credentials&client_id=${TEST_CLIENT_ID}&client_secret=${TEST_CLIENT_SECRET}&scope=system/Plugins.*`));
+      const narrowed = await api.call(
+        'POST',
+        '/auth/token/',
+        form(`grant_type=client_credentials&client_id=${TEST_CLIENT_ID}&client_secret=${TEST_CLIENT_SECRET}&scope=system/Plugins.*`),
+      );
       assert.equal(narrowed.json.scope, 'system/Plugins.*');
       // A token without user/*.* may not touch clinical data.
       const clinical = await api.call('GET', '/core/api/v1/commands', { token: narrowed.json.access_token });
@@ -132,14 +156,34 @@ for (const engine of ENGINES) {
       try {
         for (let i = 0; i < 2; i++) {
           const running = await startServer(testConfig(db), () => undefined);
-          const count = async (t: 'api_keys' | 'oauth_clients') => Number((await running.storage.db.selectFrom(t).select((e) => e.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+          const count = async (t: 'api_keys' | 'oauth_clients') =>
+            Number(
+              (
+                await running.storage.db
+                  .selectFrom(t)
+                  .select((e) => e.fn.countAll().as('n'))
+                  .executeTakeFirstOrThrow()
+              ).n,
+            );
           assert.equal(await count('api_keys'), 1);
           assert.equal(await count('oauth_clients'), 1);
           await running.close();
         }
         const rotated = await startServer(testConfig(db, { bootstrapClientSecret: 'a-new-secret-0123456789' }), () => undefined);
-        const bad = await request(rotated.url, 'POST', '/auth/token/', form(`grant_type=client_credentials&client_id=${TEST_CLIENT_ID}&client_secret=${TEST_CLIENT_SECRET}`), '');
-        const good = await request(rotated.url, 'POST', '/auth/token/', form(`grant_type=client_credentials&client_id=${TEST_CLIENT_ID}&client_secret=a-new-secret-0123456789`), '');
+        const bad = await request(
+          rotated.url,
+          'POST',
+          '/auth/token/',
+          form(`grant_type=client_credentials&client_id=${TEST_CLIENT_ID}&client_secret=${TEST_CLIENT_SECRET}`),
+          '',
+        );
+        const good = await request(
+          rotated.url,
+          'POST',
+          '/auth/token/',
+          form(`grant_type=client_credentials&client_id=${TEST_CLIENT_ID}&client_secret=a-new-secret-0123456789`),
+          '',
+        );
         await rotated.close();
         assert.equal(bad.status, 401);
         assert.equal(good.status, 200);
@@ -200,9 +244,18 @@ for (const engine of ENGINES) {
         assert.match((await run(process.execPath, [BIN, 'migrate'], { env })).stdout, /Up to date/);
         const client = JSON.parse((await run(process.execPath, [BIN, 'create-client', '--name', 'scribe'], { env })).stdout);
         const key = JSON.parse((await run(process.execPath, [BIN, 'create-api-key', '--label', 'ci'], { env })).stdout);
-        const running = await startServer({ ...testConfig(db), bootstrapApiKey: undefined, bootstrapClientId: undefined, bootstrapClientSecret: undefined }, () => undefined);
+        const running = await startServer(
+          { ...testConfig(db), bootstrapApiKey: undefined, bootstrapClientId: undefined, bootstrapClientSecret: undefined },
+          () => undefined,
+        );
         try {
-          const token = await request(running.url, 'POST', '/auth/token/', form(`grant_type=client_credentials&client_id=${client.client_id}&client_secret=${client.client_secret}`), '');
+          const token = await request(
+            running.url,
+            'POST',
+            '/auth/token/',
+            form(`grant_type=client_credentials&client_id=${client.client_id}&client_secret=${client.client_secret}`),
+            '',
+          );
           assert.equal(token.status, 200);
           const withKey = await request(running.url, 'GET', '/core/api/v1/commands', { authorization: key.api_key }, '');
           assert.equal(withKey.status, 403); // authenticated (not 401), but clinical data needs a token
@@ -219,7 +272,13 @@ for (const engine of ENGINES) {
 describe('database URLs are printed without passwords', () => {
   it('redacts the password in the user info and in the query', async () => {
     const { redactUrl } = await import('../src/config.ts');
-    for (const url of ['postgres://u:s3cret@db/x', 'postgres://:s3cret@db/x', 'postgres://db/x?password=s3cret', 'postgres://u:p@ss@db/x', 'postgresql://u:s3cret@db:5432/x?sslmode=require']) {
+    for (const url of [
+      'postgres://u:s3cret@db/x',
+      'postgres://:s3cret@db/x',
+      'postgres://db/x?password=s3cret',
+      'postgres://u:p@ss@db/x',
+      'postgresql://u:s3cret@db:5432/x?sslmode=require',
+    ]) {
       const shown = redactUrl(url);
       assert.doesNotMatch(shown, /s3cret|p@ss|ss@db/, `${url} → ${shown}`);
     }

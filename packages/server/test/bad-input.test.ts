@@ -41,7 +41,9 @@ for (const engine of ENGINES) {
     });
 
     it('prototype pollution keys are refused', async () => {
-      const r = await api.call('POST', `${C}/`, { raw: { contentType: 'application/json', data: `{"schemaKey":"plan","noteKey":"${noteKey}","__proto__":{"x":1}}` } });
+      const r = await api.call('POST', `${C}/`, {
+        raw: { contentType: 'application/json', data: `{"schemaKey":"plan","noteKey":"${noteKey}","__proto__":{"x":1}}` },
+      });
       assert.ok(r.status >= 400 && r.status < 500);
       await unchanged();
     });
@@ -75,12 +77,23 @@ for (const engine of ENGINES) {
       for (const [body, field] of cases) {
         const r = await api.call('POST', `${C}/`, { body });
         assertClientError(r, 400, 'validation_failed');
-        assert.ok(r.json.errors.some((e: { field: string }) => e.field === field || e.field.startsWith(field)), `${JSON.stringify(body)} → ${r.text}`);
+        assert.ok(
+          r.json.errors.some((e: { field: string }) => e.field === field || e.field.startsWith(field)),
+          `${JSON.stringify(body)} → ${r.text}`,
+        );
       }
-      for (const [body, field] of [[{}, 'values'], [{ values: {}, state: 'committed' }, 'state'], [{ values: { narrative: 1 } }, 'values.narrative'], [{ values: null }, 'values']] as const) {
+      for (const [body, field] of [
+        [{}, 'values'],
+        [{ values: {}, state: 'committed' }, 'state'],
+        [{ values: { narrative: 1 } }, 'values.narrative'],
+        [{ values: null }, 'values'],
+      ] as const) {
         const r = await api.call('PATCH', `${C}/${staged}/`, { body });
         assertClientError(r, 400, 'validation_failed');
-        assert.ok(r.json.errors.some((e: { field: string }) => e.field.startsWith(field)), r.text);
+        assert.ok(
+          r.json.errors.some((e: { field: string }) => e.field.startsWith(field)),
+          r.text,
+        );
       }
       await unchanged();
     });
@@ -92,7 +105,9 @@ for (const engine of ENGINES) {
     });
 
     it('form-encoded create with values that are not JSON → 400', async () => {
-      const r = await api.call('POST', `${C}/`, { raw: { contentType: 'application/x-www-form-urlencoded', data: `schemaKey=plan&noteKey=${noteKey}&values=%7Bnope` } });
+      const r = await api.call('POST', `${C}/`, {
+        raw: { contentType: 'application/x-www-form-urlencoded', data: `schemaKey=plan&noteKey=${noteKey}&values=%7Bnope` },
+      });
       assertClientError(r, 400, 'validation_failed');
       await unchanged();
     });
@@ -141,15 +156,31 @@ for (const engine of ENGINES) {
       const command = await api.call('POST', `${C}/`, { body: { schemaKey: 'plan', noteKey, values: { narrative: 'a\u0000b' } } });
       assertClientError(command, 400, 'validation_failed');
       assert.equal(command.json.errors[0].field, 'values.narrative');
-      assertClientError(await api.call('POST', '/core/api/v1/notes/', { body: { patientKey: 'a', noteType: 'encounter', title: 'x\u0000' } }), 400, 'validation_failed');
-      assertClientError(await api.call('POST', '/auth/token/', { raw: { contentType: 'application/x-www-form-urlencoded', data: 'grant_type=client_credentials&client_id=a%00b&client_secret=x' }, token: null }), 400, 'validation_failed');
+      assertClientError(
+        await api.call('POST', '/core/api/v1/notes/', { body: { patientKey: 'a', noteType: 'encounter', title: 'x\u0000' } }),
+        400,
+        'validation_failed',
+      );
+      assertClientError(
+        await api.call('POST', '/auth/token/', {
+          raw: { contentType: 'application/x-www-form-urlencoded', data: 'grant_type=client_credentials&client_id=a%00b&client_secret=x' },
+          token: null,
+        }),
+        400,
+        'validation_failed',
+      );
       const basic = Buffer.from('a\u0000b:secret').toString('base64');
-      const r = await api.call('POST', '/auth/token/', { raw: { contentType: 'application/x-www-form-urlencoded', data: 'grant_type=client_credentials' }, authorization: `Basic ${basic}` });
+      const r = await api.call('POST', '/auth/token/', {
+        raw: { contentType: 'application/x-www-form-urlencoded', data: 'grant_type=client_credentials' },
+        authorization: `Basic ${basic}`,
+      });
       assertClientError(r, 400, 'invalid_request');
     });
 
     it('repeated form keys are refused, not merged', async () => {
-      const r = await api.call('POST', `${C}/`, { raw: { contentType: 'application/x-www-form-urlencoded', data: `schemaKey=plan&schemaKey=hpi&noteKey=${noteKey}` } });
+      const r = await api.call('POST', `${C}/`, {
+        raw: { contentType: 'application/x-www-form-urlencoded', data: `schemaKey=plan&schemaKey=hpi&noteKey=${noteKey}` },
+      });
       assertClientError(r, 400, 'validation_failed');
     });
 

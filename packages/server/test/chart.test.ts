@@ -67,15 +67,24 @@ for (const engine of ENGINES) {
       const diabetes = await commitCoded('diagnose', 'diagnose', 'E11.9', { approximate_date_of_onset: '2019-06' });
       await commitCoded('diagnose', 'diagnose', 'I10');
       const conditions = await chart('conditions');
-      assert.deepEqual(conditions.results.map((c) => c.coding.code), ['E11.9', 'I10']);
+      assert.deepEqual(
+        conditions.results.map((c) => c.coding.code),
+        ['E11.9', 'I10'],
+      );
       assert.equal(conditions.results[0]!.onset, '2019-06');
       assert.equal(conditions.results[0]!.source_command, diabetes.uuid);
 
       const assess = await stage('assess');
       const offered = await options(assess, 'condition');
-      assert.deepEqual(offered.map((o) => doc(o).extra.coding[0]!.code), ['E11.9', 'I10']);
+      assert.deepEqual(
+        offered.map((o) => doc(o).extra.coding[0]!.code),
+        ['E11.9', 'I10'],
+      );
       assert.match(offered[0]!.text, /\(E11\.9\)$/);
-      assert.deepEqual((await options(assess, 'condition', 'hypert')).map((o) => doc(o).extra.coding[0]!.code), ['I10']);
+      assert.deepEqual(
+        (await options(assess, 'condition', 'hypert')).map((o) => doc(o).extra.coding[0]!.code),
+        ['I10'],
+      );
       await patch(assess, { condition: offered[0]!.value, status: 'stable' });
       await commit(assess);
 
@@ -128,7 +137,10 @@ for (const engine of ENGINES) {
       await patch(stopB, { medication: med!.value });
       await commit(stopA);
       const stopped = await chart('medications', '?status=stopped');
-      assert.deepEqual(stopped.results.map((m) => [m.id, m.stopped_by_command]), [[before[0]!.id, stopA]]);
+      assert.deepEqual(
+        stopped.results.map((m) => [m.id, m.stopped_by_command]),
+        [[before[0]!.id, stopA]],
+      );
       assert.deepEqual(await options(stopB, 'medication'), [], 'no active medication left');
       const refused = await commit(stopB, 400);
       assert.equal(refused.json.code, 'chart_entry_not_active');
@@ -136,7 +148,10 @@ for (const engine of ENGINES) {
 
       // Entering the stop in error makes the medication active again.
       await enterInError(stopA);
-      assert.deepEqual((await chart('medications')).results.map((m) => m.id), [before[0]!.id]);
+      assert.deepEqual(
+        (await chart('medications')).results.map((m) => m.id),
+        [before[0]!.id],
+      );
       await commit(stopB);
       assert.equal((await chart('medications')).count, 0);
     });
@@ -191,7 +206,11 @@ for (const engine of ENGINES) {
     it('a diagnose stored before picks were checked (an option without a coding) commits as free text', async () => {
       const uuid = await stage('diagnose');
       const legacy = { text: 'Old free text', value: 'old-1', disabled: false, description: null, annotations: null, extra: null };
-      await api.storage.db.updateTable('commands').set({ data: JSON.stringify({ diagnose: legacy }) }).where('uuid', '=', uuid).execute();
+      await api.storage.db
+        .updateTable('commands')
+        .set({ data: JSON.stringify({ diagnose: legacy }) })
+        .where('uuid', '=', uuid)
+        .execute();
       await commit(uuid);
       const condition = (await chart('conditions')).results.find((c) => c.source_command === uuid)!;
       assert.deepEqual(condition.coding, { system: 'UNSTRUCTURED', code: 'Old free text', display: 'Old free text' });

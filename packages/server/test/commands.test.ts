@@ -39,7 +39,20 @@ for (const engine of ENGINES) {
       assert.deepEqual(c.data, { narrative: 'Rest' });
       assert.match(c.created_at, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
       assert.equal(c.created_at, c.updated_at);
-      assert.deepEqual(Object.keys(c), ['uuid', 'state', 'created_at', 'updated_at', 'schema_key', 'patient_key', 'note_key', 'originated_by', 'edited_by', 'committed_by', 'entered_in_error_by', 'data']);
+      assert.deepEqual(Object.keys(c), [
+        'uuid',
+        'state',
+        'created_at',
+        'updated_at',
+        'schema_key',
+        'patient_key',
+        'note_key',
+        'originated_by',
+        'edited_by',
+        'committed_by',
+        'entered_in_error_by',
+        'data',
+      ]);
       assert.ok(r.headers.get('etag'));
     });
 
@@ -47,7 +60,10 @@ for (const engine of ENGINES) {
       const stamps = new Set<string>();
       for (let i = 0; i < 5; i++) stamps.add((await api.command('plan')).json.created_at.slice(23, 26));
       // Five creates landing on microsecond part 000 every time would mean milliseconds padded.
-      assert.ok([...stamps].some((s) => s !== '000'), `microsecond digits: ${[...stamps].join(',')}`);
+      assert.ok(
+        [...stamps].some((s) => s !== '000'),
+        `microsecond digits: ${[...stamps].join(',')}`,
+      );
     });
 
     it('accepts commands in encounter, review and data import notes only', async () => {
@@ -72,7 +88,11 @@ for (const engine of ENGINES) {
     });
 
     it('answers Note does not exist for a missing, malformed or unknown noteKey', async () => {
-      for (const body of [{ schemaKey: 'plan' }, { schemaKey: 'plan', noteKey: 'nope' }, { schemaKey: 'plan', noteKey: '00000000-0000-4000-8000-000000000000' }]) {
+      for (const body of [
+        { schemaKey: 'plan' },
+        { schemaKey: 'plan', noteKey: 'nope' },
+        { schemaKey: 'plan', noteKey: '00000000-0000-4000-8000-000000000000' },
+      ]) {
         assertProblem(await api.call('POST', `${C}/`, { body }), 400, 'note_does_not_exist', 'Note does not exist');
       }
     });
@@ -111,7 +131,8 @@ for (const engine of ENGINES) {
       const r = await api.call('POST', `${C}/${c.uuid}/commit/`);
       assertProblem(r, 400, 'required_field_missing');
       const names = r.json.errors.map((e: { field: string }) => e.field);
-      for (const f of ['prescribe', 'quantity_to_dispense', 'type_to_dispense', 'refills', 'substitutions', 'prescriber']) assert.ok(names.includes(`values.${f}`), f);
+      for (const f of ['prescribe', 'quantity_to_dispense', 'type_to_dispense', 'refills', 'substitutions', 'prescriber'])
+        assert.ok(names.includes(`values.${f}`), f);
       assert.ok(!names.includes('values.sig'));
       assert.match(r.json.detail, /'prescribe'/);
       assert.equal((await api.call('GET', `${C}/${c.uuid}`)).json.state, 'staged');
@@ -157,7 +178,12 @@ for (const engine of ENGINES) {
       assert.equal((await api.call('GET', `${C}/${c.uuid}`)).status, 200);
       assert.equal((await api.call('GET', `${C}/${c.uuid}/`)).status, 200);
       assert.equal((await api.call('GET', `${C}/`)).status, 200);
-      for (const [method, path] of [['PATCH', `${C}/${c.uuid}`], ['DELETE', `${C}/${c.uuid}`], ['POST', `${C}/${c.uuid}/commit`], ['POST', C]] as const) {
+      for (const [method, path] of [
+        ['PATCH', `${C}/${c.uuid}`],
+        ['DELETE', `${C}/${c.uuid}`],
+        ['POST', `${C}/${c.uuid}/commit`],
+        ['POST', C],
+      ] as const) {
         const r = await api.call(method, path, { body: { values: {} } });
         assertProblem(r, 404, 'trailing_slash_required');
         assert.match(r.json.detail, /trailing slash/);
@@ -177,11 +203,19 @@ for (const engine of ENGINES) {
       const f = await api.call('GET', `${C}/${c.uuid}/fields/`);
       assert.equal(f.status, 200);
       assert.equal(f.json.schema, 'assess');
-      assert.deepEqual(f.json.fields.map((x: { name: string }) => x.name), ['condition', 'background', 'status', 'narrative']);
+      assert.deepEqual(
+        f.json.fields.map((x: { name: string }) => x.name),
+        ['condition', 'background', 'status', 'narrative'],
+      );
       const status = f.json.fields.find((x: { name: string }) => x.name === 'status');
       assert.deepEqual(status.choices[0], { value: 'improved', text: 'Improved' });
       assert.deepEqual(f.json.fields.find((x: { name: string }) => x.name === 'narrative').choices, []);
-      assertProblem(await api.call('GET', `${C}/${c.uuid}/fields/narrative/autocomplete/?search_term=a`), 400, 'field_not_autocomplete', 'Field does not support autocomplete');
+      assertProblem(
+        await api.call('GET', `${C}/${c.uuid}/fields/narrative/autocomplete/?search_term=a`),
+        400,
+        'field_not_autocomplete',
+        'Field does not support autocomplete',
+      );
       assertProblem(await api.call('GET', `${C}/${c.uuid}/fields/nope/autocomplete/`), 404, 'field_not_found');
       const ac = await api.call('GET', `${C}/${c.uuid}/fields/condition/autocomplete/?search_term=lyme`);
       assert.equal(ac.status, 200);

@@ -77,7 +77,11 @@ for (const engine of ENGINES) {
             assert.equal(r.status, 200, `${kind}.${field.name}: ${r.text}`);
           }
         }
-        if (kind === 'questionnaire') assert.ok([...done].some((n) => n.startsWith('question-')), 'the questions were answered');
+        if (kind === 'questionnaire')
+          assert.ok(
+            [...done].some((n) => n.startsWith('question-')),
+            'the questions were answered',
+          );
         const committed = await api.call('POST', `${C}/${uuid}/commit/`);
         assert.equal(committed.status, 200, `${kind}: ${committed.text}`);
       }

@@ -90,7 +90,11 @@ for (const engine of ENGINES) {
       assert.equal(fresh.length, 1, 'all but one answer are marked as replays');
 
       const rows = await instance.storage.db.selectFrom('commands').select('uuid').where('note_uuid', '=', noteKey).execute();
-      assert.deepEqual(rows.map((r) => r.uuid), [uuid], 'one row in commands for the note');
+      assert.deepEqual(
+        rows.map((r) => r.uuid),
+        [uuid],
+        'one row in commands for the note',
+      );
       assert.equal(await auditCount(instance, uuid, 'command.created'), 1, 'one command.created audit row');
       const list = await instance.call('GET', `${BASE}?note_key=${noteKey}`);
       assert.equal(list.json.count, 1);
@@ -178,17 +182,16 @@ for (const engine of ENGINES) {
       noServerErrors([...replies, locked]);
       assert.equal(locked.status, 200, locked.text);
       for (const [i, r] of replies.entries()) {
-        assert.ok(
-          r.status === 200 || (r.status === 400 && r.json?.detail === 'Note has an invalid type or state'),
-          `commit ${i}: ${r.status} ${r.text}`,
-        );
+        assert.ok(r.status === 200 || (r.status === 400 && r.json?.detail === 'Note has an invalid type or state'), `commit ${i}: ${r.status} ${r.text}`);
         const got = await instance.call('GET', `${BASE}/${uuids[i]}`);
         assert.equal(got.json.state, r.status === 200 ? 'committed' : 'staged', `command ${i} agrees with its answer`);
       }
       const events = await instance.storage.db
         .selectFrom('audit_events')
         .select(['id', 'action', 'entity_id'])
-        .where((eb) => eb.or([eb('entity_id', 'in', uuids).and('action', '=', 'command.committed'), eb('entity_id', '=', noteKey).and('action', '=', 'note.locked')]))
+        .where((eb) =>
+          eb.or([eb('entity_id', 'in', uuids).and('action', '=', 'command.committed'), eb('entity_id', '=', noteKey).and('action', '=', 'note.locked')]),
+        )
         .orderBy('id')
         .execute();
       const lockAt = events.findIndex((e) => e.action === 'note.locked');

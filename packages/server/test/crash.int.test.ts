@@ -109,7 +109,10 @@ for (const engine of ENGINES) {
       assert.deepEqual(refusals, [], 'no write was refused during the load');
       assert.ok(inFlightAtKill > 0, 'the kill landed while requests were in flight');
       const acknowledgedCommits = written.filter((w) => w.committed === 'acknowledged').length;
-      assert.ok(written.length >= LOOPS && acknowledgedCommits > 0, `the load got going (${written.length} creates, ${acknowledgedCommits} commits acknowledged)`);
+      assert.ok(
+        written.length >= LOOPS && acknowledgedCommits > 0,
+        `the load got going (${written.length} creates, ${acknowledgedCommits} commits acknowledged)`,
+      );
 
       t.diagnostic(`${written.length} creates and ${acknowledgedCommits} commits acknowledged; ${inFlightAtKill} requests in flight at the kill`);
 
@@ -119,7 +122,10 @@ for (const engine of ENGINES) {
       for (const w of written) {
         const r = await request(second.url, 'GET', `${BASE}/${w.uuid}`, {}, token2);
         assert.equal(r.status, 200, `acknowledged create ${w.uuid} is gone after the crash: ${r.status} ${r.text}`);
-        assert.ok(w.narratives.includes(r.json.data.narrative), `${w.uuid}: narrative ${JSON.stringify(r.json.data.narrative)}, expected one of ${JSON.stringify(w.narratives)}`);
+        assert.ok(
+          w.narratives.includes(r.json.data.narrative),
+          `${w.uuid}: narrative ${JSON.stringify(r.json.data.narrative)}, expected one of ${JSON.stringify(w.narratives)}`,
+        );
         if (w.committed === 'acknowledged') {
           assert.equal(r.json.state, 'committed', `acknowledged commit of ${w.uuid} was lost`);
           assert.ok(r.json.committed_by, `${w.uuid}: committed_by`);
@@ -128,7 +134,13 @@ for (const engine of ENGINES) {
         }
       }
       // The restarted server takes writes.
-      const later = await request(second.url, 'POST', `${BASE}/`, { body: { schemaKey: 'plan', noteKey: notes[0], values: { narrative: 'after the crash' } } }, token2);
+      const later = await request(
+        second.url,
+        'POST',
+        `${BASE}/`,
+        { body: { schemaKey: 'plan', noteKey: notes[0], values: { narrative: 'after the crash' } } },
+        token2,
+      );
       assert.equal(later.status, 201, later.text);
 
       second.child.kill('SIGTERM');

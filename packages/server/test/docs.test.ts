@@ -35,7 +35,10 @@ describe('docs/errors.md', () => {
     const m = /^\| `([^`]+)` \|(.*)\|\s*$/.exec(line);
     if (!m) continue;
     if (rows.has(m[1]!)) duplicates.push(m[1]!);
-    rows.set(m[1]!, m[2]!.split(' | ').map((c) => c.trim()));
+    rows.set(
+      m[1]!,
+      m[2]!.split(' | ').map((c) => c.trim()),
+    );
   }
 
   it('documents every catalog code once, with its status, title and default detail', () => {

@@ -23,7 +23,10 @@ describe('group commit (sqlite)', () => {
     const results = await Promise.allSettled(
       Array.from({ length: 40 }, (_, i) =>
         storage.transact(async (trx) => {
-          await trx.insertInto('staff').values({ key: `k${i}`, name: `staff ${i}`, created_at: i }).execute();
+          await trx
+            .insertInto('staff')
+            .values({ key: `k${i}`, name: `staff ${i}`, created_at: i })
+            .execute();
           if (i % 7 === 3) throw new Error(`write ${i} refused`);
           return i;
         }),
@@ -34,7 +37,10 @@ describe('group commit (sqlite)', () => {
       else assert.deepEqual(r, { status: 'fulfilled', value: i });
     });
     const keys = (await storage.reader.selectFrom('staff').select('key').execute()).map((r) => r.key).sort();
-    const expected = Array.from({ length: 40 }, (_, i) => i).filter((i) => i % 7 !== 3).map((i) => `k${i}`).sort();
+    const expected = Array.from({ length: 40 }, (_, i) => i)
+      .filter((i) => i % 7 !== 3)
+      .map((i) => `k${i}`)
+      .sort();
     assert.deepEqual(keys, expected);
     // Forty writes that arrived together shared far fewer transactions.
     assert.equal(storage.groupCommit!.writes - before.writes, 40);

@@ -105,7 +105,11 @@ for (const engine of ENGINES) {
       assert.deepEqual(await countConcepts(storage.db, CodeSystems.ICD10), { total: 5, active: 4 });
       assert.equal((await findConcept(storage.db, CodeSystems.ICD10, 'I10'))?.display, 'Essential (primary) hypertension (revised)');
       const found = await searchConcepts(storage.db, storage.engine, [CodeSystems.ICD10], 'revised', 10);
-      assert.deepEqual(found.map((c) => c.code), ['I10'], 'the search index follows the new display');
+      assert.deepEqual(
+        found.map((c) => c.code),
+        ['I10'],
+        'the search index follows the new display',
+      );
     });
 
     it('the starter set loaded on start keeps imported concepts as they are', async () => {
@@ -120,17 +124,24 @@ for (const engine of ENGINES) {
     });
 
     it('SNOMED CT: with --concepts, concepts the concept snapshot marks inactive are stored inactive', async () => {
-      const row = (id: string, concept: string, term: string) => [id, '20250101', '1', '900000000000207008', concept, 'en', '900000000000003001', term, '900000000000448009'].join('\t');
-      const descriptions = file('sct2_Description_Snapshot-en_INT.txt', [
-        'id\teffectiveTime\tactive\tmoduleId\tconceptId\tlanguageCode\ttypeId\tterm\tcaseSignificanceId',
-        row('751689013', '22298006', 'Myocardial infarction (disorder)'),
-        row('2150371022', '7000001', 'Retired concept (disorder)'),
-      ].join('\n'));
-      const concepts = file('sct2_Concept_Snapshot_INT.txt', [
-        'id\teffectiveTime\tactive\tmoduleId\tdefinitionStatusId',
-        '22298006\t20020131\t1\t900000000000207008\t900000000000073002',
-        '7000001\t20200131\t0\t900000000000207008\t900000000000074008',
-      ].join('\n'));
+      const row = (id: string, concept: string, term: string) =>
+        [id, '20250101', '1', '900000000000207008', concept, 'en', '900000000000003001', term, '900000000000448009'].join('\t');
+      const descriptions = file(
+        'sct2_Description_Snapshot-en_INT.txt',
+        [
+          'id\teffectiveTime\tactive\tmoduleId\tconceptId\tlanguageCode\ttypeId\tterm\tcaseSignificanceId',
+          row('751689013', '22298006', 'Myocardial infarction (disorder)'),
+          row('2150371022', '7000001', 'Retired concept (disorder)'),
+        ].join('\n'),
+      );
+      const concepts = file(
+        'sct2_Concept_Snapshot_INT.txt',
+        [
+          'id\teffectiveTime\tactive\tmoduleId\tdefinitionStatusId',
+          '22298006\t20020131\t1\t900000000000207008\t900000000000073002',
+          '7000001\t20200131\t0\t900000000000207008\t900000000000074008',
+        ].join('\n'),
+      );
       const r = await run(['import-terminology', '--system', 'snomed', '--file', descriptions, '--concepts', concepts], db);
       assert.equal(r.code, 0, r.stderr);
       assert.deepEqual([JSON.parse(r.stdout).total, JSON.parse(r.stdout).active], [2, 1]);

@@ -98,7 +98,12 @@ for (const engine of ENGINES) {
         assert.equal(fields.json.schema, kind.key);
         assert.deepEqual(
           fields.json.fields,
-          kind.fields.map((f) => ({ name: f.name, type: f.type, required: f.required, choices: (f.choices ?? []).map((c) => ({ value: c.value, text: c.text })) })),
+          kind.fields.map((f) => ({
+            name: f.name,
+            type: f.type,
+            required: f.required,
+            choices: (f.choices ?? []).map((c) => ({ value: c.value, text: c.text })),
+          })),
         );
         const required = kind.fields.filter((f) => f.required).map((f) => `values.${f.name}`);
         const refused = await api.call('POST', `${C}/${empty.json.uuid}/commit/`);
@@ -125,7 +130,14 @@ for (const engine of ENGINES) {
       const a = await api.call('POST', `${C}/`, { body: { schemaKey: 'diagnose', noteKey, values: { diagnose: opt } } });
       const b = await api.call('POST', `${C}/`, { body: { schemaKey: 'diagnose', noteKey, values: { diagnose: JSON.stringify(opt) } } });
       assert.deepEqual(a.json.data, b.json.data);
-      assert.deepEqual(a.json.data.diagnose, { text: 'Low back pain', value: 'Low back pain', disabled: false, description: null, annotations: null, extra: opt.extra });
+      assert.deepEqual(a.json.data.diagnose, {
+        text: 'Low back pain',
+        value: 'Low back pain',
+        disabled: false,
+        description: null,
+        annotations: null,
+        extra: opt.extra,
+      });
     });
 
     const bad: Array<[string, Record<string, unknown>, string]> = [
@@ -154,7 +166,10 @@ for (const engine of ENGINES) {
         const created = await api.call('POST', `${C}/`, { body: { schemaKey, noteKey, values } });
         assert.equal(created.status, 400, created.text);
         assert.equal(created.json.code, 'validation_failed');
-        assert.ok(created.json.errors.some((e: { field: string }) => e.field.startsWith(field)), created.text);
+        assert.ok(
+          created.json.errors.some((e: { field: string }) => e.field.startsWith(field)),
+          created.text,
+        );
         assert.match(created.json.detail, new RegExp(field.replace('.', '\\.')));
         const staged = await api.call('POST', `${C}/`, { body: { schemaKey, noteKey } });
         const patched = await api.call('PATCH', `${C}/${staged.json.uuid}/`, { body: { values } });

@@ -68,13 +68,28 @@ for (const engine of ENGINES) {
       ['committer_key', { committed_by: 'S', times: [] }, asc('created_at')],
       ['schema_key', { schema_key: 'plan', times: [] }, asc('created_at')],
       ['state', { state: 'committed', times: [] }, asc('created_at')],
-      ['created_at range', { times: [{ column: 'created_at', op: '>=', value: t }, { column: 'created_at', op: '<', value: t + 1e9 }] }, asc('created_at')],
+      [
+        'created_at range',
+        {
+          times: [
+            { column: 'created_at', op: '>=', value: t },
+            { column: 'created_at', op: '<', value: t + 1e9 },
+          ],
+        },
+        asc('created_at'),
+      ],
       ['updated_at range', { times: [{ column: 'updated_at', op: '>', value: t }] }, asc('updated_at')],
       ['patient_key with created_at', { patient_key: 'P', times: [{ column: 'created_at', op: '>=', value: t }] }, asc('created_at')],
     ];
     for (const [name, filter, order] of cases) {
       it(`${name}: index scan, no full scan, no sort of the whole result`, async () => {
-        const f = { ...filter, patient_key: filter.patient_key && sample.patient, note_uuid: filter.note_uuid && sample.note, originated_by: filter.originated_by && sample.staff, committed_by: filter.committed_by && sample.staff };
+        const f = {
+          ...filter,
+          patient_key: filter.patient_key && sample.patient,
+          note_uuid: filter.note_uuid && sample.note,
+          originated_by: filter.originated_by && sample.staff,
+          committed_by: filter.committed_by && sample.staff,
+        };
         const text = await plan(f, order);
         if (engine === 'sqlite') {
           assert.match(text, /USING (COVERING )?INDEX commands_/, text);

@@ -86,7 +86,10 @@ for (const engine of ENGINES) {
       assert.equal(second.json.next, null);
       assert.ok(second.json.previous);
       const all = [...first.json.results, ...second.json.results].map((c: { uuid: string }) => c.uuid);
-      assert.deepEqual(all, made.filter((_, i) => i % 2 === 0).map((c) => c.uuid));
+      assert.deepEqual(
+        all,
+        made.filter((_, i) => i % 2 === 0).map((c) => c.uuid),
+      );
       const none = await api.call('GET', `${C}?${q}&offset=100`);
       assert.deepEqual(none.json.results, []);
       assert.equal(none.json.count, 4);
@@ -126,7 +129,10 @@ for (const engine of ENGINES) {
         assert.equal(r.status, 400, `${q}: ${r.text}`);
         assert.equal(r.json.code, 'validation_failed', q);
         const name = q.split('=')[0]!;
-        assert.ok(r.json.errors.some((e: { field: string }) => e.field.endsWith(name)), `${q}: ${r.text}`);
+        assert.ok(
+          r.json.errors.some((e: { field: string }) => e.field.endsWith(name)),
+          `${q}: ${r.text}`,
+        );
       }
     });
   });

@@ -165,7 +165,10 @@ for (const engine of ENGINES) {
       assert.equal(first!.level, 'warning');
       assert.match(first!.event, /^plugin package rejected \(plugin_package_invalid\): /);
       await quiet();
-      assert.ok(s.entries.every((e) => e.level === 'warning' || e.level === 'error'), JSON.stringify(s.entries));
+      assert.ok(
+        s.entries.every((e) => e.level === 'warning' || e.level === 'error'),
+        JSON.stringify(s.entries),
+      );
     });
 
     it('since=1m replays recent entries before following live', async () => {
@@ -175,7 +178,10 @@ for (const engine of ENGINES) {
       assert.ok(replayed.length > 0);
       await s.upTo(s.entries.length);
       await quiet();
-      assert.ok(s.entries.some((e) => e.event === `command ${earlier.uuid} (plan) created in note ${earlier.noteKey}`), 'replayed the earlier entry');
+      assert.ok(
+        s.entries.some((e) => e.event === `command ${earlier.uuid} (plan) created in note ${earlier.noteKey}`),
+        'replayed the earlier entry',
+      );
       const n = s.entries.length;
       const later = await api.command('plan');
       const [last] = (await s.upTo(n + 1)).slice(n);
@@ -189,7 +195,10 @@ for (const engine of ENGINES) {
     it('plugin=<name> follows only that plugin: installed, disabled, deleted', async () => {
       const s = await stream('?plugin=vitals-alert');
       await api.command('plan');
-      const pkg = await tarFromDir({ 'CHARTA_MANIFEST.json': manifestJson({ plugin_version: '1.0.0', name: 'Vitals Alert' }), 'dist/index.js': 'export default {};\n' }, ['.']);
+      const pkg = await tarFromDir(
+        { 'CHARTA_MANIFEST.json': manifestJson({ plugin_version: '1.0.0', name: 'Vitals Alert' }), 'dist/index.js': 'export default {};\n' },
+        ['.'],
+      );
       const form = new FormData();
       form.set('is_enabled', 'True');
       form.set('package', new Blob([new Uint8Array(pkg)]), 'plugin.tar.gz');
@@ -254,10 +263,7 @@ if (ENGINES.includes('postgres')) {
         await new Promise((r) => setTimeout(r, 300));
         assert.equal(onA.entries.length, 2, 'no entry delivered twice');
         assert.equal(onB.entries.length, 2, 'no entry delivered twice');
-        assert.deepEqual(
-          onA.entries.map((e) => e.request_id).sort(),
-          onB.entries.map((e) => e.request_id).sort(),
-        );
+        assert.deepEqual(onA.entries.map((e) => e.request_id).sort(), onB.entries.map((e) => e.request_id).sort());
         // The other process's entries are in the replayable history too.
         const replay = await openStream(b.url, '?since=5m&level=warning');
         try {
@@ -275,7 +281,9 @@ if (ENGINES.includes('postgres')) {
       const admin = new pg.Client({ connectionString: db.url });
       await admin.connect();
       try {
-        const killed = await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'charta-log-relay'");
+        const killed = await admin.query(
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'charta-log-relay'",
+        );
         assert.equal(killed.rowCount, 2, 'both relays were listening');
       } finally {
         await admin.end();
@@ -339,9 +347,18 @@ describe('log stream parts', () => {
     const bus = new LogBus(3);
     for (let i = 0; i < 5; i++) bus.emit({ event: `e${i}\nsecond line`, level: i % 2 ? 'warning' : 'info', plugin: i === 4 ? 'p' : undefined });
     const all = bus.recent({});
-    assert.deepEqual(all.map((r) => r.entry.event), ['e2 second line', 'e3 second line', 'e4 second line']);
-    assert.deepEqual(bus.recent({ level: 'warning' }).map((r) => r.entry.event), ['e3 second line']);
-    assert.deepEqual(bus.recent({ plugin: 'p' }).map((r) => r.entry.event), ['e4 second line']);
+    assert.deepEqual(
+      all.map((r) => r.entry.event),
+      ['e2 second line', 'e3 second line', 'e4 second line'],
+    );
+    assert.deepEqual(
+      bus.recent({ level: 'warning' }).map((r) => r.entry.event),
+      ['e3 second line'],
+    );
+    assert.deepEqual(
+      bus.recent({ plugin: 'p' }).map((r) => r.entry.event),
+      ['e4 second line'],
+    );
     assert.deepEqual(bus.recent({ sinceMicros: Date.now() * 1000 + 60e6 }), []);
   });
 

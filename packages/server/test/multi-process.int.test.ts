@@ -26,9 +26,11 @@ if (ENGINES.includes('postgres')) {
     });
 
     const call = async (server: ServerProcess, method: string, path: string, body?: FormData | string, contentType?: string) =>
-      toReply(await fetch(server.url + path, { method, body, headers: { authorization: TEST_API_KEY, ...(contentType ? { 'content-type': contentType } : {}) } }));
+      toReply(
+        await fetch(server.url + path, { method, body, headers: { authorization: TEST_API_KEY, ...(contentType ? { 'content-type': contentType } : {}) } }),
+      );
 
-    it('share plugins and each other\'s log entries', async () => {
+    it("share plugins and each other's log entries", async () => {
       // A subscriber on B, before anything happens on A.
       const seen: Array<{ event: string; plugin?: string }> = [];
       const ws = new WebSocket(`${b.url.replace('http', 'ws')}/core/api/v1/logging/?plugin=vitals-alert`, { headers: { authorization: TEST_API_KEY } });
@@ -50,8 +52,14 @@ if (ENGINES.includes('postgres')) {
         const deadline = Date.now() + 10_000;
         while (seen.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
         const events = seen.map((e) => e.event);
-        assert.ok(events.some((e) => /vitals-alert .*installed/.test(e)), JSON.stringify(events));
-        assert.ok(events.some((e) => /vitals-alert .*enabled/.test(e)), JSON.stringify(events));
+        assert.ok(
+          events.some((e) => /vitals-alert .*installed/.test(e)),
+          JSON.stringify(events),
+        );
+        assert.ok(
+          events.some((e) => /vitals-alert .*enabled/.test(e)),
+          JSON.stringify(events),
+        );
         assert.ok(seen.every((e) => e.plugin === 'vitals-alert'));
       } finally {
         ws.close();

@@ -18,14 +18,23 @@ for (const engine of ENGINES) {
       const r = await api.call('POST', `${P}/`, { body: { firstName: 'Grace', lastName: 'Hopper', birthDate: '1906-12-09' } });
       assert.equal(r.status, 201);
       assert.match(r.json.key, /^[0-9a-f]{32}$/);
-      assert.deepEqual({ ...r.json, key: undefined, created_at: undefined }, { key: undefined, first_name: 'Grace', last_name: 'Hopper', birth_date: '1906-12-09', created_at: undefined });
+      assert.deepEqual(
+        { ...r.json, key: undefined, created_at: undefined },
+        { key: undefined, first_name: 'Grace', last_name: 'Hopper', birth_date: '1906-12-09', created_at: undefined },
+      );
       const got = await api.call('GET', `${P}/${r.json.key}`);
       assert.deepEqual(got.json, r.json);
       assert.equal((await api.call('GET', `${P}/${'0'.repeat(32)}`)).status, 404);
     });
 
     it('validates patients', async () => {
-      for (const body of [{ firstName: 'A' }, { firstName: '', lastName: 'B' }, { firstName: 'A', lastName: 'B', birthDate: '1990-02-30' }, { firstName: 'A', lastName: 'B', birthDate: '2999-01-01' }, { firstName: 'A', lastName: 'B', age: 3 }]) {
+      for (const body of [
+        { firstName: 'A' },
+        { firstName: '', lastName: 'B' },
+        { firstName: 'A', lastName: 'B', birthDate: '1990-02-30' },
+        { firstName: 'A', lastName: 'B', birthDate: '2999-01-01' },
+        { firstName: 'A', lastName: 'B', age: 3 },
+      ]) {
         const r = await api.call('POST', `${P}/`, { body });
         assert.equal(r.status, 400, JSON.stringify(body));
         assert.equal(r.json.code, 'validation_failed');
@@ -68,14 +77,24 @@ for (const engine of ENGINES) {
       assert.equal((await api.call('POST', `${N}/00000000-0000-4000-8000-000000000000/lock/`)).status, 404);
     });
 
-    it('lists a patient\'s notes, deleted ones included unless deleted=false', async () => {
+    it("lists a patient's notes, deleted ones included unless deleted=false", async () => {
       const { patientKey, noteKey } = await api.note();
       const second = await api.call('POST', `${N}/`, { body: { patientKey, noteType: 'review' } });
       assert.equal((await api.call('DELETE', `${N}/${noteKey}/`)).status, 200);
-      const list = async (query: string) => (await api.call('GET', `${N}?patient_key=${patientKey}${query}`)).json as { count: number; results: Array<{ uuid: string }> };
-      assert.deepEqual((await list('')).results.map((n) => n.uuid), [noteKey, second.json.uuid]);
-      assert.deepEqual((await list('&deleted=false')).results.map((n) => n.uuid), [second.json.uuid]);
-      assert.deepEqual((await list('&deleted=true')).results.map((n) => n.uuid), [noteKey]);
+      const list = async (query: string) =>
+        (await api.call('GET', `${N}?patient_key=${patientKey}${query}`)).json as { count: number; results: Array<{ uuid: string }> };
+      assert.deepEqual(
+        (await list('')).results.map((n) => n.uuid),
+        [noteKey, second.json.uuid],
+      );
+      assert.deepEqual(
+        (await list('&deleted=false')).results.map((n) => n.uuid),
+        [second.json.uuid],
+      );
+      assert.deepEqual(
+        (await list('&deleted=true')).results.map((n) => n.uuid),
+        [noteKey],
+      );
       const next = await api.call('GET', `${N}?patient_key=${patientKey}&deleted=false&limit=1&offset=0`);
       assert.equal(next.json.count, 1);
       const bad = await api.call('GET', `${N}?deleted=yes`);

@@ -113,12 +113,18 @@ describe('OpenAPI document and API reference', () => {
       const op: Operation | undefined = doc.paths?.[path]?.[method];
       assert.ok(op, `${method.toUpperCase()} ${path} is documented`);
       const codes = Object.keys(op.responses ?? {});
-      assert.ok(codes.some((c) => c.startsWith('2')), `${method.toUpperCase()} ${path} documents its success`);
+      assert.ok(
+        codes.some((c) => c.startsWith('2')),
+        `${method.toUpperCase()} ${path} documents its success`,
+      );
       const errorCodes = codes.filter((c) => c.startsWith('4'));
       assert.ok(errorCodes.length > 0, `${method.toUpperCase()} ${path} documents its errors`);
       for (const code of errorCodes) {
         const refs = responseRefs(doc, op.responses![code]!);
-        assert.ok(refs.length > 0 && refs.every((r) => r === PROBLEM_REF), `${method.toUpperCase()} ${path} ${code} references Problem: ${JSON.stringify(op.responses![code])}`);
+        assert.ok(
+          refs.length > 0 && refs.every((r) => r === PROBLEM_REF),
+          `${method.toUpperCase()} ${path} ${code} references Problem: ${JSON.stringify(op.responses![code])}`,
+        );
       }
     }
     // What the app really serves (HEAD aside, and the reference pages themselves) is exactly what is documented.
@@ -143,7 +149,20 @@ describe('OpenAPI document and API reference', () => {
     }
     assert.deepEqual(
       [...schemas.Command.required].sort(),
-      ['uuid', 'state', 'created_at', 'updated_at', 'schema_key', 'patient_key', 'note_key', 'originated_by', 'edited_by', 'committed_by', 'entered_in_error_by', 'data'].sort(),
+      [
+        'uuid',
+        'state',
+        'created_at',
+        'updated_at',
+        'schema_key',
+        'patient_key',
+        'note_key',
+        'originated_by',
+        'edited_by',
+        'committed_by',
+        'entered_in_error_by',
+        'data',
+      ].sort(),
     );
     assert.deepEqual([...schemas.Problem.required].sort(), ['code', 'detail', 'status', 'title', 'type']);
   });

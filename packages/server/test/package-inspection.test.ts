@@ -8,14 +8,7 @@ import zlib from 'node:zlib';
 import { buildZip, manifest, manifestJson, patch, rawTar, setZipFlags, tarFromDir, tgz, type TarItem } from './support/archives.ts';
 import { slugify } from '@charta/plugin-sdk';
 import { manifestSchema, validateManifest } from '@charta/plugin-sdk/manifest';
-import {
-  DEFAULT_LIMITS,
-  inspectPackage,
-  NO_METADATA,
-  type Inspection,
-  type InspectionLimits,
-  type PackageMetadata,
-} from '../src/plugins/inspection/index.ts';
+import { DEFAULT_LIMITS, inspectPackage, NO_METADATA, type Inspection, type InspectionLimits, type PackageMetadata } from '../src/plugins/inspection/index.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures and assertions
@@ -77,10 +70,7 @@ describe('accepted packages', () => {
   });
 
   it('reads a tar.gz made by tar with CHARTA_MANIFEST.json at the top level ("./" prefixes)', async () => {
-    const pkg = await tarFromDir(
-      { 'CHARTA_MANIFEST.json': manifestJson(), 'dist/index.js': 'export class VitalsHandler {}', 'README.md': '# Vitals' },
-      ['.'],
-    );
+    const pkg = await tarFromDir({ 'CHARTA_MANIFEST.json': manifestJson(), 'dist/index.js': 'export class VitalsHandler {}', 'README.md': '# Vitals' }, ['.']);
     const meta = accepted(await inspectPackage(pkg));
     assert.equal(meta.name, 'vitals-alert');
     assert.equal(meta.version, '1.0.0');
@@ -171,10 +161,7 @@ describe('rejected kinds', () => {
     const hidden = rawTar([{ path: 'hidden/evil.js', body: 'evil' }]);
     rejectedWith(await inspectPackage(zlib.gzipSync(Buffer.concat([first, hidden]))), /data after its end-of-archive marker/);
     // The same as two gzip members, as `cat a.tar.gz b.tar.gz` makes.
-    rejectedWith(
-      await inspectPackage(Buffer.concat([zlib.gzipSync(first), zlib.gzipSync(hidden)])),
-      /data after its end-of-archive marker/,
-    );
+    rejectedWith(await inspectPackage(Buffer.concat([zlib.gzipSync(first), zlib.gzipSync(hidden)])), /data after its end-of-archive marker/);
     accepted(await inspectPackage(zlib.gzipSync(Buffer.concat([first, Buffer.alloc(9 * 1024)]))));
   });
 
@@ -235,7 +222,10 @@ describe('rejected entries', () => {
   });
 
   it('a zip whose local header names another file than its central directory', async () => {
-    const wheel = await buildZip([{ name: 'CHARTA_MANIFEST.json', data: manifestJson() }, { name: 'aa/x', data: 'x' }]);
+    const wheel = await buildZip([
+      { name: 'CHARTA_MANIFEST.json', data: manifestJson() },
+      { name: 'aa/x', data: 'x' },
+    ]);
     const local = wheel.indexOf('aa/x');
     const bad = Buffer.from(wheel);
     Buffer.from('../x').copy(bad, local); // the first occurrence is the local header
@@ -359,20 +349,14 @@ describe('limits', () => {
   it('a tar.gz bomb is counted on the bytes actually inflated, whatever the header says', async () => {
     // The header claims 1 KiB; the gzip really holds 20 MiB of zeros after it.
     const tar = Buffer.concat([rawTar([{ path: 'CHARTA_MANIFEST.json', body: manifestJson() }]), Buffer.alloc(20 * 1024 * 1024)]);
-    rejectedWith(
-      await inspectPackage(zlib.gzipSync(tar), { maxInflatedBytes: 8 * 1024 * 1024, maxRatio: 1e9 }),
-      /inflates to more than 8 MiB/,
-    );
+    rejectedWith(await inspectPackage(zlib.gzipSync(tar), { maxInflatedBytes: 8 * 1024 * 1024, maxRatio: 1e9 }), /inflates to more than 8 MiB/);
     rejectedWith(await inspectPackage(zlib.gzipSync(tar)), /inflates more than 100 times/);
   });
 
   it('too many entries, in a tar.gz and in a wheel', async () => {
     const many = Array.from({ length: 30 }, (_, i) => ({ path: `f${i}.txt`, body: `${i}` }));
     const limits: Partial<InspectionLimits> = { maxEntries: 20 };
-    const reasons = rejectedWith(
-      await inspectPackage(tgz([...goodTarItems(), ...many]), limits),
-      /more than 20 entries/,
-    );
+    const reasons = rejectedWith(await inspectPackage(tgz([...goodTarItems(), ...many]), limits), /more than 20 entries/);
     assert.equal(reasons.length, 1);
     const wheel = await buildZip(many.map((m) => ({ name: m.path, data: m.body })));
     rejectedWith(await inspectPackage(wheel, limits), /more than 20 entries/);
@@ -394,7 +378,12 @@ describe('limits', () => {
   it('a manifest over maxManifestBytes', async () => {
     const padded = manifestJson() + ' '.repeat(70 * 1024);
     rejectedWith(
-      await inspectPackage(tgz([{ path: 'CHARTA_MANIFEST.json', body: padded }, { path: 'dist/index.js', body: '' }])),
+      await inspectPackage(
+        tgz([
+          { path: 'CHARTA_MANIFEST.json', body: padded },
+          { path: 'dist/index.js', body: '' },
+        ]),
+      ),
       /CHARTA_MANIFEST\.json: larger than 64 KiB/,
     );
   });
@@ -455,20 +444,19 @@ describe('metadata', () => {
 
   it('a manifest that is not JSON, and no falling back to PKG-INFO then', async () => {
     rejectedWith(
-      await inspectPackage(tgz([{ path: 'CHARTA_MANIFEST.json', body: '{"name": ' }, { path: 'PKG-INFO', body: METADATA }])),
+      await inspectPackage(
+        tgz([
+          { path: 'CHARTA_MANIFEST.json', body: '{"name": ' },
+          { path: 'PKG-INFO', body: METADATA },
+        ]),
+      ),
       /^CHARTA_MANIFEST\.json: not valid JSON/,
     );
   });
 
   it('two manifests (top level and one directory down)', async () => {
     rejectedWith(
-      await inspectPackage(
-        tgz([
-          ...goodTarItems(),
-          { path: 'sub/CHARTA_MANIFEST.json', body: manifestJson() },
-          { path: 'sub/dist/index.js', body: '' },
-        ]),
-      ),
+      await inspectPackage(tgz([...goodTarItems(), { path: 'sub/CHARTA_MANIFEST.json', body: manifestJson() }, { path: 'sub/dist/index.js', body: '' }])),
       /several CHARTA_MANIFEST\.json files found \("CHARTA_MANIFEST\.json", "sub\/CHARTA_MANIFEST\.json"\)/,
     );
     // Deeper ones do not count.
@@ -484,7 +472,12 @@ describe('metadata', () => {
       /PKG-INFO: no Version header/,
     );
     rejectedWith(
-      await inspectPackage(tgz([{ path: 'a/PKG-INFO', body: METADATA }, { path: 'b/PKG-INFO', body: METADATA }])),
+      await inspectPackage(
+        tgz([
+          { path: 'a/PKG-INFO', body: METADATA },
+          { path: 'b/PKG-INFO', body: METADATA },
+        ]),
+      ),
       /several PKG-INFO files found/,
     );
   });

@@ -10,7 +10,9 @@ import { buildZip, manifestJson, tarFromDir, tgz } from './support/archives.ts';
 const P = '/core/api/v1/plugins';
 
 const pluginTarball = (version = '1.0.0', name = 'Vitals Alert') =>
-  tarFromDir({ 'CHARTA_MANIFEST.json': manifestJson({ plugin_version: version, name }), 'dist/index.js': 'export default {};\n', 'README.md': '# Vitals\n' }, ['.']);
+  tarFromDir({ 'CHARTA_MANIFEST.json': manifestJson({ plugin_version: version, name }), 'dist/index.js': 'export default {};\n', 'README.md': '# Vitals\n' }, [
+    '.',
+  ]);
 
 const oldStyleWheel = () =>
   buildZip([
@@ -27,13 +29,20 @@ for (const engine of ENGINES) {
     after(async () => api?.stop());
 
     /** A multipart request exactly as the original tool sends it, with the raw API key. */
-    const upload = async (method: 'POST' | 'PATCH', path: string, file: Buffer | undefined, fields: Record<string, string> = {}, filename = 'plugin.tar.gz'): Promise<Reply> => {
+    const upload = async (
+      method: 'POST' | 'PATCH',
+      path: string,
+      file: Buffer | undefined,
+      fields: Record<string, string> = {},
+      filename = 'plugin.tar.gz',
+    ): Promise<Reply> => {
       const form = new FormData();
       for (const [k, v] of Object.entries(fields)) form.set(k, v);
       if (file) form.set('package', new Blob([new Uint8Array(file)]), filename);
       return toReply(await fetch(api.url + path, { method, body: form, headers: { authorization: TEST_API_KEY } }));
     };
-    const call = (method: string, path: string, options: Parameters<Instance['call']>[2] = {}) => api.call(method, path, { authorization: TEST_API_KEY, ...options });
+    const call = (method: string, path: string, options: Parameters<Instance['call']>[2] = {}) =>
+      api.call(method, path, { authorization: TEST_API_KEY, ...options });
     const count = async () => (await call('GET', `${P}/`)).json.count as number;
 
     it('installs a tarball (201), lists, reads and serves its package byte for byte', async () => {
@@ -79,11 +88,15 @@ for (const engine of ENGINES) {
       const same = await call('PATCH', `${P}/vitals-alert/`);
       assert.equal(same.status, 200);
       assert.equal(same.json.updated_at, off.json.updated_at);
-      const row = await api.storage.db.selectFrom('plugins').select(['version', 'previous_version']).where('name', '=', 'vitals-alert').executeTakeFirstOrThrow();
+      const row = await api.storage.db
+        .selectFrom('plugins')
+        .select(['version', 'previous_version'])
+        .where('name', '=', 'vitals-alert')
+        .executeTakeFirstOrThrow();
       assert.deepEqual(row, { version: '1.1.0', previous_version: '1.0.0' });
     });
 
-    it("a package of another plugin is refused on PATCH and the installed version stays live", async () => {
+    it('a package of another plugin is refused on PATCH and the installed version stays live', async () => {
       const other = await pluginTarball('9.0.0', 'Something Else');
       const r = await upload('PATCH', `${P}/vitals-alert/`, other);
       assert.equal(r.status, 400);
@@ -115,9 +128,30 @@ for (const engine of ENGINES) {
 
     it('refuses hostile packages with their reasons and stores nothing', async () => {
       const cases: Array<[string, Buffer, RegExp]> = [
-        ['path traversal', tgz([{ path: '../evil.js', body: 'x' }, { path: 'CHARTA_MANIFEST.json', body: manifestJson() }]), /\.\./],
-        ['absolute path', tgz([{ path: '/etc/evil', body: 'x' }, { path: 'CHARTA_MANIFEST.json', body: manifestJson() }]), /absolute/],
-        ['symlink', tgz([{ path: 'link', type: 'SymbolicLink', linkpath: '/etc/passwd' }, { path: 'CHARTA_MANIFEST.json', body: manifestJson() }]), /link/],
+        [
+          'path traversal',
+          tgz([
+            { path: '../evil.js', body: 'x' },
+            { path: 'CHARTA_MANIFEST.json', body: manifestJson() },
+          ]),
+          /\.\./,
+        ],
+        [
+          'absolute path',
+          tgz([
+            { path: '/etc/evil', body: 'x' },
+            { path: 'CHARTA_MANIFEST.json', body: manifestJson() },
+          ]),
+          /absolute/,
+        ],
+        [
+          'symlink',
+          tgz([
+            { path: 'link', type: 'SymbolicLink', linkpath: '/etc/passwd' },
+            { path: 'CHARTA_MANIFEST.json', body: manifestJson() },
+          ]),
+          /link/,
+        ],
         ['not gzip but named .tar.gz', Buffer.from('just some text, not an archive'), /not a wheel/],
         ['a tarball named .whl', await pluginTarball(), /.*/],
         ['manifest with a wrong type', tgz([{ path: 'CHARTA_MANIFEST.json', body: manifestJson({ components: 'x' }) }]), /components/],
@@ -133,13 +167,19 @@ for (const engine of ENGINES) {
         }
         assert.equal(r.status, 400, `${label}: ${r.text}`);
         assert.equal(r.json.code, 'plugin_package_invalid', label);
-        assert.ok(r.json.errors.some((e: { message: string }) => reason.test(e.message)), `${label}: ${r.text}`);
+        assert.ok(
+          r.json.errors.some((e: { message: string }) => reason.test(e.message)),
+          `${label}: ${r.text}`,
+        );
       }
       assert.equal(await count(), 0);
     });
 
     it('a zip bomb is refused on the bytes actually inflated', async () => {
-      const bomb = await buildZip([{ name: 'CHARTA_MANIFEST.json', data: manifestJson() }, { name: 'zeros.bin', data: Buffer.alloc(120 * 1024 * 1024) }]);
+      const bomb = await buildZip([
+        { name: 'CHARTA_MANIFEST.json', data: manifestJson() },
+        { name: 'zeros.bin', data: Buffer.alloc(120 * 1024 * 1024) },
+      ]);
       assert.ok(bomb.length < 1024 * 1024);
       const r = await upload('POST', `${P}/`, bomb, {}, 'bomb.whl');
       assert.equal(r.status, 400, r.text);
@@ -166,7 +206,13 @@ for (const engine of ENGINES) {
       await upload('POST', `${P}/`, await pluginTarball('2.0.0'), { is_enabled: 'False' });
       await call('PATCH', `${P}/vitals-alert/`, { raw: { contentType: 'application/x-www-form-urlencoded', data: 'is_enabled=True' } });
       await call('DELETE', `${P}/vitals-alert/?force=true`);
-      const rows = await api.storage.db.selectFrom('audit_events').select(['action', 'credential']).where('entity_type', '=', 'plugin').where('entity_id', '=', 'vitals-alert').orderBy('id').execute();
+      const rows = await api.storage.db
+        .selectFrom('audit_events')
+        .select(['action', 'credential'])
+        .where('entity_type', '=', 'plugin')
+        .where('entity_id', '=', 'vitals-alert')
+        .orderBy('id')
+        .execute();
       assert.deepEqual(rows.map((r) => r.action).slice(-3), ['plugin.installed', 'plugin.enabled', 'plugin.deleted']);
       assert.ok(rows.every((r) => r.credential?.startsWith('api_key:')));
     });

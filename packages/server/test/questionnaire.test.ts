@@ -29,13 +29,33 @@ for (const engine of ENGINES) {
         questions: [
           { code: 'allergies', label: 'Allergies', kind: 'TXT' },
           { code: 'cigarettes', label: 'Cigarettes per day', kind: 'INT' },
-          { code: 'smoker', label: 'Do you smoke?', kind: 'SING', options: [{ code: 'y', text: 'Yes' }, { code: 'n', text: 'No' }] },
-          { code: 'symptoms', label: 'Symptoms', kind: 'MULT', options: [{ code: 'f', text: 'Fever' }, { code: 'c', text: 'Cough' }, { code: 'h', text: 'Headache' }] },
+          {
+            code: 'smoker',
+            label: 'Do you smoke?',
+            kind: 'SING',
+            options: [
+              { code: 'y', text: 'Yes' },
+              { code: 'n', text: 'No' },
+            ],
+          },
+          {
+            code: 'symptoms',
+            label: 'Symptoms',
+            kind: 'MULT',
+            options: [
+              { code: 'f', text: 'Fever' },
+              { code: 'c', text: 'Cough' },
+              { code: 'h', text: 'Headache' },
+            ],
+          },
         ],
       });
       await admin({ code: 'TEST-OTHER', name: 'Test other', questions: [{ code: 'mood', label: 'Mood', kind: 'TXT' }] });
       const { uuid } = await api.command('questionnaire');
-      const options = (await api.call('GET', `${C}/${uuid}/fields/questionnaire/autocomplete/?search_term=test`)).json as Array<{ text: string; value: string }>;
+      const options = (await api.call('GET', `${C}/${uuid}/fields/questionnaire/autocomplete/?search_term=test`)).json as Array<{
+        text: string;
+        value: string;
+      }>;
       const pick = (name: string) => options.find((o) => o.text === name)!;
       intake = { value: pick('Test intake').value, questions: JSON.parse(pick('Test intake').value).extra.questions };
       other = { value: pick('Test other').value };
@@ -57,14 +77,23 @@ for (const engine of ENGINES) {
           [field('symptoms'), 'MultipleChoiceField', false],
         ],
       );
-      assert.deepEqual(fields[4].choices, q('smoker').options.map((o) => ({ value: o.pk, text: o.text })));
+      assert.deepEqual(
+        fields[4].choices,
+        q('smoker').options.map((o) => ({ value: o.pk, text: o.text })),
+      );
     });
 
     it('answers are checked against their questions; the questionnaire and its answers may come together', async () => {
       const { uuid } = await api.command('questionnaire');
       const yes = q('smoker').options[0]!.pk;
       const [fever, cough] = q('symptoms').options.map((o) => o.pk);
-      const values = { questionnaire: intake.value, [field('allergies')]: 'Penicillin', [field('cigarettes')]: 10, [field('smoker')]: yes, [field('symptoms')]: [fever, cough] };
+      const values = {
+        questionnaire: intake.value,
+        [field('allergies')]: 'Penicillin',
+        [field('cigarettes')]: 10,
+        [field('smoker')]: yes,
+        [field('symptoms')]: [fever, cough],
+      };
       const r = await api.call('PATCH', `${C}/${uuid}/`, { body: { values } });
       assert.equal(r.status, 200, r.text);
       assert.equal(r.json.data[field('cigarettes')], 10);

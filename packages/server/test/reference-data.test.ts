@@ -13,7 +13,13 @@ const A = '/core/api/v1/admin';
 const C = '/core/api/v1/commands';
 
 type Option = { text: string; value: string };
-type Doc = { text: string; value: string; description: string | null; annotations: string[] | null; extra: { coding: Array<{ code: string; system: string; display: string }> } & Record<string, any> };
+type Doc = {
+  text: string;
+  value: string;
+  description: string | null;
+  annotations: string[] | null;
+  extra: { coding: Array<{ code: string; system: string; display: string }> } & Record<string, any>;
+};
 const docOf = (o: Option) => JSON.parse(o.value) as Doc;
 const texts = (options: Option[]) => options.map((o) => o.text);
 
@@ -68,7 +74,15 @@ for (const engine of ENGINES) {
       await created(`/lab-partners/${demoLab.id}/tests/`, { order_code: 'DRL-HDL', name: 'HDL cholesterol', loinc_code: '2085-9' });
       await created(`/lab-partners/${demoLab.id}/tests/`, { order_code: 'DRL-CUSTOM', name: 'House panel' });
       await created(`/lab-partners/${otherLab.id}/tests/`, { order_code: 'SCL-1020', name: 'Total cholesterol', loinc_code: '2093-3' });
-      await created('/pharmacies/', { ncpdp_id: '9900001', name: 'Demo Community Pharmacy', address: '100 Main St', city: 'Springfield', state: 'IL', zip: '62701', phone: '217-555-0110' });
+      await created('/pharmacies/', {
+        ncpdp_id: '9900001',
+        name: 'Demo Community Pharmacy',
+        address: '100 Main St',
+        city: 'Springfield',
+        state: 'IL',
+        zip: '62701',
+        phone: '217-555-0110',
+      });
       await created('/pharmacies/', { ncpdp_id: '9900002', name: 'Sample Drug Mart', address: '215 Elm St', city: 'Springfield', state: 'IL', zip: '62701' });
       await created('/reason-for-visit-codings/', { code: 'RFV-003', display: 'Cough' });
       await created('/reason-for-visit-codings/', { code: 'RFV-010', display: 'Chronic cough follow-up' });
@@ -77,15 +91,45 @@ for (const engine of ENGINES) {
         code: 'PHQ-2',
         name: 'Patient Health Questionnaire (PHQ-2)',
         questions: [
-          { code: 'PHQ2-1', label: 'Little interest or pleasure in doing things', kind: 'SING', options: [{ code: '0', text: 'Not at all' }, { code: '1', text: 'Several days' }] },
-          { code: 'PHQ2-2', label: 'Feeling down, depressed, or hopeless', kind: 'SING', options: [{ code: '0', text: 'Not at all' }, { code: '1', text: 'Several days' }] },
+          {
+            code: 'PHQ2-1',
+            label: 'Little interest or pleasure in doing things',
+            kind: 'SING',
+            options: [
+              { code: '0', text: 'Not at all' },
+              { code: '1', text: 'Several days' },
+            ],
+          },
+          {
+            code: 'PHQ2-2',
+            label: 'Feeling down, depressed, or hopeless',
+            kind: 'SING',
+            options: [
+              { code: '0', text: 'Not at all' },
+              { code: '1', text: 'Several days' },
+            ],
+          },
         ],
       });
-      await created('/questionnaires/', { code: 'INTAKE', name: 'Intake', questions: [{ code: 'CIG', label: 'Cigarettes per day', kind: 'INT' }, { code: 'ALLERGIES', label: 'Allergies', kind: 'TXT' }] });
-      await created('/educational-materials/', { title: 'Understanding High Blood Pressure', abstract: 'What the numbers mean.', languages: ['en-us', 'es-us', 'zh-cn'] });
+      await created('/questionnaires/', {
+        code: 'INTAKE',
+        name: 'Intake',
+        questions: [
+          { code: 'CIG', label: 'Cigarettes per day', kind: 'INT' },
+          { code: 'ALLERGIES', label: 'Allergies', kind: 'TXT' },
+        ],
+      });
+      await created('/educational-materials/', {
+        title: 'Understanding High Blood Pressure',
+        abstract: 'What the numbers mean.',
+        languages: ['en-us', 'es-us', 'zh-cn'],
+      });
       await created('/educational-materials/', { title: 'Asthma basics', languages: ['en-us', 'fr-ca'] });
       // The starter file (loaded on start) may already hold these: either answer will do.
-      for (const [code, description] of [['C48542', 'Tablet'], ['C48480', 'Capsule']]) {
+      for (const [code, description] of [
+        ['C48542', 'Tablet'],
+        ['C48480', 'Capsule'],
+      ]) {
         const r = await admin('POST', '/dispense-units/', { ncpdp_quantity_qualifier_code: code, description });
         assert.ok(r.status === 201 || r.status === 409, r.text);
       }
@@ -119,7 +163,18 @@ for (const engine of ENGINES) {
         ['/reason-for-visit-codings/', { system: 'http://example.org', code: 'X', display: 'Y' }, 'system'],
         ['/questionnaires/', { code: 'Q', name: 'Q', questions: [] }, 'questions'],
         ['/questionnaires/', { code: 'Q', name: 'Q', questions: [{ code: 'a', label: 'A', kind: 'SING' }] }, 'questions[0].options'],
-        ['/questionnaires/', { code: 'Q', name: 'Q', questions: [{ code: 'a', label: 'A', kind: 'TXT' }, { code: 'a', label: 'B', kind: 'TXT' }] }, 'questions[1].code'],
+        [
+          '/questionnaires/',
+          {
+            code: 'Q',
+            name: 'Q',
+            questions: [
+              { code: 'a', label: 'A', kind: 'TXT' },
+              { code: 'a', label: 'B', kind: 'TXT' },
+            ],
+          },
+          'questions[1].code',
+        ],
         ['/educational-materials/', { title: 'T', languages: ['xx-yy'] }, 'languages.0'],
         ['/educational-materials/', { title: 'T', languages: ['en-us', 'en-us'] }, 'languages[1]'],
         ['/dispense-units/', { ncpdp_quantity_qualifier_code: 'tablet', description: 'Tablet' }, 'ncpdp_quantity_qualifier_code'],
@@ -129,7 +184,10 @@ for (const engine of ENGINES) {
         const r = await admin('POST', path, body);
         assert.equal(r.status, 400, `${path} ${JSON.stringify(body)}: ${r.text}`);
         assert.equal(r.json.code, 'validation_failed');
-        assert.ok((r.json.errors as Array<{ field: string }>).some((e) => e.field.startsWith(field)), `${field} in ${r.text}`);
+        assert.ok(
+          (r.json.errors as Array<{ field: string }>).some((e) => e.field.startsWith(field)),
+          `${field} in ${r.text}`,
+        );
       }
     });
 
@@ -168,10 +226,16 @@ for (const engine of ENGINES) {
       assert.equal(second.json.results.length, 1);
       assert.equal(second.json.next, null);
       assert.notEqual(second.json.previous, null);
-      assert.deepEqual([...first.json.results, ...second.json.results].map((r: { code: string }) => r.code), ['RFV-003', 'RFV-010', 'R05.9']);
+      assert.deepEqual(
+        [...first.json.results, ...second.json.results].map((r: { code: string }) => r.code),
+        ['RFV-003', 'RFV-010', 'R05.9'],
+      );
       assert.equal((await admin('GET', '/staff/?limit=0')).status, 400);
       const tests = await admin('GET', `/lab-partners/${demoLab.id}/tests/`);
-      assert.deepEqual(tests.json.results.map((t: { order_code: string }) => t.order_code), ['DRL-A1C', 'DRL-CHOL', 'DRL-HDL', 'DRL-CUSTOM']);
+      assert.deepEqual(
+        tests.json.results.map((t: { order_code: string }) => t.order_code),
+        ['DRL-A1C', 'DRL-CHOL', 'DRL-HDL', 'DRL-CUSTOM'],
+      );
       const questionnaires = await admin('GET', '/questionnaires/');
       const phq = questionnaires.json.results.find((q: { code: string }) => q.code === 'PHQ-2');
       assert.equal(phq.questions.length, 2);
@@ -209,7 +273,11 @@ for (const engine of ENGINES) {
       assert.deepEqual(texts(await search(uuid, 'tests', 'DRL-A1C')), ['Hemoglobin A1c'], 'by order code');
       assert.deepEqual(texts(await search(uuid, 'tests', '4548-4')), ['Hemoglobin A1c'], 'by LOINC code');
       const custom = await search(uuid, 'tests', 'house');
-      assert.deepEqual(docOf(custom[0]!).extra.coding, [{ code: 'DRL-CUSTOM', display: 'House panel', system: 'charta:lab-order-code' }], 'no LOINC: the order code only');
+      assert.deepEqual(
+        docOf(custom[0]!).extra.coding,
+        [{ code: 'DRL-CUSTOM', display: 'House panel', system: 'charta:lab-order-code' }],
+        'no LOINC: the order code only',
+      );
       const other = await api.command('labOrder');
       await patch(other.uuid, { lab_partner: { text: 'x', value: otherLab.id } });
       assert.deepEqual(texts(await search(other.uuid, 'tests', 'chol')), ['Total cholesterol']);
@@ -220,7 +288,12 @@ for (const engine of ENGINES) {
       const test = { text: 'Hemoglobin A1c', value: a1c.id };
       await refusal(uuid, { tests: [test] }, 'values.tests[0]', /a test of another lab partner/);
       await refusal(uuid, { lab_partner: { text: 'Springfield', value: otherLab.id }, tests: [test] }, 'values.tests[0]', /a test of another lab partner/);
-      await refusal(uuid, { lab_partner: { text: 'Demo', value: demoLab.id }, tests: [{ text: 'x', value: 'NOPE' }] }, 'values.tests[0]', /not a test of Demo Reference Lab/);
+      await refusal(
+        uuid,
+        { lab_partner: { text: 'Demo', value: demoLab.id }, tests: [{ text: 'x', value: 'NOPE' }] },
+        'values.tests[0]',
+        /not a test of Demo Reference Lab/,
+      );
     });
 
     it('tests picked before are checked again when the lab partner changes', async () => {
@@ -258,7 +331,10 @@ for (const engine of ENGINES) {
       const extra = docOf(found[0]!).extra;
       assert.equal(extra.code, 'PHQ-2');
       assert.equal(extra.questions.length, 2);
-      assert.deepEqual(extra.questions[0].options.map((o: { text: string }) => o.text), ['Not at all', 'Several days']);
+      assert.deepEqual(
+        extra.questions[0].options.map((o: { text: string }) => o.text),
+        ['Not at all', 'Several days'],
+      );
       assert.equal(extra.pk, docOf(found[0]!).value);
     });
 
@@ -298,7 +374,17 @@ for (const engine of ENGINES) {
       const unit = await pick('prescribe', 'type_to_dispense', 'capsule');
       const rxUuid = await roundTrip(
         'prescribe',
-        { prescriber: provider.value, supervising_provider: supervisor.value, pharmacy: pharmacy.value, type_to_dispense: unit.value, sig: 'one daily', quantity_to_dispense: '30', refills: 0, substitutions: 'allowed', prescribe: { text: 'Free', value: 'Free', extra: { coding: [{ code: 'Free', system: 'UNSTRUCTURED' }] } } },
+        {
+          prescriber: provider.value,
+          supervising_provider: supervisor.value,
+          pharmacy: pharmacy.value,
+          type_to_dispense: unit.value,
+          sig: 'one daily',
+          quantity_to_dispense: '30',
+          refills: 0,
+          substitutions: 'allowed',
+          prescribe: { text: 'Free', value: 'Free', extra: { coding: [{ code: 'Free', system: 'UNSTRUCTURED' }] } },
+        },
         { prescriber: docOf(provider), supervising_provider: docOf(supervisor), pharmacy: docOf(pharmacy), type_to_dispense: docOf(unit) },
       );
       assert.equal((await api.call('GET', `${C}/${rxUuid}`)).json.state, 'committed');
@@ -360,11 +446,17 @@ for (const engine of ENGINES) {
       const first = await seedDemo(api.storage);
       // Entries created above (same natural keys) are skipped: Alex, Jordan and Riley, both partners, PHQ-2, INTAKE…
       assert.deepEqual([first.reference!.staff, first.reference!.lab_partners, first.reference!.questionnaires], [3, 0, 2], JSON.stringify(first.reference));
-      assert.ok(first.reference!.lab_tests > 20 && first.reference!.pharmacies > 0 && first.reference!.educational_materials > 0, JSON.stringify(first.reference));
+      assert.ok(
+        first.reference!.lab_tests > 20 && first.reference!.pharmacies > 0 && first.reference!.educational_materials > 0,
+        JSON.stringify(first.reference),
+      );
       const second = await seedDemo(api.storage);
       assert.deepEqual(Object.values(second.reference!), Array(7).fill(0));
       const { uuid } = await api.command('questionnaire');
-      assert.deepEqual(new Set(texts(await search(uuid, 'questionnaire', 'phq'))), new Set(['Patient Health Questionnaire (PHQ-2)', 'Patient Health Questionnaire (PHQ-9)']));
+      assert.deepEqual(
+        new Set(texts(await search(uuid, 'questionnaire', 'phq'))),
+        new Set(['Patient Health Questionnaire (PHQ-2)', 'Patient Health Questionnaire (PHQ-9)']),
+      );
       const rx = await api.command('prescribe');
       assert.deepEqual(texts(await search(rx.uuid, 'prescriber', 'casey')), ['Casey Example, PA']);
       const staff = await admin('GET', '/staff/?limit=1000');

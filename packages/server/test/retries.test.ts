@@ -24,7 +24,11 @@ for (const engine of ENGINES) {
       const second = patched.headers.get('etag')!;
       assert.notEqual(second, first);
       const stale = { headers: { 'if-match': first } };
-      for (const [method, path, body] of [['PATCH', `${C}/${c.uuid}/`, { values: { narrative: 'c' } }], ['DELETE', `${C}/${c.uuid}/`, undefined], ['POST', `${C}/${c.uuid}/commit/`, undefined]] as const) {
+      for (const [method, path, body] of [
+        ['PATCH', `${C}/${c.uuid}/`, { values: { narrative: 'c' } }],
+        ['DELETE', `${C}/${c.uuid}/`, undefined],
+        ['POST', `${C}/${c.uuid}/commit/`, undefined],
+      ] as const) {
         const r = await api.call(method, path, { body, ...stale });
         assert.equal(r.status, 412, `${method} ${path}`);
         assert.equal(r.json.code, 'precondition_failed');
@@ -97,7 +101,10 @@ for (const engine of ENGINES) {
       const committed = await api.call('POST', `${C}/${c.uuid}/commit/`);
       await api.call('POST', `${C}/${c.uuid}/enter-in-error/`);
       const rows = await api.storage.db.selectFrom('audit_events').selectAll().where('entity_id', '=', c.uuid).orderBy('id').execute();
-      assert.deepEqual(rows.map((r) => r.action), ['command.created', 'command.updated', 'command.committed', 'command.entered_in_error']);
+      assert.deepEqual(
+        rows.map((r) => r.action),
+        ['command.created', 'command.updated', 'command.committed', 'command.entered_in_error'],
+      );
       for (const row of rows) {
         assert.equal(row.actor, c.json.originated_by);
         assert.equal(row.credential, 'client:test-client');
@@ -108,7 +115,12 @@ for (const engine of ENGINES) {
       assert.equal(JSON.parse(rows[1]!.after!).data.narrative, 'b');
       const staged = await api.command('plan');
       await api.call('DELETE', `${C}/${staged.uuid}/`);
-      const deleted = await api.storage.db.selectFrom('audit_events').selectAll().where('entity_id', '=', staged.uuid).where('action', '=', 'command.deleted').executeTakeFirstOrThrow();
+      const deleted = await api.storage.db
+        .selectFrom('audit_events')
+        .selectAll()
+        .where('entity_id', '=', staged.uuid)
+        .where('action', '=', 'command.deleted')
+        .executeTakeFirstOrThrow();
       assert.equal(JSON.parse(deleted.before!).uuid, staged.uuid);
       assert.equal(deleted.after, null);
     });

@@ -32,7 +32,10 @@ for (const engine of ENGINES) {
         assert.deepEqual(await countConcepts(api.storage.db, starter.system), { total: rows.length, active: rows.length }, starter.file);
         for (const record of rows.filter((_, i) => i % 7 === 0)) {
           const found = await searchConcepts(api.storage.db, engine, [starter.system], record.display, 100);
-          assert.ok(found.some((c) => c.code === record.code), `${starter.file}: "${record.display}" finds ${record.code}`);
+          assert.ok(
+            found.some((c) => c.code === record.code),
+            `${starter.file}: "${record.display}" finds ${record.code}`,
+          );
         }
       }
     });

@@ -32,7 +32,14 @@ type Rule = 'text' | 'date' | 'option' | { choices: string[] };
 const FIELDS: Record<Kind, Record<string, Rule>> = {
   plan: { narrative: 'text' },
   hpi: { narrative: 'text' },
-  goal: { goal_statement: 'text', start_date: 'date', due_date: 'date', achievement_status: { choices: ACHIEVEMENT }, priority: { choices: PRIORITY }, progress: 'text' },
+  goal: {
+    goal_statement: 'text',
+    start_date: 'date',
+    due_date: 'date',
+    achievement_status: { choices: ACHIEVEMENT },
+    priority: { choices: PRIORITY },
+    progress: 'text',
+  },
   reasonForVisit: { coding: 'option', comment: 'text' },
 };
 const REQUIRED: Record<Kind, string[]> = { plan: ['narrative'], hpi: ['narrative'], goal: ['goal_statement'], reasonForVisit: [] };
@@ -120,16 +127,28 @@ const textArb = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom('line one\nline two', 'NUL\u0000inside', 'x'.repeat(10_001), '\u{1F600}'.repeat(10_000)) },
 );
 const dateArb = fc.oneof(
-  { weight: 8, arbitrary: fc.date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('2200-12-31T00:00:00Z'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10)) },
+  {
+    weight: 8,
+    arbitrary: fc
+      .date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('2200-12-31T00:00:00Z'), noInvalidDate: true })
+      .map((d) => d.toISOString().slice(0, 10)),
+  },
   { weight: 1, arbitrary: fc.constantFrom('2023-02-29', '2024-02-29', '1899-12-31', '2201-01-01', '2023-1-1', 'yesterday', '2023-13-01') },
 );
 const wrongTypeArb = fc.constantFrom<unknown>(5, true, ['a'], { a: 1 }, 1.5);
 
 function ruleArb(rule: Rule): fc.Arbitrary<unknown> {
   const base: fc.Arbitrary<unknown> =
-    rule === 'text' ? textArb : rule === 'date' ? dateArb : rule === 'option'
-        ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(OPTION_POOL[0]!.value, OPTION_POOL[1]!.value) }, { weight: 1, arbitrary: fc.constantFrom(...OPTION_POOL.map((o) => o.value)) })
-        : fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...rule.choices) }, { weight: 1, arbitrary: fc.constantFrom('nope', 'In Progress') });
+    rule === 'text'
+      ? textArb
+      : rule === 'date'
+        ? dateArb
+        : rule === 'option'
+          ? fc.oneof(
+              { weight: 3, arbitrary: fc.constantFrom(OPTION_POOL[0]!.value, OPTION_POOL[1]!.value) },
+              { weight: 1, arbitrary: fc.constantFrom(...OPTION_POOL.map((o) => o.value)) },
+            )
+          : fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...rule.choices) }, { weight: 1, arbitrary: fc.constantFrom('nope', 'In Progress') });
   return fc.oneof({ weight: 24, arbitrary: base }, { weight: 2, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: wrongTypeArb });
 }
 
@@ -138,10 +157,7 @@ function kindValuesArb(kind: Kind): fc.Arbitrary<Record<string, unknown>> {
   const record = fc.record(Object.fromEntries(Object.entries(FIELDS[kind]).map(([name, rule]) => [name, ruleArb(rule)])), { requiredKeys: [] }) as fc.Arbitrary<
     Record<string, unknown>
   >;
-  return fc.oneof(
-    { weight: 15, arbitrary: record },
-    { weight: 1, arbitrary: record.map((r) => ({ ...r, bogus_field: 'x' })) },
-  );
+  return fc.oneof({ weight: 15, arbitrary: record }, { weight: 1, arbitrary: record.map((r) => ({ ...r, bogus_field: 'x' })) });
 }
 
 const userArb = fc.constantFrom(0, 1);
@@ -154,7 +170,14 @@ type NoteRef = { i: number } | 'missing' | 'malformed' | 'absent';
 
 type Op =
   | { t: 'create'; user: number; kind: string; note: NoteRef; values: unknown; omitValues: boolean; form: boolean }
-  | { t: 'patch'; user: number; cmd: number; values: Record<Kind, Record<string, unknown>>; shape: 'ok' | 'valuesNotObject' | 'extraKey' | 'noValues'; ifMatch: IfMatch }
+  | {
+      t: 'patch';
+      user: number;
+      cmd: number;
+      values: Record<Kind, Record<string, unknown>>;
+      shape: 'ok' | 'valuesNotObject' | 'extraKey' | 'noValues';
+      ifMatch: IfMatch;
+    }
   | { t: 'commit' | 'eie' | 'delete'; user: number; cmd: number; ifMatch: IfMatch }
   | { t: 'get'; cmd: number }
   | { t: 'list'; note: number; state: string | undefined }
@@ -162,7 +185,18 @@ type Op =
   | { t: 'poke'; cmd: number; variant: Poke }
   | { t: 'garbage'; method: string; path: string; contentType: string | undefined; body: Garbage };
 
-type Poke = 'commit-body' | 'eie-malformed' | 'commit-xml' | 'patch-text' | 'patch-noslash' | 'delete-noslash' | 'commit-noslash' | 'put' | 'noauth' | 'badtoken' | 'apikey';
+type Poke =
+  | 'commit-body'
+  | 'eie-malformed'
+  | 'commit-xml'
+  | 'patch-text'
+  | 'patch-noslash'
+  | 'delete-noslash'
+  | 'commit-noslash'
+  | 'put'
+  | 'noauth'
+  | 'badtoken'
+  | 'apikey';
 type Garbage = { kind: 'none' } | { kind: 'bytes'; data: Uint8Array } | { kind: 'json'; value: unknown } | { kind: 'text'; value: string };
 
 const noteRefArb: fc.Arbitrary<NoteRef> = fc.oneof(
@@ -200,9 +234,26 @@ const patchArb: fc.Arbitrary<Op> = fc.record({
   ifMatch: ifMatchArb,
 });
 
-const transitionArb: fc.Arbitrary<Op> = fc.record({ t: fc.constantFrom('commit' as const, 'eie' as const, 'delete' as const), user: userArb, cmd: cmdArb, ifMatch: ifMatchArb });
+const transitionArb: fc.Arbitrary<Op> = fc.record({
+  t: fc.constantFrom('commit' as const, 'eie' as const, 'delete' as const),
+  user: userArb,
+  cmd: cmdArb,
+  ifMatch: ifMatchArb,
+});
 
-const POKES: Poke[] = ['commit-body', 'eie-malformed', 'commit-xml', 'patch-text', 'patch-noslash', 'delete-noslash', 'commit-noslash', 'put', 'noauth', 'badtoken', 'apikey'];
+const POKES: Poke[] = [
+  'commit-body',
+  'eie-malformed',
+  'commit-xml',
+  'patch-text',
+  'patch-noslash',
+  'delete-noslash',
+  'commit-noslash',
+  'put',
+  'noauth',
+  'badtoken',
+  'apikey',
+];
 
 const segmentArb = fc.oneof(
   fc.constantFrom('commit', 'enter-in-error', 'fields', 'autocomplete', 'narrative', '', '.', '..', 'null', '00000000-0000-0000-0000-000000000000'),
@@ -212,9 +263,16 @@ const segmentArb = fc.oneof(
 );
 const queryArb = fc.option(
   fc
-    .dictionary(fc.oneof(fc.constantFrom('limit', 'offset', 'state', 'note_key', 'schema_key', 'created_at', 'created_at__gte', 'updated_at__lt', 'ordering', 'search_term'), fc.string({ maxLength: 6 })), fc.string({ maxLength: 12, unit: 'binary' }), {
-      maxKeys: 3,
-    })
+    .dictionary(
+      fc.oneof(
+        fc.constantFrom('limit', 'offset', 'state', 'note_key', 'schema_key', 'created_at', 'created_at__gte', 'updated_at__lt', 'ordering', 'search_term'),
+        fc.string({ maxLength: 6 }),
+      ),
+      fc.string({ maxLength: 12, unit: 'binary' }),
+      {
+        maxKeys: 3,
+      },
+    )
     .map((d) => `?${new URLSearchParams(d).toString()}`),
   { nil: '' },
 );
@@ -226,7 +284,15 @@ const garbageArb: fc.Arbitrary<Op> = fc.record({
     .map(([segments, slash, query]) => `${BASE}/${segments.join('/')}${slash && segments.length > 0 ? '/' : ''}${query}`),
   contentType: fc.option(
     fc.oneof(
-      fc.constantFrom('application/json', 'text/plain', 'application/xml', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=xyz', 'application/json; charset=latin1', 'application/problem+json'),
+      fc.constantFrom(
+        'application/json',
+        'text/plain',
+        'application/xml',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=xyz',
+        'application/json; charset=latin1',
+        'application/problem+json',
+      ),
       fc.stringMatching(/^[a-z]{1,8}\/[a-z0-9.+-]{1,12}$/),
     ),
     { nil: undefined },
@@ -244,8 +310,19 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 5, arbitrary: patchArb },
   { weight: 6, arbitrary: transitionArb },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('get' as const), cmd: cmdArb }) },
-  { weight: 1, arbitrary: fc.record({ t: fc.constant('list' as const), note: fc.nat(3), state: fc.constantFrom(undefined, 'staged', 'committed', 'entered_in_error') }) },
-  { weight: 2, arbitrary: fc.record({ t: fc.constant('note' as const), user: userArb, note: fc.nat(4), action: fc.constantFrom('lock' as const, 'lock' as const, 'lock' as const, 'unlock' as const, 'unlock' as const, 'unlock' as const, 'delete' as const) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ t: fc.constant('list' as const), note: fc.nat(3), state: fc.constantFrom(undefined, 'staged', 'committed', 'entered_in_error') }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      t: fc.constant('note' as const),
+      user: userArb,
+      note: fc.nat(4),
+      action: fc.constantFrom('lock' as const, 'lock' as const, 'lock' as const, 'unlock' as const, 'unlock' as const, 'unlock' as const, 'delete' as const),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('poke' as const), cmd: cmdArb, variant: fc.constantFrom(...POKES) }) },
   { weight: 2, arbitrary: garbageArb },
 );
@@ -318,7 +395,9 @@ function checkEnvelope(reply: Reply, method: string, where: string): void {
 
 /** The answer is one of the acceptable errors (any of them when several rules are broken at once). */
 function expectError(reply: Reply, acceptable: Expected[], where: string): void {
-  const ok = acceptable.some((e) => reply.status === e.status && (e.code === undefined || reply.json?.code === e.code) && (e.detail === undefined || reply.json?.detail === e.detail));
+  const ok = acceptable.some(
+    (e) => reply.status === e.status && (e.code === undefined || reply.json?.code === e.code) && (e.detail === undefined || reply.json?.detail === e.detail),
+  );
   assert.ok(ok, `${where}: expected one of ${JSON.stringify(acceptable)}, got ${reply.status} ${reply.text.slice(0, 400)}`);
 }
 
@@ -342,7 +421,11 @@ class Run {
   private async call(method: string, path: string, options: Parameters<Instance['call']>[2] & { user?: number } = {}) {
     const { user = 0, ...rest } = options;
     const reply = await request(this.world.instance.url, method, path, rest, this.world.users[user]!.token);
-    if (STATS && this.current) STATS.set(`${this.current} ${method} ${reply.status} ${reply.json?.code ?? ''}`, (STATS.get(`${this.current} ${method} ${reply.status} ${reply.json?.code ?? ''}`) ?? 0) + 1);
+    if (STATS && this.current)
+      STATS.set(
+        `${this.current} ${method} ${reply.status} ${reply.json?.code ?? ''}`,
+        (STATS.get(`${this.current} ${method} ${reply.status} ${reply.json?.code ?? ''}`) ?? 0) + 1,
+      );
     return reply;
   }
 
@@ -536,7 +619,8 @@ class Run {
     const cmd = this.pick(op.cmd);
     const uuid = cmd?.uuid ?? crypto.randomUUID();
     const values = op.values[cmd?.kind ?? 'plan'];
-    const body = op.shape === 'ok' ? { values } : op.shape === 'valuesNotObject' ? { values: [values] } : op.shape === 'extraKey' ? { values, state: 'committed' } : {};
+    const body =
+      op.shape === 'ok' ? { values } : op.shape === 'valuesNotObject' ? { values: [values] } : op.shape === 'extraKey' ? { values, state: 'committed' } : {};
     const r = await this.call('PATCH', `${BASE}/${uuid}/`, { user: op.user, body, headers: this.ifMatchHeader(op.ifMatch, cmd) });
     checkEnvelope(r, 'PATCH', where);
 
@@ -740,7 +824,13 @@ class Run {
 async function secondUser(instance: Instance): Promise<User> {
   const staffKey = await createStaff(instance.storage, 'Second clinician');
   const client = await createClient(instance.storage, { name: 'property test, second user', staffKey });
-  const r = await request(instance.url, 'POST', '/auth/token/', { body: { grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret }, token: null }, '');
+  const r = await request(
+    instance.url,
+    'POST',
+    '/auth/token/',
+    { body: { grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret }, token: null },
+    '',
+  );
   assert.equal(r.status, 200, r.text);
   return { token: r.json.access_token, staffKey };
 }
@@ -752,7 +842,10 @@ for (const engine of ENGINES) {
     before(async () => {
       const instance = await startInstance(engine);
       // reasonForVisit.coding takes the instance's codings: add Headache, and store its catalogue form.
-      const coding = await instance.call('POST', '/core/api/v1/admin/reason-for-visit-codings/', { authorization: TEST_API_KEY, body: { system: 'http://snomed.info/sct', code: '25064002', display: 'Headache' } });
+      const coding = await instance.call('POST', '/core/api/v1/admin/reason-for-visit-codings/', {
+        authorization: TEST_API_KEY,
+        body: { system: 'http://snomed.info/sct', code: '25064002', display: 'Headache' },
+      });
       assert.equal(coding.status, 201, coding.text);
       const stored = { ...OPTION, value: coding.json.id, annotations: ['25064002'] };
       for (const entry of OPTION_POOL) if (entry.ok) entry.stored = stored;
@@ -782,7 +875,13 @@ for (const engine of ENGINES) {
           plugins: [fc.interruptAfterTimeLimit(150_000)],
         },
       );
-      if (STATS) console.log([...STATS].sort().map(([k, n]) => `${String(n).padStart(5)} ${k}`).join('\n'));
+      if (STATS)
+        console.log(
+          [...STATS]
+            .sort()
+            .map(([k, n]) => `${String(n).padStart(5)} ${k}`)
+            .join('\n'),
+        );
     });
   });
 

@@ -83,7 +83,13 @@ describe('ICD-10-CM order file', () => {
         icd(2, 'A000', '1', 'Cholera due to Vibrio cholerae 01, biovar cholerae', 'Cholera due to Vibrio cholerae 01, biovar cholerae   '),
         '',
         icd(3, 'E119', '1', 'Type 2 diabetes mellitus without complications', 'Type 2 diabetes mellitus  without\tcomplications'),
-        icd(4, 'S72001A', '1', 'Fracture of unsp part of neck of right femur, init', 'Fracture of unspecified part of neck of right femur, initial encounter for closed fracture'),
+        icd(
+          4,
+          'S72001A',
+          '1',
+          'Fracture of unsp part of neck of right femur, init',
+          'Fracture of unspecified part of neck of right femur, initial encounter for closed fracture',
+        ),
         icd(5, 'C4A', '0', 'Merkel cell carcinoma', 'Merkel cell carcinoma'),
       ]);
     const { records, stats } = await parseFile(parseIcd10cm, content);
@@ -95,7 +101,12 @@ describe('ICD-10-CM order file', () => {
         active: true,
         extra: { billable: true, short: 'Cholera due to Vibrio cholerae 01, biovar cholerae' },
       },
-      { code: 'E11.9', display: 'Type 2 diabetes mellitus without complications', active: true, extra: { billable: true, short: 'Type 2 diabetes mellitus without complications' } },
+      {
+        code: 'E11.9',
+        display: 'Type 2 diabetes mellitus without complications',
+        active: true,
+        extra: { billable: true, short: 'Type 2 diabetes mellitus without complications' },
+      },
       {
         code: 'S72.001A',
         display: 'Fracture of unspecified part of neck of right femur, initial encounter for closed fracture',
@@ -130,7 +141,11 @@ describe('ICD-10-CM order file', () => {
   });
 
   it('refuses a file of another format, naming the line', async () => {
-    await refused(parseIcd10cm, lf(['', '197361|ENG||L1|PF|S1|Y|A1|||||RXNORM|SCD|197361|amlodipine 5 MG Oral Tablet||N|4096|']), /^not an ICD-10-CM order file .*: line 2: columns 1-5/);
+    await refused(
+      parseIcd10cm,
+      lf(['', '197361|ENG||L1|PF|S1|Y|A1|||||RXNORM|SCD|197361|amlodipine 5 MG Oral Tablet||N|4096|']),
+      /^not an ICD-10-CM order file .*: line 2: columns 1-5/,
+    );
     await refused(parseIcd10cm, '', /no data lines/);
   });
 
@@ -187,8 +202,16 @@ describe('RxNorm RXNCONSO.RRF', () => {
   });
 
   it('refuses a file of another format, naming the line', async () => {
-    await refused(parseRxnorm, lf([icd(1, 'A00', '0', 'Cholera', 'Cholera')]), /^not an RxNorm RXNCONSO\.RRF file: line 1: 1 pipe-separated fields, 18 expected/);
-    await refused(parseRxnorm, BOM + crlf(['RXCUI|LAT|TS|LUI|STT|SUI|ISPREF|RXAUI|SAUI|SCUI|SDUI|SAB|TTY|CODE|STR|SRL|SUPPRESS|CVF|']), /line 1: RXCUI \(field 1\) is not a number/);
+    await refused(
+      parseRxnorm,
+      lf([icd(1, 'A00', '0', 'Cholera', 'Cholera')]),
+      /^not an RxNorm RXNCONSO\.RRF file: line 1: 1 pipe-separated fields, 18 expected/,
+    );
+    await refused(
+      parseRxnorm,
+      BOM + crlf(['RXCUI|LAT|TS|LUI|STT|SUI|ISPREF|RXAUI|SAUI|SCUI|SDUI|SAB|TTY|CODE|STR|SRL|SUPPRESS|CVF|']),
+      /line 1: RXCUI \(field 1\) is not a number/,
+    );
   });
 });
 
@@ -220,7 +243,12 @@ describe('LOINC table CSV', () => {
       { code: '2345-7', display: 'Glucose [Mass/volume] in Serum or Plasma', active: true, extra: { status: 'ACTIVE', class_type: 1 } },
       { code: '4548-4', display: 'Hemoglobin A1c/Hemoglobin.total in Blood', active: true, extra: { status: 'ACTIVE', class_type: 1 } },
       { code: '97062-4', display: 'History of sexual behavior, Narrative', active: true, extra: { status: 'TRIAL', class_type: 2 } },
-      { code: '1000-9', display: 'DBG Ab [Presence] in Serum or Plasma from Blood product unit', active: false, extra: { status: 'DEPRECATED', class_type: 1 } },
+      {
+        code: '1000-9',
+        display: 'DBG Ab [Presence] in Serum or Plasma from Blood product unit',
+        active: false,
+        extra: { status: 'DEPRECATED', class_type: 1 },
+      },
       { code: '10000-8', display: 'R wave duration.lead AVR', active: false, extra: { status: 'DISCOURAGED', class_type: 2 } },
       { code: '10001-6', display: 'R wave duration in lead I', active: true, extra: { status: 'ACTIVE' } },
     ]);
@@ -249,7 +277,11 @@ describe('LOINC table CSV', () => {
   });
 
   it('refuses a file of another format, naming the line', async () => {
-    await refused(parseLoinc, lf(['id\teffectiveTime\tactive']), /^not a LOINC table CSV \(Loinc\.csv\): line 1: the header row lacks LOINC_NUM, STATUS, LONG_COMMON_NAME or COMPONENT/);
+    await refused(
+      parseLoinc,
+      lf(['id\teffectiveTime\tactive']),
+      /^not a LOINC table CSV \(Loinc\.csv\): line 1: the header row lacks LOINC_NUM, STATUS, LONG_COMMON_NAME or COMPONENT/,
+    );
     await refused(parseLoinc, lf([LOINC_HEADER, '"not","a","row"']), /line 2: 3 fields, the header has 17/);
     await refused(parseLoinc, lf([LOINC_HEADER, '"2345-7","unclosed']), /^not a LOINC table CSV .*: line 2: .*quote/i);
     await refused(parseLoinc, '', /the file is empty/);
@@ -278,11 +310,18 @@ describe('HCPCS Level II record-layout file', () => {
     const content = crlf([
       hcpcs('   25', '00100', '7', 'Significant, separately identifiable evaluation and management service by the same', 'Sig sep e/m svc same day'),
       hcpcs('   25', '00200', '8', 'physician or other qualified health care professional on the same day'),
-      hcpcs('A0021', '00100', '3', 'Ambulance service, outside state per mile, transport (medicaid only)', 'Outside state ambulance serv', { added: '20000101', action: 'N' }),
+      hcpcs('A0021', '00100', '3', 'Ambulance service, outside state per mile, transport (medicaid only)', 'Outside state ambulance serv', {
+        added: '20000101',
+        action: 'N',
+      }),
       hcpcs('E0100', '00100', '3', 'Cane, includes canes of all materials,', 'Cane adjust/fixed with tip', { added: '19860101', action: 'N' }),
       hcpcs('E0100', '00300', '4', 'with tip').trimEnd(),
       hcpcs('E0100', '00200', '4', 'adjustable or fixed,'),
-      hcpcs('G0438', '00100', '3', 'Annual wellness visit; includes a personalized prevention plan of service (pps),', 'Ppps, initial visit', { added: '20110101', termination: '20201231', action: 'D' }),
+      hcpcs('G0438', '00100', '3', 'Annual wellness visit; includes a personalized prevention plan of service (pps),', 'Ppps, initial visit', {
+        added: '20110101',
+        termination: '20201231',
+        action: 'D',
+      }),
       hcpcs('G0438', '00200', '4', 'initial visit'),
       hcpcs('G9999', '00100', '3', 'Code terminated later this decade', 'Terminated later', { termination: '20991231' }),
       hcpcs('J0120', '00200', '4', 'orphan continuation line'),
@@ -294,8 +333,18 @@ describe('HCPCS Level II record-layout file', () => {
     const records: ConceptRecord[] = [];
     for await (const r of parseHcpcs(fs.createReadStream(write(content)), stats, { asOf: new Date('2025-06-01T00:00:00Z') })) records.push(r);
     assert.deepEqual(records, [
-      { code: 'A0021', display: 'Ambulance service, outside state per mile, transport (medicaid only)', active: true, extra: { short: 'Outside state ambulance serv' } },
-      { code: 'E0100', display: 'Cane, includes canes of all materials, adjustable or fixed, with tip', active: true, extra: { short: 'Cane adjust/fixed with tip' } },
+      {
+        code: 'A0021',
+        display: 'Ambulance service, outside state per mile, transport (medicaid only)',
+        active: true,
+        extra: { short: 'Outside state ambulance serv' },
+      },
+      {
+        code: 'E0100',
+        display: 'Cane, includes canes of all materials, adjustable or fixed, with tip',
+        active: true,
+        extra: { short: 'Cane adjust/fixed with tip' },
+      },
       {
         code: 'G0438',
         display: 'Annual wellness visit; includes a personalized prevention plan of service (pps), initial visit',
@@ -318,7 +367,11 @@ describe('HCPCS Level II record-layout file', () => {
   });
 
   it('refuses a file of another format, naming the line', async () => {
-    await refused(parseHcpcs, lf([icd(1, 'A00', '0', 'Cholera', 'Cholera')]), /^not an HCPCS Level II record-layout file .*: line 1: columns 6-10 are not a sequence number/);
+    await refused(
+      parseHcpcs,
+      lf([icd(1, 'A00', '0', 'Cholera', 'Cholera')]),
+      /^not an HCPCS Level II record-layout file .*: line 1: columns 6-10 are not a sequence number/,
+    );
     await refused(parseHcpcs, BOM + lf(['HCPC,SEQNUM,RECID,LONG DESCRIPTION']), /line 1: /);
   });
 });
@@ -432,7 +485,11 @@ describe('SNOMED CT RF2 description snapshot', () => {
   });
 
   it('refuses a file of another format, naming the line', async () => {
-    await refused(parseSnomed, lf(['id\teffectiveTime\tactive\tmoduleId\tdefinitionStatusId']), /^not a SNOMED CT RF2 description snapshot .*: line 1: the header row is not/);
+    await refused(
+      parseSnomed,
+      lf(['id\teffectiveTime\tactive\tmoduleId\tdefinitionStatusId']),
+      /^not a SNOMED CT RF2 description snapshot .*: line 1: the header row is not/,
+    );
     await refused(parseSnomed, BOM + crlf([SCT_HEADER, desc('x', '1', '22298006', 'en', FSN, 'Bad id (disorder)')]), /line 2: id is not an SCTID/);
     await refused(parseSnomed, lf([SCT_HEADER]), /header row but no data rows/);
   });

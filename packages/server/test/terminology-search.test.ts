@@ -32,7 +32,8 @@ const RXNORM: ConceptRecord[] = [
 ];
 
 type Option = { text: string; value: string };
-const docOf = (option: Option) => JSON.parse(option.value) as { text: string; value: string; extra: { coding: Array<{ code: string; system: string; display: string }> } };
+const docOf = (option: Option) =>
+  JSON.parse(option.value) as { text: string; value: string; extra: { coding: Array<{ code: string; system: string; display: string }> } };
 const codes = (options: Option[]) => options.map((o) => docOf(o).value);
 
 for (const engine of ENGINES) {
@@ -73,7 +74,10 @@ for (const engine of ENGINES) {
     it('several words in any order, by prefix', async () => {
       for (const term of ['mellitus type 2', 'type 2 melli', '2 TYPE dia wiTH']) {
         const found = new Set(codes(await search(diagnose, 'diagnose', term)));
-        assert.ok([...found].every((c) => c.startsWith('E11.')), `${term}: ${[...found]}`);
+        assert.ok(
+          [...found].every((c) => c.startsWith('E11.')),
+          `${term}: ${[...found]}`,
+        );
         assert.ok(found.has('E11.65'), term);
       }
       assert.deepEqual(codes(await search(diagnose, 'diagnose', 'nephro diabetic')), ['E11.21']);
@@ -125,7 +129,29 @@ for (const engine of ENGINES) {
     });
 
     it('query syntax and control characters are plain text, never a 500', async () => {
-      const hostile = ['"', '*', 'NEAR', 'diab NEAR/2 type', '%', '_', '%diab%', 'dia_', '"diab"*', 'diab* OR hyper', "') OR 1=1 --", 'type:* | diab', '!diab', 'diab\u0007', '\u0000', '^diab', '{display}: diab', '\\', 'diab(', 'AND', 'OR NOT'];
+      const hostile = [
+        '"',
+        '*',
+        'NEAR',
+        'diab NEAR/2 type',
+        '%',
+        '_',
+        '%diab%',
+        'dia_',
+        '"diab"*',
+        'diab* OR hyper',
+        "') OR 1=1 --",
+        'type:* | diab',
+        '!diab',
+        'diab\u0007',
+        '\u0000',
+        '^diab',
+        '{display}: diab',
+        '\\',
+        'diab(',
+        'AND',
+        'OR NOT',
+      ];
       for (const term of hostile) {
         const r = await api.call('GET', `/core/api/v1/commands/${diagnose}/fields/diagnose/autocomplete/?search_term=${encodeURIComponent(term)}`);
         assert.ok(r.status === 200 || r.status === 400, `${JSON.stringify(term)} → ${r.status} ${r.text}`);
@@ -157,7 +183,14 @@ for (const engine of ENGINES) {
       assert.equal(r.json.data.prescribe.text, 'amlodipine 5 MG Oral Tablet');
       assert.deepEqual(r.json.data.prescribe.extra.coding, [{ code: '197361', display: 'amlodipine 5 MG Oral Tablet', system: CodeSystems.RXNORM }]);
       assert.deepEqual(r.json.data.indications, [
-        { text: 'Rash', disabled: false, description: null, annotations: null, extra: { coding: [{ code: 'Rash', display: 'Rash', system: 'UNSTRUCTURED' }] }, value: 'Rash' },
+        {
+          text: 'Rash',
+          disabled: false,
+          description: null,
+          annotations: null,
+          extra: { coding: [{ code: 'Rash', display: 'Rash', system: 'UNSTRUCTURED' }] },
+          value: 'Rash',
+        },
       ]);
     });
 
@@ -166,7 +199,11 @@ for (const engine of ENGINES) {
       const before = await api.call('GET', `/core/api/v1/commands/${uuid}`);
       const icd = (code: string) => ({ text: code, value: code, extra: { coding: [{ code, system: 'ICD-10' }] } });
       const cases: Array<[Record<string, unknown>, string, RegExp]> = [
-        [{ prescribe: { text: 'x', value: '999999999' } }, 'values.prescribe', /not an option of prescribe: "999999999" is not a known code of http:\/\/www\.nlm\.nih\.gov\/research\/umls\/rxnorm/],
+        [
+          { prescribe: { text: 'x', value: '999999999' } },
+          'values.prescribe',
+          /not an option of prescribe: "999999999" is not a known code of http:\/\/www\.nlm\.nih\.gov\/research\/umls\/rxnorm/,
+        ],
         [{ indications: [icd('I10'), icd('Z99.999')] }, 'values.indications[1]', /not an option of indications: "Z99\.999" is not a known code of ICD-10/],
         [{ indications: [icd('E11')] }, 'values.indications[0]', /E11 is no longer an active code of ICD-10/],
         [{ indications: [icd('I10'), icd('E11.9'), icd('M54.50')] }, 'values.indications', /at most 2 items/],
@@ -179,7 +216,9 @@ for (const engine of ENGINES) {
         assert.ok(error, `${field} in ${r.text}`);
         assert.match(error.message, message);
       }
-      const created = await api.call('POST', '/core/api/v1/commands/', { body: { schemaKey: 'diagnose', noteKey: (await api.note()).noteKey, values: { diagnose: icd('Q99.999') } } });
+      const created = await api.call('POST', '/core/api/v1/commands/', {
+        body: { schemaKey: 'diagnose', noteKey: (await api.note()).noteKey, values: { diagnose: icd('Q99.999') } },
+      });
       assert.equal(created.status, 400);
       assert.equal(created.json.errors[0].field, 'values.diagnose');
       const after = await api.call('GET', `/core/api/v1/commands/${uuid}`);
@@ -187,7 +226,11 @@ for (const engine of ENGINES) {
     });
 
     it('the three searches are index lookups (query plans over 20,000 concepts)', async () => {
-      const many: ConceptRecord[] = Array.from({ length: 20_000 }, (_, i) => ({ code: `T${String(i).padStart(5, '0')}`, display: `Test concept ${i} of the ${['alpha', 'beta', 'gamma'][i % 3]} family`, active: true }));
+      const many: ConceptRecord[] = Array.from({ length: 20_000 }, (_, i) => ({
+        code: `T${String(i).padStart(5, '0')}`,
+        display: `Test concept ${i} of the ${['alpha', 'beta', 'gamma'][i % 3]} family`,
+        active: true,
+      }));
       await storeConcepts(api.storage, 'urn:test:plans', many);
       const db = api.storage.db;
       if (engine === 'postgres') await sql`ANALYZE concepts`.execute(db);

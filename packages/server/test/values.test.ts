@@ -54,8 +54,20 @@ const normalisedOption = (text: string, value: string | number) => ({
 // Registry
 
 const EXPECTED_KEYS = [
-  'assess', 'diagnose', 'goal', 'hpi', 'instruct', 'labOrder', 'medicationStatement', 'perform',
-  'plan', 'prescribe', 'questionnaire', 'reasonForVisit', 'stopMedication', 'updateGoal',
+  'assess',
+  'diagnose',
+  'goal',
+  'hpi',
+  'instruct',
+  'labOrder',
+  'medicationStatement',
+  'perform',
+  'plan',
+  'prescribe',
+  'questionnaire',
+  'reasonForVisit',
+  'stopMedication',
+  'updateGoal',
   'educationalMaterial',
 ];
 
@@ -71,8 +83,18 @@ const EXPECTED_FIELDS: Record<string, string[]> = {
   perform: ['perform', 'notes'],
   plan: ['narrative'],
   prescribe: [
-    'prescribe', 'indications', 'sig', 'days_supply', 'quantity_to_dispense', 'type_to_dispense',
-    'refills', 'substitutions', 'pharmacy', 'prescriber', 'supervising_provider', 'note_to_pharmacist',
+    'prescribe',
+    'indications',
+    'sig',
+    'days_supply',
+    'quantity_to_dispense',
+    'type_to_dispense',
+    'refills',
+    'substitutions',
+    'pharmacy',
+    'prescriber',
+    'supervising_provider',
+    'note_to_pharmacist',
   ],
   questionnaire: ['questionnaire', 'result'],
   reasonForVisit: ['coding', 'comment'],
@@ -150,19 +172,19 @@ test('every field is well formed: choices, limits, descriptions', () => {
 });
 
 test('field types, limits, choices and coding systems follow the decisions', () => {
-  assert.deepEqual(
-    field('assess', 'status').choices,
-    [
-      { value: 'improved', text: 'Improved' },
-      { value: 'stable', text: 'Unchanged' },
-      { value: 'deteriorated', text: 'Deteriorated' },
-    ],
-  );
-  assert.deepEqual(field('goal', 'achievement_status').choices?.map((c) => c.text), [
-    'In Progress', 'Improving', 'Worsening', 'No Change', 'Achieved', 'Sustaining', 'Not Achieved',
-    'No Progress', 'Not Attainable',
+  assert.deepEqual(field('assess', 'status').choices, [
+    { value: 'improved', text: 'Improved' },
+    { value: 'stable', text: 'Unchanged' },
+    { value: 'deteriorated', text: 'Deteriorated' },
   ]);
-  assert.deepEqual(field('goal', 'priority').choices?.map((c) => c.value), ['high-priority', 'medium-priority', 'low-priority']);
+  assert.deepEqual(
+    field('goal', 'achievement_status').choices?.map((c) => c.text),
+    ['In Progress', 'Improving', 'Worsening', 'No Change', 'Achieved', 'Sustaining', 'Not Achieved', 'No Progress', 'Not Attainable'],
+  );
+  assert.deepEqual(
+    field('goal', 'priority').choices?.map((c) => c.value),
+    ['high-priority', 'medium-priority', 'low-priority'],
+  );
   assert.deepEqual(field('updateGoal', 'achievement_status').choices, field('goal', 'achievement_status').choices);
   assert.deepEqual(field('updateGoal', 'priority').choices, field('goal', 'priority').choices);
   assert.deepEqual(field('prescribe', 'substitutions').choices, [
@@ -179,10 +201,12 @@ test('field types, limits, choices and coding systems follow the decisions', () 
   assert.equal(field('prescribe', 'note_to_pharmacist').maxLength, 210);
   assert.equal(field('plan', 'narrative').maxLength, 10000);
   assert.equal(field('prescribe', 'type_to_dispense').type, 'AutocompleteField');
-  assert.deepEqual(
-    (({ type, min, max, exclusiveMin }) => ({ type, min, max, exclusiveMin }))(field('prescribe', 'quantity_to_dispense')),
-    { type: 'DecimalField', min: 0, max: 99999, exclusiveMin: true },
-  );
+  assert.deepEqual((({ type, min, max, exclusiveMin }) => ({ type, min, max, exclusiveMin }))(field('prescribe', 'quantity_to_dispense')), {
+    type: 'DecimalField',
+    min: 0,
+    max: 99999,
+    exclusiveMin: true,
+  });
   assert.deepEqual([field('prescribe', 'days_supply').min, field('prescribe', 'days_supply').max], [1, 365]);
   assert.deepEqual([field('prescribe', 'refills').min, field('prescribe', 'refills').max], [0, 99]);
   assert.equal(field('labOrder', 'fasting_required').type, 'CheckboxField');
@@ -229,10 +253,7 @@ test('values must be a plain JSON object', () => {
 test('unknown keys are rejected with the list of allowed fields', () => {
   rejectOne('assess', { nope: 1 }, 'values.nope');
   const errors = reject('assess', { nope: 1 });
-  assert.equal(
-    errors[0]?.message,
-    "Unknown field 'nope' for assess; allowed fields: condition, background, status, narrative",
-  );
+  assert.equal(errors[0]?.message, "Unknown field 'nope' for assess; allowed fields: condition, background, status, narrative");
   const proto = reject('plan', JSON.parse('{"__proto__": {"x": 1}}'));
   assert.equal(proto[0]?.field, 'values.__proto__');
 });
@@ -255,13 +276,15 @@ test('every error is returned, not only the first', () => {
     bogus: true,
     indications: [option('A', 1), option('B', 1), option('C', 2)],
   });
-  assert.deepEqual(
-    errors.map((e) => e.field).sort(),
-    [
-      'values.bogus', 'values.indications', 'values.indications[1]', 'values.quantity_to_dispense',
-      'values.refills', 'values.sig', 'values.substitutions',
-    ],
-  );
+  assert.deepEqual(errors.map((e) => e.field).sort(), [
+    'values.bogus',
+    'values.indications',
+    'values.indications[1]',
+    'values.quantity_to_dispense',
+    'values.refills',
+    'values.sig',
+    'values.substitutions',
+  ]);
 });
 
 // ---------------------------------------------------------------------------------------
@@ -316,7 +339,10 @@ test('MultipleChoiceField: a list of distinct allowed values', () => {
         name: 'colours',
         type: 'MultipleChoiceField',
         required: true,
-        choices: [{ value: 'red', text: 'Red' }, { value: 'blue', text: 'Blue' }],
+        choices: [
+          { value: 'red', text: 'Red' },
+          { value: 'blue', text: 'Blue' },
+        ],
         description: 'Colours.',
       },
     ],
@@ -326,12 +352,18 @@ test('MultipleChoiceField: a list of distinct allowed values', () => {
   assert.deepEqual(validateValues(pick, { colours: [] }), { ok: true, values: { colours: [] } });
   const bad = validateValues(pick, { colours: ['red', 'green', 'red', 3] });
   assert.ok(!bad.ok);
-  assert.deepEqual(bad.errors.map((e) => e.field), ['values.colours[1]', 'values.colours[2]', 'values.colours[3]']);
+  assert.deepEqual(
+    bad.errors.map((e) => e.field),
+    ['values.colours[1]', 'values.colours[2]', 'values.colours[3]'],
+  );
   assert.match(bad.errors[1]?.message ?? '', /duplicate/);
   const notList = validateValues(pick, { colours: 'red' });
   assert.ok(!notList.ok);
   assert.equal(notList.errors[0]?.field, 'values.colours');
-  assert.deepEqual(missingRequired(pick, { colours: [] }).map((e) => e.field), ['values.colours']);
+  assert.deepEqual(
+    missingRequired(pick, { colours: [] }).map((e) => e.field),
+    ['values.colours'],
+  );
 });
 
 // ---------------------------------------------------------------------------------------
@@ -353,10 +385,7 @@ test('DateField: YYYY-MM-DD, a real date, year 1900-2200', () => {
 
 test('ApproximateDateField: YYYY, YYYY-MM or YYYY-MM-DD, each real, year 1900-2200', () => {
   for (const good of ['2020', '2020-05', '2020-05-31', '1900', '2200-12', '2024-02-29']) {
-    assert.deepEqual(
-      accept('diagnose', { approximate_date_of_onset: good }),
-      { approximate_date_of_onset: good },
-    );
+    assert.deepEqual(accept('diagnose', { approximate_date_of_onset: good }), { approximate_date_of_onset: good });
   }
   const path = 'values.approximate_date_of_onset';
   rejectOne('diagnose', { approximate_date_of_onset: '2020-13' }, path, /month/);
@@ -497,19 +526,13 @@ test('AutocompleteField: extra.coding shape and coding systems', () => {
 });
 
 test('multiple AutocompleteField: list of options, maxItems, distinct values', () => {
-  assert.deepEqual(
-    accept('prescribe', { indications: [option('A', 'M54.50'), JSON.stringify(option('B', 'I10'))] }),
-    { indications: [normalisedOption('A', 'M54.50'), normalisedOption('B', 'I10')] },
-  );
+  assert.deepEqual(accept('prescribe', { indications: [option('A', 'M54.50'), JSON.stringify(option('B', 'I10'))] }), {
+    indications: [normalisedOption('A', 'M54.50'), normalisedOption('B', 'I10')],
+  });
   assert.deepEqual(accept('prescribe', { indications: [] }), { indications: [] });
   rejectOne('prescribe', { indications: option('A', 1) }, 'values.indications', /list/);
   rejectOne('prescribe', { indications: JSON.stringify([option('A', 1)]) }, 'values.indications', /list/);
-  rejectOne(
-    'prescribe',
-    { indications: [option('A', 1), option('B', 2), option('C', 3)] },
-    'values.indications',
-    /at most 2/,
-  );
+  rejectOne('prescribe', { indications: [option('A', 1), option('B', 2), option('C', 3)] }, 'values.indications', /at most 2/);
   rejectOne('prescribe', { indications: [option('A', 'I10'), option('B', 'I10')] }, 'values.indications[1]', /duplicate/);
   rejectOne('prescribe', { indications: [option('A', 1), 'garbage'] }, 'values.indications[1]', /option object/);
   rejectOne('prescribe', { indications: [option('A', 1, { disabled: true })] }, 'values.indications[0]', /disabled/);
@@ -542,17 +565,23 @@ test('missingRequired: absent, null, empty string and empty list are missing', (
   };
   assert.deepEqual(missingRequired(prescribe, complete), []);
   // refills 0 is a value, not missing.
-  assert.deepEqual(missingRequired(prescribe, { ...complete, sig: '', refills: 0, prescriber: null }).map((e) => e.field), [
-    'values.sig',
-    'values.prescriber',
-  ]);
+  assert.deepEqual(
+    missingRequired(prescribe, { ...complete, sig: '', refills: 0, prescriber: null }).map((e) => e.field),
+    ['values.sig', 'values.prescriber'],
+  );
   const labOrder = kind('labOrder');
   const missing = missingRequired(labOrder, { lab_partner: normalisedOption('Quest', 1), tests: [], diagnosis: [] });
-  assert.deepEqual(missing.map((e) => e.field), ['values.tests', 'values.ordering_provider']);
+  assert.deepEqual(
+    missing.map((e) => e.field),
+    ['values.tests', 'values.ordering_provider'],
+  );
   assert.match(missing[0]?.message ?? '', /tests/);
   assert.deepEqual(missingRequired(kind('reasonForVisit'), {}), []);
   assert.deepEqual(missingRequired(kind('goal'), { goal_statement: 'Walk daily' }), []);
-  assert.deepEqual(missingRequired(kind('educationalMaterial'), {}).map((e) => e.field), ['values.title', 'values.language']);
+  assert.deepEqual(
+    missingRequired(kind('educationalMaterial'), {}).map((e) => e.field),
+    ['values.title', 'values.language'],
+  );
   // Inherited properties do not count.
   assert.deepEqual(missingRequired(kind('hpi'), Object.create({ narrative: 'x' }) as Record<string, unknown>).length, 1);
 });

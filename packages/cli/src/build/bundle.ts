@@ -28,7 +28,9 @@ const sdkFallback: esbuild.Plugin = {
 };
 
 function describe(message: esbuild.Message, dir: string): string {
-  const where = message.location ? `${path.relative(dir, path.resolve(dir, message.location.file))}:${message.location.line}:${message.location.column + 1}: ` : '';
+  const where = message.location
+    ? `${path.relative(dir, path.resolve(dir, message.location.file))}:${message.location.line}:${message.location.column + 1}: `
+    : '';
   return `${where}${message.text}`;
 }
 

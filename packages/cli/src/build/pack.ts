@@ -31,7 +31,12 @@ export function packagedFiles(dir: string): string[] {
 export async function packProject(project: Project, bundles: Map<string, Uint8Array>): Promise<string> {
   const files = packagedFiles(project.dir);
   const clash = files.filter((f) => bundles.has(f));
-  if (clash.length) throw new BuildFailure('Cannot pack the project', clash.map((f) => `${f} exists and is also a bundled entry`), project.dir);
+  if (clash.length)
+    throw new BuildFailure(
+      'Cannot pack the project',
+      clash.map((f) => `${f} exists and is also a bundled entry`),
+      project.dir,
+    );
   const names = [...files, ...bundles.keys()].sort();
 
   const distDir = path.join(project.dir, 'dist');

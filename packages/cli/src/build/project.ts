@@ -41,7 +41,8 @@ function readManifest(dir: string): ChartaManifest {
   try {
     const stat = fs.statSync(file);
     if (!stat.isFile()) throw new BuildFailure('Not a plugin project', [`${MANIFEST_FILE_NAME} is not a file`], dir);
-    if (stat.size > MANIFEST_MAX_BYTES) throw new BuildFailure('Invalid manifest', [`${MANIFEST_FILE_NAME} is larger than ${MANIFEST_MAX_BYTES / 1024} KiB`], dir);
+    if (stat.size > MANIFEST_MAX_BYTES)
+      throw new BuildFailure('Invalid manifest', [`${MANIFEST_FILE_NAME} is larger than ${MANIFEST_MAX_BYTES / 1024} KiB`], dir);
     bytes = fs.readFileSync(file);
   } catch (err) {
     if (err instanceof BuildFailure) throw err;
@@ -80,7 +81,8 @@ export function readProject(dir: string): Project {
     const found = candidates.filter((c) => isFile(path.join(dir, c)));
     const shipped = isFile(path.join(dir, plan.entry));
     if (found.length > 1) errors.push(`entry ${plan.entry}: several sources (${found.join(', ')}); keep one`);
-    else if (found.length === 1 && shipped) errors.push(`entry ${plan.entry}: both ${found[0]} and a file ${plan.entry} exist; the bundle of ${found[0]} would replace it`);
+    else if (found.length === 1 && shipped)
+      errors.push(`entry ${plan.entry}: both ${found[0]} and a file ${plan.entry} exist; the bundle of ${found[0]} would replace it`);
     else if (found.length === 1) plan.source = found[0]!;
     else if (!shipped) errors.push(`entry ${plan.entry}: no source found (looked for ${candidates.join(', ')})`);
   }

@@ -124,7 +124,11 @@ export function fakeIO(env: Record<string, string | undefined>, answers: Answers
     env,
     prompt,
     asked,
-    out: () => out.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Envelope),
+    out: () =>
+      out
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Envelope),
     err: () => err,
   };
 }
@@ -203,4 +207,5 @@ export function follow(args: string[], env: Record<string, string>): Follower {
   };
 }
 
-export const event = (line: Envelope) => (typeof line.message === 'object' && line.message !== null ? String((line.message as { event?: unknown }).event ?? '') : '');
+export const event = (line: Envelope) =>
+  typeof line.message === 'object' && line.message !== null ? String((line.message as { event?: unknown }).event ?? '') : '';

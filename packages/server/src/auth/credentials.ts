@@ -53,7 +53,10 @@ export async function createClient(
 }
 
 /** CHARTA_BOOTSTRAP_*: make sure these credentials work, on every start, without duplicates. */
-export async function ensureBootstrap(storage: Storage, config: { bootstrapApiKey?: string; bootstrapClientId?: string; bootstrapClientSecret?: string }): Promise<void> {
+export async function ensureBootstrap(
+  storage: Storage,
+  config: { bootstrapApiKey?: string; bootstrapClientId?: string; bootstrapClientSecret?: string },
+): Promise<void> {
   if (config.bootstrapApiKey !== undefined && (await findApiKeyByHash(storage.db, digest(config.bootstrapApiKey))) === undefined) {
     await createApiKey(storage, 'bootstrap', config.bootstrapApiKey);
   }

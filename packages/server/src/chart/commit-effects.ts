@@ -5,7 +5,15 @@
 import type { Kysely } from 'kysely';
 import type { Engine } from '../storage/db.ts';
 import type { Database } from '../storage/schema.ts';
-import { chartChangesOf, getChartRow, insertChartChange, insertChartRow, listChartRows, updateChartRow, type ChartEntity } from '../storage/chart-repository.ts';
+import {
+  chartChangesOf,
+  getChartRow,
+  insertChartChange,
+  insertChartRow,
+  listChartRows,
+  updateChartRow,
+  type ChartEntity,
+} from '../storage/chart-repository.ts';
 import { newUuid } from '../lib/ids.ts';
 import { lockPatient } from '../storage/clinical-repository.ts';
 import { problem } from '../http/problem.ts';
@@ -37,7 +45,8 @@ function codingOf(doc: unknown): { system: string; code: string; display: string
   const option = (doc ?? {}) as Partial<OptionDoc>;
   const coding = option.extra?.coding?.[0];
   const text = String(option.text ?? option.value ?? '');
-  if (coding === undefined || typeof coding.code !== 'string' || typeof coding.system !== 'string') return { system: CodeSystems.UNSTRUCTURED, code: text, display: text };
+  if (coding === undefined || typeof coding.code !== 'string' || typeof coding.system !== 'string')
+    return { system: CodeSystems.UNSTRUCTURED, code: text, display: text };
   return { system: coding.system, code: coding.code, display: coding.display || text };
 }
 
@@ -158,7 +167,11 @@ export async function undoInChart(trx: Kysely<Database>, engine: Engine, command
     }
     const before = JSON.parse(change.before) as Record<string, unknown>;
     const after = JSON.parse(change.after) as Record<string, unknown>;
-    const restore = Object.fromEntries(Object.keys(after).filter((k) => row[k] === after[k]).map((k) => [k, before[k]]));
+    const restore = Object.fromEntries(
+      Object.keys(after)
+        .filter((k) => row[k] === after[k])
+        .map((k) => [k, before[k]]),
+    );
     if (Object.keys(restore).length > 0) await updateChartRow(trx, entity, change.entity_id, { ...restore, updated_at: now });
   }
 }

@@ -39,7 +39,9 @@ export const chartSource = {
   async resolve(entity: ChartEntity, db: Parameters<typeof listChartRows>[0], patientKey: string, value: string | number): Promise<OptionDoc | string> {
     const rows = await listChartRows(db, entity, patientKey, [PICKABLE[entity]]);
     const row = rows.find((r) => r.id === String(value));
-    return row === undefined ? `${JSON.stringify(String(value))} is not an ${entity === 'goal' ? '' : 'active '}${NOUN[entity]} of this patient` : chartOption(entity, row);
+    return row === undefined
+      ? `${JSON.stringify(String(value))} is not an ${entity === 'goal' ? '' : 'active '}${NOUN[entity]} of this patient`
+      : chartOption(entity, row);
   },
 };
 

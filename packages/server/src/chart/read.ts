@@ -18,10 +18,25 @@ export const STATUSES: Record<ChartEntity, readonly string[]> = {
 };
 
 function view<E extends ChartEntity>(entity: E, row: ChartRows[E]): Record<string, unknown> {
-  const base = { id: row.id, patient_key: row.patient_key, status: row.status, source_command: row.source_command, created_at: isoMicros(row.created_at), updated_at: isoMicros(row.updated_at) };
+  const base = {
+    id: row.id,
+    patient_key: row.patient_key,
+    status: row.status,
+    source_command: row.source_command,
+    created_at: isoMicros(row.created_at),
+    updated_at: isoMicros(row.updated_at),
+  };
   if (entity === 'goal') {
     const g = row as ChartRows['goal'];
-    return { ...base, statement: g.statement, start_date: g.start_date, due_date: g.due_date, achievement_status: g.achievement_status, priority: g.priority, progress: g.progress };
+    return {
+      ...base,
+      statement: g.statement,
+      start_date: g.start_date,
+      due_date: g.due_date,
+      achievement_status: g.achievement_status,
+      priority: g.priority,
+      progress: g.progress,
+    };
   }
   const c = row as ChartRows['condition'] | ChartRows['medication'];
   const coding = { system: c.system, code: c.code, display: c.display };

@@ -21,7 +21,13 @@ const common = {
 const Nullable = (t: ReturnType<typeof Type.String>) => Type.Union([t, Type.Null()]);
 const schemas: Record<ChartEntity, ReturnType<typeof Type.Object>> = {
   condition: Type.Object({ ...common, status: Type.String({ enum: [...STATUSES.condition] }), coding: Coding, onset: Nullable(Type.String()) }),
-  medication: Type.Object({ ...common, status: Type.String({ enum: [...STATUSES.medication] }), coding: Coding, sig: Nullable(Type.String()), stopped_by_command: Nullable(Type.String()) }),
+  medication: Type.Object({
+    ...common,
+    status: Type.String({ enum: [...STATUSES.medication] }),
+    coding: Coding,
+    sig: Nullable(Type.String()),
+    stopped_by_command: Nullable(Type.String()),
+  }),
   goal: Type.Object({
     ...common,
     status: Type.String({ enum: [...STATUSES.goal] }),
@@ -57,13 +63,25 @@ export function chartRoutes(app: FastifyInstance, storage: Storage, publicUrl: s
           { additionalProperties: false },
         ),
         response: {
-          200: Type.Object({ count: Type.Integer(), next: Type.Union([Type.String(), Type.Null()]), previous: Type.Union([Type.String(), Type.Null()]), results: Type.Array(schemas[entity]) }),
+          200: Type.Object({
+            count: Type.Integer(),
+            next: Type.Union([Type.String(), Type.Null()]),
+            previous: Type.Union([Type.String(), Type.Null()]),
+            results: Type.Array(schemas[entity]),
+          }),
           ...problems(400, 401, 403, 404),
         },
       },
       handler: async (request) => {
         const { key } = request.params as { key: string };
-        return readChart(ctxOf(request, storage), entity, key, request.query as Record<string, string>, baseUrlOf(request, publicUrl), `/core/api/v1/patients/${key}/${PATHS[entity]}/`);
+        return readChart(
+          ctxOf(request, storage),
+          entity,
+          key,
+          request.query as Record<string, string>,
+          baseUrlOf(request, publicUrl),
+          `/core/api/v1/patients/${key}/${PATHS[entity]}/`,
+        );
       },
     });
   }

@@ -35,7 +35,13 @@ export function checkValues(kind: CommandKind, values: unknown): { own: Record<s
 export type CheckedValues = ReturnType<typeof checkValues>;
 
 /** The command's new data from `values` (checked by checkValues, or checked here when raw). */
-export async function applyValues(target: Target, kind: CommandKind, current: Record<string, unknown>, values: unknown, checked?: CheckedValues): Promise<Record<string, unknown>> {
+export async function applyValues(
+  target: Target,
+  kind: CommandKind,
+  current: Record<string, unknown>,
+  values: unknown,
+  checked?: CheckedValues,
+): Promise<Record<string, unknown>> {
   const { own, answers } = checked ?? checkValues(kind, values);
 
   const next = { ...current };
@@ -57,7 +63,8 @@ export async function applyValues(target: Target, kind: CommandKind, current: Re
   });
   if (stale.length > 0) {
     const again = await resolveOptions({ ...kind, fields: stale }, Object.fromEntries(stale.map((f) => [f.name, next[f.name]])), { ...context, data: next });
-    if (!again.ok) throw invalid(again.errors.map((e) => ({ ...e, message: `${e.message} (it was picked before the field it depends on changed: pick it again)` })));
+    if (!again.ok)
+      throw invalid(again.errors.map((e) => ({ ...e, message: `${e.message} (it was picked before the field it depends on changed: pick it again)` })));
   }
 
   if (kind.key === 'questionnaire') {

@@ -16,7 +16,13 @@ export async function enterInError(ctx: Ctx, uuid: string, ifMatch?: string, ide
     const row = await loadForWrite(trx, ctx.storage.engine, uuid, ifMatch);
     await assertNoteWritable(trx, ctx.storage.engine, row.note_uuid);
     if (row.state !== 'committed') throw problem('command_not_committed');
-    const changed = { ...row, state: 'entered_in_error', entered_in_error_by: staffKey, edited_by: withEditor(row.edited_by, staffKey), updated_at: nowMicros() };
+    const changed = {
+      ...row,
+      state: 'entered_in_error',
+      entered_in_error_by: staffKey,
+      edited_by: withEditor(row.edited_by, staffKey),
+      updated_at: nowMicros(),
+    };
     await undoInChart(trx, ctx.storage.engine, uuid, changed.updated_at);
     await updateCommand(trx, uuid, { state: changed.state, entered_in_error_by: staffKey, edited_by: changed.edited_by, updated_at: changed.updated_at });
     const view = toView(changed);

@@ -39,7 +39,8 @@ export async function listCommands(ctx: Ctx, query: ListQuery): Promise<{ page: 
     const text = q[name];
     if (text === undefined) continue;
     const conditions = timeConditions(name, text);
-    if (conditions === undefined) errors.push({ field: name, message: 'must be a date (2026-11-22) or an ISO 8601 timestamp with a zone (2026-11-22T05:26:28.123456Z)' });
+    if (conditions === undefined)
+      errors.push({ field: name, message: 'must be a date (2026-11-22) or an ISO 8601 timestamp with a zone (2026-11-22T05:26:28.123456Z)' });
     else filter.times.push(...conditions);
   }
   const ordering = q.ordering ?? 'created_at';
@@ -65,7 +66,10 @@ function timeConditions(name: string, text: string): CommandFilter['times'] | un
     const end = day + DAY_MICROS;
     switch (suffix) {
       case '':
-        return [{ column, op: '>=', value: day }, { column, op: '<', value: end }];
+        return [
+          { column, op: '>=', value: day },
+          { column, op: '<', value: end },
+        ];
       case 'lt':
         return [{ column, op: '<', value: day }];
       case 'lte':

@@ -6,14 +6,7 @@ import { problem, invalid } from '../http/problem.ts';
 import { baseUrlOf, ctxOf, expectEmptyBody, idempotencyOf, ifMatchOf, requireBody, sendCommand } from '../http/request.ts';
 import { pageLinks } from '../http/pagination.ts';
 import { UUID_RE } from '../lib/ids.ts';
-import {
-  CreateCommandForm,
-  CreateCommandJson,
-  PatchCommandJson,
-  problemResponses,
-  type CreateCommandBody,
-  type PatchCommandBody,
-} from '../http/schemas.ts';
+import { CreateCommandForm, CreateCommandJson, PatchCommandJson, problemResponses, type CreateCommandBody, type PatchCommandBody } from '../http/schemas.ts';
 import { createCommand } from './create.ts';
 import { getCommand } from './get.ts';
 import { listCommands, LIST_FILTERS, ORDERINGS, TIME_FILTERS } from './list.ts';
@@ -89,7 +82,15 @@ export function commandRoutes(app: FastifyInstance, storage: Storage, publicUrl:
   });
 
   app.patch(`${BASE}/:uuid/`, {
-    schema: { tags, security, summary: 'Change field values of a staged command', params, headers: ifMatch, body: PatchCommandJson, response: { 200: ref('Command'), ...problems(400, 401, 403, 404, 412, 413, 415) } },
+    schema: {
+      tags,
+      security,
+      summary: 'Change field values of a staged command',
+      params,
+      headers: ifMatch,
+      body: PatchCommandJson,
+      response: { 200: ref('Command'), ...problems(400, 401, 403, 404, 412, 413, 415) },
+    },
     handler: async (request, reply) => {
       const uuid = commandUuid((request.params as { uuid: string }).uuid);
       const outcome = await updateCommand(ctxOf(request, storage), uuid, (request.body as PatchCommandBody).values, ifMatchOf(request));
@@ -98,7 +99,14 @@ export function commandRoutes(app: FastifyInstance, storage: Storage, publicUrl:
   });
 
   app.delete(`${BASE}/:uuid/`, {
-    schema: { tags, security, summary: 'Delete a staged command', params, headers: ifMatch, response: { 200: Type.Null({ description: 'Empty body' }), ...problems(400, 401, 403, 404, 412) } },
+    schema: {
+      tags,
+      security,
+      summary: 'Delete a staged command',
+      params,
+      headers: ifMatch,
+      response: { 200: Type.Null({ description: 'Empty body' }), ...problems(400, 401, 403, 404, 412) },
+    },
     handler: async (request, reply) => {
       const uuid = commandUuid((request.params as { uuid: string }).uuid);
       await deleteCommand(ctxOf(request, storage), uuid, ifMatchOf(request));
@@ -107,7 +115,14 @@ export function commandRoutes(app: FastifyInstance, storage: Storage, publicUrl:
   });
 
   app.post(`${BASE}/:uuid/commit/`, {
-    schema: { tags, security, summary: 'Commit a staged command', params, headers: withIdempotency, response: { 200: ref('Command'), ...problems(400, 401, 403, 404, 412, 422) } },
+    schema: {
+      tags,
+      security,
+      summary: 'Commit a staged command',
+      params,
+      headers: withIdempotency,
+      response: { 200: ref('Command'), ...problems(400, 401, 403, 404, 412, 422) },
+    },
     handler: async (request, reply) => {
       const uuid = commandUuid((request.params as { uuid: string }).uuid);
       expectEmptyBody(request);
@@ -116,7 +131,14 @@ export function commandRoutes(app: FastifyInstance, storage: Storage, publicUrl:
   });
 
   app.post(`${BASE}/:uuid/enter-in-error/`, {
-    schema: { tags, security, summary: 'Mark a committed command entered in error', params, headers: withIdempotency, response: { 200: ref('Command'), ...problems(400, 401, 403, 404, 412, 422) } },
+    schema: {
+      tags,
+      security,
+      summary: 'Mark a committed command entered in error',
+      params,
+      headers: withIdempotency,
+      response: { 200: ref('Command'), ...problems(400, 401, 403, 404, 412, 422) },
+    },
     handler: async (request, reply) => {
       const uuid = commandUuid((request.params as { uuid: string }).uuid);
       expectEmptyBody(request);
@@ -135,7 +157,13 @@ export function commandRoutes(app: FastifyInstance, storage: Storage, publicUrl:
       security,
       summary: 'Options for an autocomplete field',
       params: Type.Object({ uuid: Type.String(), field: Type.String({ maxLength: 100 }) }),
-      querystring: Type.Object({ search_term: Type.Optional(Type.String({ maxLength: MAX_SEARCH_TERM })), limit: Type.Optional(Type.String({ pattern: '^\\d+$', description: '1–100, default 20' })) }, { additionalProperties: false }),
+      querystring: Type.Object(
+        {
+          search_term: Type.Optional(Type.String({ maxLength: MAX_SEARCH_TERM })),
+          limit: Type.Optional(Type.String({ pattern: '^\\d+$', description: '1–100, default 20' })),
+        },
+        { additionalProperties: false },
+      ),
       response: { 200: Type.Array(ref('AutocompleteOption')), ...problems(400, 401, 403, 404) },
     },
     handler: async (request) => {

@@ -17,10 +17,7 @@ const fail = (field: string, message: string): Result => ({ ok: false, errors: [
  * Validates a `values` object (from create or PATCH) against a kind.
  * Returns the normalised values (same keys) or the list of every error found.
  */
-export function validateValues(
-  kind: CommandKind,
-  values: unknown,
-): { ok: true; values: Record<string, unknown> } | { ok: false; errors: FieldError[] } {
+export function validateValues(kind: CommandKind, values: unknown): { ok: true; values: Record<string, unknown> } | { ok: false; errors: FieldError[] } {
   if (!isPlainObject(values)) {
     return { ok: false, errors: [{ field: 'values', message: 'values must be a JSON object' }] };
   }
@@ -258,9 +255,7 @@ function checkOption(raw: unknown, field: FieldDef, path: string): Result {
   if (typeof text !== 'string' || text === '' || codePointLength(text) > OPTION_TEXT_MAX) {
     messages.push(`option text must be a non-empty string of at most ${OPTION_TEXT_MAX} characters`);
   }
-  const valueOk =
-    (typeof value === 'string' && codePointLength(value) <= OPTION_TEXT_MAX) ||
-    (typeof value === 'number' && Number.isFinite(value));
+  const valueOk = (typeof value === 'string' && codePointLength(value) <= OPTION_TEXT_MAX) || (typeof value === 'number' && Number.isFinite(value));
   if (!valueOk) messages.push(`option value must be a string of at most ${OPTION_TEXT_MAX} characters or a number`);
   if (typeof disabled !== 'boolean') messages.push('option disabled must be true or false');
   else if (disabled) messages.push('option is disabled');

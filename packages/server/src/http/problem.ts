@@ -78,7 +78,10 @@ export class Problem extends Error {
   readonly extra?: Record<string, unknown>;
   readonly headers?: Record<string, string>;
 
-  constructor(code: ProblemCode, options: { detail?: string; errors?: FieldProblem[]; extra?: Record<string, unknown>; headers?: Record<string, string> } = {}) {
+  constructor(
+    code: ProblemCode,
+    options: { detail?: string; errors?: FieldProblem[]; extra?: Record<string, unknown>; headers?: Record<string, string> } = {},
+  ) {
     const entry: Entry = catalog[code];
     super(options.detail ?? entry.detail);
     this.code = code;

@@ -80,7 +80,6 @@ export type CreateCommandBody = Static<typeof CreateCommandJson>;
 export const PatchCommandJson = Type.Object({ values: ValuesSchema }, { additionalProperties: false });
 export type PatchCommandBody = Static<typeof PatchCommandJson>;
 
-
 export const FieldsSchema = Type.Object(
   {
     schema: Type.String(),
@@ -191,4 +190,13 @@ export function problemResponses(...statuses: number[]) {
 }
 
 /** Schemas registered once with app.addSchema so routes can $ref them. */
-export const sharedSchemas = [ProblemSchema, CommandSchema, CommandPageSchema, FieldsSchema, AutocompleteOptionSchema, PatientSchema, NoteSchema, NotePageSchema];
+export const sharedSchemas = [
+  ProblemSchema,
+  CommandSchema,
+  CommandPageSchema,
+  FieldsSchema,
+  AutocompleteOptionSchema,
+  PatientSchema,
+  NoteSchema,
+  NotePageSchema,
+];

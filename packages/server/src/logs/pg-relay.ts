@@ -86,11 +86,12 @@ export async function startPgRelay(url: string, bus: LogBus, onError: (err: unkn
     if (!stopped && retryTimer === undefined) {
       retryTimer = setTimeout(() => {
         retryTimer = undefined;
-        if (!stopped && client === undefined) connect().catch((err) => {
-          onError(err);
-          retryMs = Math.min(retryMs * 2, 30_000);
-          lost(c);
-        });
+        if (!stopped && client === undefined)
+          connect().catch((err) => {
+            onError(err);
+            retryMs = Math.min(retryMs * 2, 30_000);
+            lost(c);
+          });
       }, retryMs);
       retryTimer.unref();
     }

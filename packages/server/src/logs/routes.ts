@@ -54,7 +54,8 @@ function filterOf(request: FastifyRequest): LogFilter {
   const filter: LogFilter = { plugin: q.plugin, level: q.level };
   if (q.since !== undefined) {
     const since = parseSince(q.since);
-    if (since === undefined) throw invalid([{ field: 'querystring.since', message: 'must be a duration (30s, 5m, 1h, 2d) or an ISO 8601 timestamp with zone' }]);
+    if (since === undefined)
+      throw invalid([{ field: 'querystring.since', message: 'must be a duration (30s, 5m, 1h, 2d) or an ISO 8601 timestamp with zone' }]);
     filter.sinceMicros = since;
   }
   return filter;

@@ -68,7 +68,8 @@ export async function getNote(ctx: Ctx, uuid: string): Promise<Note> {
 export async function listNotes(ctx: Ctx, query: Partial<Record<string, string>>): Promise<{ page: Page; count: number; results: Note[] }> {
   actingStaff(ctx);
   const errors: FieldProblem[] = [];
-  if (query.patient_key !== undefined && !KEY_RE.test(query.patient_key)) errors.push({ field: 'patient_key', message: 'must be 32 lowercase hexadecimal characters' });
+  if (query.patient_key !== undefined && !KEY_RE.test(query.patient_key))
+    errors.push({ field: 'patient_key', message: 'must be 32 lowercase hexadecimal characters' });
   const page = parsePage(query, errors);
   const deleted = query.deleted === undefined ? undefined : ({ true: true, false: false } as Record<string, boolean>)[query.deleted];
   if (query.deleted !== undefined && deleted === undefined) errors.push({ field: 'deleted', message: 'must be true or false' });
@@ -88,7 +89,13 @@ export async function changeNote(ctx: Ctx, uuid: string, change: 'lock' | 'unloc
     const set = { ...(change === 'delete' ? { deleted: 1 } : { locked: change === 'lock' ? 1 : 0 }), updated_at: nowMicros() };
     await updateNote(trx, id, set);
     const after = toView({ ...row, ...set });
-    await audit({ action: `note.${change === 'delete' ? 'deleted' : change === 'lock' ? 'locked' : 'unlocked'}`, entityType: 'note', entityId: id, before: toView(row), after });
+    await audit({
+      action: `note.${change === 'delete' ? 'deleted' : change === 'lock' ? 'locked' : 'unlocked'}`,
+      entityType: 'note',
+      entityId: id,
+      before: toView(row),
+      after,
+    });
     return { status: 200, body: after };
   });
 }

@@ -56,7 +56,13 @@ export function noteRoutes(app: FastifyInstance, storage: Storage, publicUrl: st
     });
   }
   app.delete('/core/api/v1/notes/:uuid/', {
-    schema: { tags, security, summary: 'Delete a note (soft: it stays readable, marked deleted)', params, response: { 200: note, ...problems(400, 401, 403, 404) } },
+    schema: {
+      tags,
+      security,
+      summary: 'Delete a note (soft: it stays readable, marked deleted)',
+      params,
+      response: { 200: note, ...problems(400, 401, 403, 404) },
+    },
     handler: async (request) => (await changeNote(ctxOf(request, storage), (request.params as { uuid: string }).uuid, 'delete')).body,
   });
 }

@@ -8,7 +8,12 @@ export function toWire(doc: OptionDoc): { text: string; value: string } {
   return { text: doc.text, value: JSON.stringify(doc) };
 }
 
-export function optionDoc(text: string, value: string | number, coding: Coding[], more: Partial<Pick<OptionDoc, 'description' | 'annotations'>> & { extra?: Record<string, unknown> } = {}): OptionDoc {
+export function optionDoc(
+  text: string,
+  value: string | number,
+  coding: Coding[],
+  more: Partial<Pick<OptionDoc, 'description' | 'annotations'>> & { extra?: Record<string, unknown> } = {},
+): OptionDoc {
   return {
     text,
     disabled: false,

@@ -96,7 +96,8 @@ export const labTestProvider: OptionProvider<Source<'labTest'>> = {
         ? `"${byId.name}" is a test of another lab partner (no ${source.partnerField} is chosen: pick it first)`
         : `${shown(picked)} is not a lab test of this instance (and no ${source.partnerField} is chosen)`;
     }
-    if (byId !== undefined) return byId.partner_id === partner.id ? labTestOption(byId) : `"${byId.name}" is a test of another lab partner, not of ${partner.name}`;
+    if (byId !== undefined)
+      return byId.partner_id === partner.id ? labTestOption(byId) : `"${byId.name}" is a test of another lab partner, not of ${partner.name}`;
     // The original also takes the partner's order code.
     const byCode = await repo.labTestByOrderCode(ctx.db, partner.id, v);
     return byCode !== undefined ? labTestOption(byCode) : `${shown(picked)} is not a test of ${partner.name}`;
@@ -132,8 +133,16 @@ export const reasonForVisitProvider: OptionProvider<Source<'reasonForVisit'>> = 
 };
 
 async function withQuestions(db: Db, rows: repo.QuestionnaireRow[]): Promise<OptionDoc[]> {
-  const questions = await repo.questionsOf(db, rows.map((r) => r.id));
-  return rows.map((r) => questionnaireOption(r, questions.filter((q) => q.questionnaire_id === r.id)));
+  const questions = await repo.questionsOf(
+    db,
+    rows.map((r) => r.id),
+  );
+  return rows.map((r) =>
+    questionnaireOption(
+      r,
+      questions.filter((q) => q.questionnaire_id === r.id),
+    ),
+  );
 }
 
 export const questionnaireProvider: OptionProvider<Source<'questionnaire'>> = {
@@ -141,7 +150,10 @@ export const questionnaireProvider: OptionProvider<Source<'questionnaire'>> = {
     // An empty term: the instance's questionnaires, by name (the field's default list).
     if (parseSearchTerm(term).words.length === 0) return withQuestions(ctx.db, await repo.questionnairesByName(ctx.db, limit));
     const ids = await searchIds(ctx.db, ctx.engine, [IndexSystems.questionnaire], term, limit);
-    return withQuestions(ctx.db, inOrder(ids, await repo.questionnairesByIds(ctx.db, ids), (r) => r.id));
+    return withQuestions(
+      ctx.db,
+      inOrder(ids, await repo.questionnairesByIds(ctx.db, ids), (r) => r.id),
+    );
   },
   async resolve(_source, ctx, picked) {
     const v = String(picked.value);
@@ -178,7 +190,9 @@ export const materialLanguageProvider: OptionProvider<Source<'materialLanguage'>
     const material = await materialOf(ctx.db, ctx.data, source.materialField);
     if (material === undefined) return `pick ${source.materialField} first: the languages are those of the chosen material`;
     const code = String(picked.value).toLowerCase();
-    return materialLanguages(material).includes(code) ? languageOption(code) : `${shown(picked)} is not a language of "${material.title}" (${materialLanguages(material).join(', ')})`;
+    return materialLanguages(material).includes(code)
+      ? languageOption(code)
+      : `${shown(picked)} is not a language of "${material.title}" (${materialLanguages(material).join(', ')})`;
   },
 };
 
@@ -192,4 +206,3 @@ export const dispenseUnitProvider: OptionProvider<Source<'dispenseUnit'>> = {
     return row === undefined ? `${shown(picked)} is not a dispense unit (NCPDP quantity unit of measure code) of this instance` : dispenseUnitOption(row);
   },
 };
-

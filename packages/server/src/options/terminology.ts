@@ -25,7 +25,8 @@ export const terminologyProvider: OptionProvider<TerminologySource> = {
       return unstructuredOption(text);
     }
     // Picked codings of the field's systems; without codings, the option's value as a code of any of them.
-    const candidates = codings.length > 0 ? codings.filter((c) => source.systems.includes(c.system)) : source.systems.map((system) => ({ system, code: String(picked.value) }));
+    const candidates =
+      codings.length > 0 ? codings.filter((c) => source.systems.includes(c.system)) : source.systems.map((system) => ({ system, code: String(picked.value) }));
     for (const { system, code } of candidates) {
       const row = await findConcept(ctx.db, system, code);
       if (row !== undefined && row.active === 1) return conceptOption(toConcept(row));

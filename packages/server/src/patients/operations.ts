@@ -24,7 +24,13 @@ export async function createPatient(ctx: Ctx, input: CreatePatient) {
     if (at === undefined || at > nowMicros()) throw invalid([{ field: 'birthDate', message: 'must be a real date (YYYY-MM-DD), not in the future' }]);
   }
   return writeTransaction<Patient>(ctx, undefined, async ({ trx, audit }) => {
-    const row = { key: newKey(), first_name: input.firstName.trim(), last_name: input.lastName.trim(), birth_date: input.birthDate ?? null, created_at: nowMicros() };
+    const row = {
+      key: newKey(),
+      first_name: input.firstName.trim(),
+      last_name: input.lastName.trim(),
+      birth_date: input.birthDate ?? null,
+      created_at: nowMicros(),
+    };
     await insertPatient(trx, row);
     const view = toView(row);
     await audit({ action: 'patient.created', entityType: 'patient', entityId: row.key, before: null, after: view });

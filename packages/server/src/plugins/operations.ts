@@ -87,7 +87,11 @@ export async function updatePlugin(ctx: Ctx, baseUrl: string, name: string, chan
   requirePluginScope(ctx);
   const pkg = change.bytes === undefined ? undefined : await checkPackage(change.bytes).catch(logRejected(ctx, name)); // log stream
   if (pkg !== undefined && pkg.metadata.name !== name) {
-    throw rejected(ctx, name, problem('plugin_name_mismatch', { detail: `The package is plugin ${pkg.metadata.name}, not ${name}; the installed version stays live` }));
+    throw rejected(
+      ctx,
+      name,
+      problem('plugin_name_mismatch', { detail: `The package is plugin ${pkg.metadata.name}, not ${name}; the installed version stays live` }),
+    );
   }
   const outcome = await writeTransaction<PluginView>(ctx, undefined, async ({ trx, audit }) => {
     const before = await getPluginForUpdate(trx, ctx.storage.engine, name);
@@ -109,7 +113,8 @@ export async function updatePlugin(ctx: Ctx, baseUrl: string, name: string, chan
     }
     const after = (await getPluginForUpdate(trx, ctx.storage.engine, name))!;
     const view = toView(after, baseUrl);
-    const action = pkg !== undefined ? 'plugin.updated' : change.isEnabled === true ? 'plugin.enabled' : change.isEnabled === false ? 'plugin.disabled' : 'plugin.unchanged';
+    const action =
+      pkg !== undefined ? 'plugin.updated' : change.isEnabled === true ? 'plugin.enabled' : change.isEnabled === false ? 'plugin.disabled' : 'plugin.unchanged';
     if (action !== 'plugin.unchanged') await audit({ action, entityType: 'plugin', entityId: name, before: toView(before, baseUrl), after: view });
     return { status: 200, body: view };
   });

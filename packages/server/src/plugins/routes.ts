@@ -70,7 +70,9 @@ async function readUpload(request: FastifyRequest): Promise<Upload> {
 /** `is_enabled` as the original tool sends it (Python's True/False) or as JSON-ish text. */
 function enabledFlag(fields: Record<string, string>, fallback: boolean | undefined): boolean | undefined {
   const known = new Set(['is_enabled', 'package']);
-  const unknown: FieldProblem[] = Object.keys(fields).filter((k) => !known.has(k)).map((k) => ({ field: k, message: 'is not a known field' }));
+  const unknown: FieldProblem[] = Object.keys(fields)
+    .filter((k) => !known.has(k))
+    .map((k) => ({ field: k, message: 'is not a known field' }));
   if (unknown.length > 0) throw invalid(unknown);
   const text = fields.is_enabled;
   if (text === undefined) return fallback;
@@ -90,7 +92,12 @@ export async function pluginRoutes(app: FastifyInstance, storage: Storage, publi
     const problems = problemResponses;
 
     scope.post(`${BASE}/`, {
-      schema: { tags, security, summary: 'Install a plugin (multipart: package, is_enabled)', response: { 201: Type.Ref('Plugin'), ...problems(400, 401, 403, 413, 415) } },
+      schema: {
+        tags,
+        security,
+        summary: 'Install a plugin (multipart: package, is_enabled)',
+        response: { 201: Type.Ref('Plugin'), ...problems(400, 401, 403, 413, 415) },
+      },
       handler: async (request, reply) => {
         const upload = await readUpload(request);
         const outcome = await installPlugin(ctxOf(request, storage), base(request), { bytes: upload.bytes, isEnabled: enabledFlag(upload.fields, true)! });
@@ -99,7 +106,12 @@ export async function pluginRoutes(app: FastifyInstance, storage: Storage, publi
     });
 
     scope.post(`${BASE}/extract-metadata/`, {
-      schema: { tags, security, summary: "Read a package's name, version and description without installing it", response: { ...problems(400, 401, 403, 413, 415) } },
+      schema: {
+        tags,
+        security,
+        summary: "Read a package's name, version and description without installing it",
+        response: { ...problems(400, 401, 403, 413, 415) },
+      },
       handler: async (request) => {
         const upload = await readUpload(request);
         enabledFlag(upload.fields, undefined);
@@ -112,8 +124,19 @@ export async function pluginRoutes(app: FastifyInstance, storage: Storage, publi
         tags,
         security,
         summary: 'List plugins',
-        querystring: Type.Object({ limit: Type.Optional(Type.String({ pattern: '^\\d+$' })), offset: Type.Optional(Type.String({ pattern: '^\\d+$' })) }, { additionalProperties: false }),
-        response: { 200: Type.Object({ count: Type.Integer(), next: Type.Union([Type.String(), Type.Null()]), previous: Type.Union([Type.String(), Type.Null()]), results: Type.Array(Type.Ref('Plugin')) }), ...problems(400, 401, 403) },
+        querystring: Type.Object(
+          { limit: Type.Optional(Type.String({ pattern: '^\\d+$' })), offset: Type.Optional(Type.String({ pattern: '^\\d+$' })) },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Type.Object({
+            count: Type.Integer(),
+            next: Type.Union([Type.String(), Type.Null()]),
+            previous: Type.Union([Type.String(), Type.Null()]),
+            results: Type.Array(Type.Ref('Plugin')),
+          }),
+          ...problems(400, 401, 403),
+        },
       },
       handler: async (request) => {
         const query = request.query as Record<string, string>;
@@ -131,11 +154,20 @@ export async function pluginRoutes(app: FastifyInstance, storage: Storage, publi
     });
 
     scope.patch(`${BASE}/:name/`, {
-      schema: { tags, security, summary: 'Replace the package and/or set is_enabled', params, response: { 200: Type.Ref('Plugin'), ...problems(400, 401, 403, 404, 413, 415) } },
+      schema: {
+        tags,
+        security,
+        summary: 'Replace the package and/or set is_enabled',
+        params,
+        response: { 200: Type.Ref('Plugin'), ...problems(400, 401, 403, 404, 413, 415) },
+      },
       handler: async (request) => {
         const name = pluginName((request.params as { name: string }).name);
         const upload = await readUpload(request);
-        const outcome = await updatePlugin(ctxOf(request, storage), base(request), name, { bytes: upload.bytes, isEnabled: enabledFlag(upload.fields, undefined) });
+        const outcome = await updatePlugin(ctxOf(request, storage), base(request), name, {
+          bytes: upload.bytes,
+          isEnabled: enabledFlag(upload.fields, undefined),
+        });
         return outcome.body;
       },
     });

@@ -72,9 +72,18 @@ export async function addLabTest(trx: Trx, partnerId: string, input: LabTestInpu
   if ((await repo.labTestByOrderCode(trx, partner.id, input.order_code)) !== undefined) {
     throw exists(`${partner.name} already has a test with order code ${input.order_code}`);
   }
-  const row = { id: newUuid(), partner_id: partner.id, order_code: input.order_code, name: input.name, loinc_code: input.loinc_code ?? null, created_at: nowMicros() };
+  const row = {
+    id: newUuid(),
+    partner_id: partner.id,
+    order_code: input.order_code,
+    name: input.name,
+    loinc_code: input.loinc_code ?? null,
+    created_at: nowMicros(),
+  };
   await repo.insertLabTest(trx, row);
-  await indexEntries(trx, [{ system: IndexSystems.labTest(partner.id), id: row.id, display: row.name, code: row.order_code, words: row.loinc_code ? [row.loinc_code] : [] }]);
+  await indexEntries(trx, [
+    { system: IndexSystems.labTest(partner.id), id: row.id, display: row.name, code: row.order_code, words: row.loinc_code ? [row.loinc_code] : [] },
+  ]);
   return row;
 }
 
@@ -97,7 +106,8 @@ export interface ReasonForVisitInput {
 
 export async function addReasonForVisit(trx: Trx, input: ReasonForVisitInput): Promise<repo.ReasonForVisitRow> {
   const system = input.system ?? INTERNAL_SYSTEM;
-  if ((await repo.reasonForVisitByCode(trx, system, input.code)) !== undefined) throw exists(`A reason-for-visit coding ${system} ${input.code} already exists`);
+  if ((await repo.reasonForVisitByCode(trx, system, input.code)) !== undefined)
+    throw exists(`A reason-for-visit coding ${system} ${input.code} already exists`);
   const row = { id: newUuid(), system, code: input.code, display: input.display, created_at: nowMicros() };
   await repo.insertReasonForVisit(trx, row);
   await indexEntries(trx, [{ system: IndexSystems.reasonForVisit, id: row.id, display: row.display, code: row.code }]);
@@ -120,8 +130,10 @@ export function checkQuestionnaire(input: QuestionnaireInput): FieldProblem[] {
     if (codes.has(q.code)) errors.push({ field: `${at}.code`, message: `duplicate question code ${q.code}` });
     codes.add(q.code);
     const choice = q.kind === 'SING' || q.kind === 'MULT';
-    if (choice && (q.options === undefined || q.options.length < 2)) errors.push({ field: `${at}.options`, message: `a ${q.kind} question needs at least 2 answer options` });
-    if (!choice && q.options !== undefined && q.options.length > 0) errors.push({ field: `${at}.options`, message: `a ${q.kind} question takes no answer options` });
+    if (choice && (q.options === undefined || q.options.length < 2))
+      errors.push({ field: `${at}.options`, message: `a ${q.kind} question needs at least 2 answer options` });
+    if (!choice && q.options !== undefined && q.options.length > 0)
+      errors.push({ field: `${at}.options`, message: `a ${q.kind} question takes no answer options` });
     const optionCodes = new Set<string>();
     (q.options ?? []).forEach((o, j) => {
       if (optionCodes.has(o.code)) errors.push({ field: `${at}.options[${j}].code`, message: `duplicate option code ${o.code}` });

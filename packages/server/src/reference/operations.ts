@@ -52,7 +52,14 @@ export const createStaff = (ctx: Ctx, input: add.StaffInput) =>
     const row = await add.addStaff(trx, input);
     return { id: row.key, body: view.staffView(row) };
   });
-export const listStaff = (ctx: Ctx, page: Page) => list(ctx, page, (w) => repo.listStaff(reader(ctx), w), () => repo.countStaff(reader(ctx)), view.staffView);
+export const listStaff = (ctx: Ctx, page: Page) =>
+  list(
+    ctx,
+    page,
+    (w) => repo.listStaff(reader(ctx), w),
+    () => repo.countStaff(reader(ctx)),
+    view.staffView,
+  );
 
 export const createLabPartner = (ctx: Ctx, input: { name: string }) =>
   create(ctx, 'lab_partner', async (trx) => {
@@ -60,7 +67,13 @@ export const createLabPartner = (ctx: Ctx, input: { name: string }) =>
     return { id: row.id, body: view.labPartnerView(row) };
   });
 export const listLabPartners = (ctx: Ctx, page: Page) =>
-  list(ctx, page, (w) => repo.listLabPartners(reader(ctx), w), () => repo.countLabPartners(reader(ctx)), view.labPartnerView);
+  list(
+    ctx,
+    page,
+    (w) => repo.listLabPartners(reader(ctx), w),
+    () => repo.countLabPartners(reader(ctx)),
+    view.labPartnerView,
+  );
 
 export const createLabTest = (ctx: Ctx, partnerId: string, input: add.LabTestInput) =>
   create(ctx, 'lab_test', async (trx) => {
@@ -70,7 +83,13 @@ export const createLabTest = (ctx: Ctx, partnerId: string, input: add.LabTestInp
 export async function listLabTests(ctx: Ctx, partnerId: string, page: Page) {
   requireAdmin(ctx);
   if ((await repo.labPartnerById(reader(ctx), partnerId)) === undefined) throw problem('lab_partner_not_found');
-  return list(ctx, page, (w) => repo.listLabTests(reader(ctx), partnerId, w), () => repo.countLabTests(reader(ctx), partnerId), view.labTestView);
+  return list(
+    ctx,
+    page,
+    (w) => repo.listLabTests(reader(ctx), partnerId, w),
+    () => repo.countLabTests(reader(ctx), partnerId),
+    view.labTestView,
+  );
 }
 
 export const createPharmacy = (ctx: Ctx, input: add.PharmacyInput) =>
@@ -79,7 +98,13 @@ export const createPharmacy = (ctx: Ctx, input: add.PharmacyInput) =>
     return { id: row.ncpdp_id, body: view.pharmacyView(row) };
   });
 export const listPharmacies = (ctx: Ctx, page: Page) =>
-  list(ctx, page, (w) => repo.listPharmacies(reader(ctx), w), () => repo.countPharmacies(reader(ctx)), view.pharmacyView);
+  list(
+    ctx,
+    page,
+    (w) => repo.listPharmacies(reader(ctx), w),
+    () => repo.countPharmacies(reader(ctx)),
+    view.pharmacyView,
+  );
 
 export const createReasonForVisit = (ctx: Ctx, input: add.ReasonForVisitInput) =>
   create(ctx, 'reason_for_visit_coding', async (trx) => {
@@ -87,7 +112,13 @@ export const createReasonForVisit = (ctx: Ctx, input: add.ReasonForVisitInput) =
     return { id: row.id, body: view.reasonForVisitView(row) };
   });
 export const listReasonsForVisit = (ctx: Ctx, page: Page) =>
-  list(ctx, page, (w) => repo.listReasonsForVisit(reader(ctx), w), () => repo.countReasonsForVisit(reader(ctx)), view.reasonForVisitView);
+  list(
+    ctx,
+    page,
+    (w) => repo.listReasonsForVisit(reader(ctx), w),
+    () => repo.countReasonsForVisit(reader(ctx)),
+    view.reasonForVisitView,
+  );
 
 export const createQuestionnaire = (ctx: Ctx, input: add.QuestionnaireInput) => {
   requireAdmin(ctx);
@@ -102,8 +133,19 @@ export async function listQuestionnaires(ctx: Ctx, page: Page) {
   requireAdmin(ctx);
   const db = reader(ctx);
   const [rows, count] = await Promise.all([repo.listQuestionnaires(db, page), repo.countQuestionnaires(db)]);
-  const questions = await repo.questionsOf(db, rows.map((r) => r.id));
-  return { count, results: rows.map((r) => view.questionnaireView(r, questions.filter((q) => q.questionnaire_id === r.id))) };
+  const questions = await repo.questionsOf(
+    db,
+    rows.map((r) => r.id),
+  );
+  return {
+    count,
+    results: rows.map((r) =>
+      view.questionnaireView(
+        r,
+        questions.filter((q) => q.questionnaire_id === r.id),
+      ),
+    ),
+  };
 }
 
 export const createMaterial = (ctx: Ctx, input: add.MaterialInput) => {
@@ -116,7 +158,13 @@ export const createMaterial = (ctx: Ctx, input: add.MaterialInput) => {
   });
 };
 export const listMaterials = (ctx: Ctx, page: Page) =>
-  list(ctx, page, (w) => repo.listMaterials(reader(ctx), w), () => repo.countMaterials(reader(ctx)), view.materialView);
+  list(
+    ctx,
+    page,
+    (w) => repo.listMaterials(reader(ctx), w),
+    () => repo.countMaterials(reader(ctx)),
+    view.materialView,
+  );
 
 export const createDispenseUnit = (ctx: Ctx, input: add.DispenseUnitInput) =>
   create(ctx, 'dispense_unit', async (trx) => {
@@ -124,4 +172,10 @@ export const createDispenseUnit = (ctx: Ctx, input: add.DispenseUnitInput) =>
     return { id: row.code, body: view.dispenseUnitView(row) };
   });
 export const listDispenseUnits = (ctx: Ctx, page: Page) =>
-  list(ctx, page, (w) => repo.listDispenseUnits(reader(ctx), w), () => repo.countDispenseUnits(reader(ctx)), view.dispenseUnitView);
+  list(
+    ctx,
+    page,
+    (w) => repo.listDispenseUnits(reader(ctx), w),
+    () => repo.countDispenseUnits(reader(ctx)),
+    view.dispenseUnitView,
+  );

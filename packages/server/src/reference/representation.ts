@@ -36,7 +36,13 @@ export const pharmacyView = (r: repo.PharmacyRow) => ({
   created_at: isoMicros(r.created_at),
 });
 
-export const reasonForVisitView = (r: repo.ReasonForVisitRow) => ({ id: r.id, system: r.system, code: r.code, display: r.display, created_at: isoMicros(r.created_at) });
+export const reasonForVisitView = (r: repo.ReasonForVisitRow) => ({
+  id: r.id,
+  system: r.system,
+  code: r.code,
+  display: r.display,
+  created_at: isoMicros(r.created_at),
+});
 
 export const questionnaireView = (r: repo.QuestionnaireRow, questions: repo.QuestionRow[]) => ({
   id: r.id,
@@ -50,6 +56,16 @@ export const questionnaireView = (r: repo.QuestionnaireRow, questions: repo.Ques
   created_at: isoMicros(r.created_at),
 });
 
-export const materialView = (r: repo.MaterialRow) => ({ id: r.id, title: r.title, abstract: r.abstract, languages: materialLanguages(r), created_at: isoMicros(r.created_at) });
+export const materialView = (r: repo.MaterialRow) => ({
+  id: r.id,
+  title: r.title,
+  abstract: r.abstract,
+  languages: materialLanguages(r),
+  created_at: isoMicros(r.created_at),
+});
 
-export const dispenseUnitView = (r: repo.DispenseUnitRow) => ({ ncpdp_quantity_qualifier_code: r.code, description: r.description, created_at: isoMicros(r.created_at) });
+export const dispenseUnitView = (r: repo.DispenseUnitRow) => ({
+  ncpdp_quantity_qualifier_code: r.code,
+  description: r.description,
+  created_at: isoMicros(r.created_at),
+});

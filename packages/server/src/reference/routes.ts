@@ -22,7 +22,11 @@ const security: Array<Record<string, string[]>> = [{ apiKey: [] }];
 /** One line of text: 1 to `max` characters, at least one not blank, no control characters. */
 const Text = (max: number, description?: string) =>
   Type.String({ minLength: 1, maxLength: max, pattern: '^(?=[\\s\\S]*\\S)[^\\u0000-\\u001f\\u007f]+$', ...(description ? { description } : {}) });
-const Enum = <T extends string>(values: readonly T[], description?: string) => Type.Union(values.map((v) => Type.Literal(v)), description ? { description } : {});
+const Enum = <T extends string>(values: readonly T[], description?: string) =>
+  Type.Union(
+    values.map((v) => Type.Literal(v)),
+    description ? { description } : {},
+  );
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 const Timestamp = Type.String({ description: 'ISO 8601 UTC timestamp with microseconds' });
 const Id = Type.String({ description: 'Dashed UUID' });
@@ -39,7 +43,16 @@ const StaffBody = Type.Object(
   },
   closed,
 );
-const Staff = Type.Object({ key: Type.String(), first_name: Type.String(), last_name: Type.String(), credentials: Type.String(), npi: Nullable(Type.String()), role: Type.String(), active: Type.Boolean(), created_at: Timestamp });
+const Staff = Type.Object({
+  key: Type.String(),
+  first_name: Type.String(),
+  last_name: Type.String(),
+  credentials: Type.String(),
+  npi: Nullable(Type.String()),
+  role: Type.String(),
+  active: Type.Boolean(),
+  created_at: Timestamp,
+});
 
 const LabPartnerBody = Type.Object({ name: Text(200) }, closed);
 const LabPartner = Type.Object({ id: Id, name: Type.String(), created_at: Timestamp });
@@ -52,7 +65,14 @@ const LabTestBody = Type.Object(
   },
   closed,
 );
-const LabTest = Type.Object({ id: Id, lab_partner: Id, order_code: Type.String(), name: Type.String(), loinc_code: Nullable(Type.String()), created_at: Timestamp });
+const LabTest = Type.Object({
+  id: Id,
+  lab_partner: Id,
+  order_code: Type.String(),
+  name: Type.String(),
+  loinc_code: Nullable(Type.String()),
+  created_at: Timestamp,
+});
 
 const PharmacyBody = Type.Object(
   {
@@ -66,11 +86,22 @@ const PharmacyBody = Type.Object(
   },
   closed,
 );
-const Pharmacy = Type.Object({ ncpdp_id: Type.String(), name: Type.String(), address: Type.String(), city: Type.String(), state: Type.String(), zip: Type.String(), phone: Nullable(Type.String()), created_at: Timestamp });
+const Pharmacy = Type.Object({
+  ncpdp_id: Type.String(),
+  name: Type.String(),
+  address: Type.String(),
+  city: Type.String(),
+  state: Type.String(),
+  zip: Type.String(),
+  phone: Nullable(Type.String()),
+  created_at: Timestamp,
+});
 
 const ReasonBody = Type.Object(
   {
-    system: Type.Optional(Enum([INTERNAL_SYSTEM, CodeSystems.SNOMED, CodeSystems.ICD10], `Coding system (default ${INTERNAL_SYSTEM}: a code of this instance)`)),
+    system: Type.Optional(
+      Enum([INTERNAL_SYSTEM, CodeSystems.SNOMED, CodeSystems.ICD10], `Coding system (default ${INTERNAL_SYSTEM}: a code of this instance)`),
+    ),
     code: Text(50),
     display: Text(200),
   },
@@ -89,7 +120,9 @@ const QuestionnaireBody = Type.Object(
           code: Text(50),
           label: Text(500),
           kind: Enum(QUESTION_KINDS, 'TXT free text, INT integer, SING one option, MULT several options'),
-          options: Type.Optional(Type.Array(Type.Object({ code: Text(50), text: Text(200) }, closed), { maxItems: 50, description: 'SING and MULT only (at least 2)' })),
+          options: Type.Optional(
+            Type.Array(Type.Object({ code: Text(50), text: Text(200) }, closed), { maxItems: 50, description: 'SING and MULT only (at least 2)' }),
+          ),
         },
         closed,
       ),
@@ -103,7 +136,15 @@ const Questionnaire = Type.Object({
   code: Type.String(),
   name: Type.String(),
   prologue: Type.String(),
-  questions: Type.Array(Type.Object({ id: Id, code: Type.String(), label: Type.String(), kind: Type.String(), options: Type.Array(Type.Object({ id: Id, code: Type.String(), text: Type.String() })) })),
+  questions: Type.Array(
+    Type.Object({
+      id: Id,
+      code: Type.String(),
+      label: Type.String(),
+      kind: Type.String(),
+      options: Type.Array(Type.Object({ id: Id, code: Type.String(), text: Type.String() })),
+    }),
+  ),
   created_at: Timestamp,
 });
 
@@ -119,7 +160,10 @@ const Material = Type.Object({ id: Id, title: Type.String(), abstract: Type.Stri
 
 const DispenseUnitBody = Type.Object(
   {
-    ncpdp_quantity_qualifier_code: Type.String({ pattern: '^[Cc][0-9]{3,8}$', description: 'NCPDP quantity unit of measure (NCI Thesaurus code, e.g. C48542)' }),
+    ncpdp_quantity_qualifier_code: Type.String({
+      pattern: '^[Cc][0-9]{3,8}$',
+      description: 'NCPDP quantity unit of measure (NCI Thesaurus code, e.g. C48542)',
+    }),
     description: Text(200),
   },
   closed,
@@ -127,8 +171,11 @@ const DispenseUnitBody = Type.Object(
 const DispenseUnit = Type.Object({ ncpdp_quantity_qualifier_code: Type.String(), description: Type.String(), created_at: Timestamp });
 
 const PageQuery = Type.Object({ limit: Type.Optional(Type.String({ pattern: '^\\d+$' })), offset: Type.Optional(Type.String({ pattern: '^\\d+$' })) }, closed);
-const pageOf = (item: TSchema) => Type.Object({ count: Type.Integer(), next: Nullable(Type.String()), previous: Nullable(Type.String()), results: Type.Array(item) });
-const PartnerParams = Type.Object({ id: Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description: 'Lab partner id' }) });
+const pageOf = (item: TSchema) =>
+  Type.Object({ count: Type.Integer(), next: Nullable(Type.String()), previous: Nullable(Type.String()), results: Type.Array(item) });
+const PartnerParams = Type.Object({
+  id: Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description: 'Lab partner id' }),
+});
 
 export function referenceRoutes(app: FastifyInstance, storage: Storage, publicUrl: string | undefined) {
   const problems = problemResponses;
@@ -144,11 +191,25 @@ export function referenceRoutes(app: FastifyInstance, storage: Storage, publicUr
     withParams?: TSchema,
   ) {
     app.post(`${BASE}${path}`, {
-      schema: { tags, security, summary: `Add ${what}`, ...(withParams ? { params: withParams } : {}), body, response: { 201: item, ...problems(400, 401, 403, ...(withParams ? [404] : []), 409, 415) } },
+      schema: {
+        tags,
+        security,
+        summary: `Add ${what}`,
+        ...(withParams ? { params: withParams } : {}),
+        body,
+        response: { 201: item, ...problems(400, 401, 403, ...(withParams ? [404] : []), 409, 415) },
+      },
       handler: async (request, reply) => reply.code(201).send(await create(ctxOf(request, storage), request.body as B, request)),
     });
     app.get(`${BASE}${path}`, {
-      schema: { tags, security, summary: `List ${what}`, ...(withParams ? { params: withParams } : {}), querystring: PageQuery, response: { 200: pageOf(item), ...problems(400, 401, 403, ...(withParams ? [404] : [])) } },
+      schema: {
+        tags,
+        security,
+        summary: `List ${what}`,
+        ...(withParams ? { params: withParams } : {}),
+        querystring: PageQuery,
+        response: { 200: pageOf(item), ...problems(400, 401, 403, ...(withParams ? [404] : [])) },
+      },
       handler: async (request) => {
         const query = request.query as Record<string, string>;
         const errors: FieldProblem[] = [];
@@ -178,5 +239,12 @@ export function referenceRoutes(app: FastifyInstance, storage: Storage, publicUr
   catalogue('/reason-for-visit-codings/', 'reason-for-visit codings', ReasonBody, Reason, ops.createReasonForVisit, ops.listReasonsForVisit);
   catalogue('/questionnaires/', 'questionnaires (with their questions)', QuestionnaireBody, Questionnaire, ops.createQuestionnaire, ops.listQuestionnaires);
   catalogue('/educational-materials/', 'educational materials', MaterialBody, Material, ops.createMaterial, ops.listMaterials);
-  catalogue('/dispense-units/', 'dispense units (NCPDP quantity units of measure)', DispenseUnitBody, DispenseUnit, ops.createDispenseUnit, ops.listDispenseUnits);
+  catalogue(
+    '/dispense-units/',
+    'dispense units (NCPDP quantity units of measure)',
+    DispenseUnitBody,
+    DispenseUnit,
+    ops.createDispenseUnit,
+    ops.listDispenseUnits,
+  );
 }

@@ -43,7 +43,10 @@ export function toIndexRow(entry: IndexEntry, now = nowMicros()): NewConcept {
 /** Writes (or rewrites) index entries; call inside the transaction that writes the entries. */
 export async function indexEntries(trx: Kysely<Database>, entries: IndexEntry[]): Promise<void> {
   const now = nowMicros();
-  await upsertConcepts(trx, entries.map((e) => toIndexRow(e, now)));
+  await upsertConcepts(
+    trx,
+    entries.map((e) => toIndexRow(e, now)),
+  );
 }
 
 /** Ids of the entries of `systems` matching `term`, best first (none for an empty term). */

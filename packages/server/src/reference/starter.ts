@@ -45,11 +45,19 @@ interface DemoReference {
   lab_partners: Array<{ name: string; tests: Array<{ order_code: string; name: string; loinc?: string }> }>;
   pharmacies: add.PharmacyInput[];
   reason_for_visit: Array<{ code: string; display: string; system?: string }>;
-  questionnaires: Array<{ code: string; name: string; prologue?: string; questions: Array<{ code: string; label: string; kind: QuestionKind; options?: Array<{ code: string; text: string }> }> }>;
+  questionnaires: Array<{
+    code: string;
+    name: string;
+    prologue?: string;
+    questions: Array<{ code: string; label: string; kind: QuestionKind; options?: Array<{ code: string; text: string }> }>;
+  }>;
   educational_materials: add.MaterialInput[];
 }
 
-export type ReferenceCounts = Record<'staff' | 'lab_partners' | 'lab_tests' | 'pharmacies' | 'reason_for_visit_codings' | 'questionnaires' | 'educational_materials', number>;
+export type ReferenceCounts = Record<
+  'staff' | 'lab_partners' | 'lab_tests' | 'pharmacies' | 'reason_for_visit_codings' | 'questionnaires' | 'educational_materials',
+  number
+>;
 
 /** Adds the demo reference data that is not there yet (one transaction); returns what it added. */
 export async function loadDemoReference(storage: Storage, file = `${STARTER_DIR}reference.json`): Promise<ReferenceCounts> {
@@ -58,7 +66,15 @@ export async function loadDemoReference(storage: Storage, file = `${STARTER_DIR}
 }
 
 async function addMissing(trx: Kysely<Database>, data: DemoReference): Promise<ReferenceCounts> {
-  const added: ReferenceCounts = { staff: 0, lab_partners: 0, lab_tests: 0, pharmacies: 0, reason_for_visit_codings: 0, questionnaires: 0, educational_materials: 0 };
+  const added: ReferenceCounts = {
+    staff: 0,
+    lab_partners: 0,
+    lab_tests: 0,
+    pharmacies: 0,
+    reason_for_visit_codings: 0,
+    questionnaires: 0,
+    educational_materials: 0,
+  };
   for (const s of data.staff ?? []) {
     if ((await repo.findStaffByName(trx, s.first_name, s.last_name, s.role)) !== undefined) continue;
     if (s.npi && (await repo.staffByNpi(trx, s.npi)) !== undefined) continue;

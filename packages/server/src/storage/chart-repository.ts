@@ -20,7 +20,10 @@ export interface ChartRows {
 }
 
 export async function insertChartRow<E extends ChartEntity>(db: Db, entity: E, row: ChartRows[E]): Promise<void> {
-  await db.insertInto(CHART_TABLES[entity] as ChartTable).values(row as never).execute();
+  await db
+    .insertInto(CHART_TABLES[entity] as ChartTable)
+    .values(row as never)
+    .execute();
 }
 
 /** One chart row by id, locked for the transaction on PostgreSQL. */
@@ -35,7 +38,11 @@ export async function getChartRow<E extends ChartEntity>(db: Db, engine: Engine,
 }
 
 export async function updateChartRow(db: Db, entity: ChartEntity, id: string, set: Record<string, unknown>): Promise<void> {
-  await db.updateTable(CHART_TABLES[entity] as ChartTable).set(set as never).where('id', '=', id).execute();
+  await db
+    .updateTable(CHART_TABLES[entity] as ChartTable)
+    .set(set as never)
+    .where('id', '=', id)
+    .execute();
 }
 
 /** A patient's rows of one kind in these states, oldest first. */

@@ -47,7 +47,9 @@ export function commandPageQuery(db: Db, filter: CommandFilter, order: CommandOr
 export async function listCommands(db: Db, filter: CommandFilter, order: CommandOrder, limit: number, offset: number) {
   const [rows, total] = await Promise.all([
     commandPageQuery(db, filter, order, limit, offset).execute(),
-    filtered(db, filter).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+    filtered(db, filter)
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow(),
   ]);
   return { rows, count: Number(total.n) };
 }

@@ -33,7 +33,11 @@ export interface NewConcept extends ConceptRow {
 export async function upsertConcepts(db: Db, rows: NewConcept[], existing: 'update' | 'keep' = 'update'): Promise<void> {
   if (rows.length === 0) return;
   if (existing === 'keep') {
-    await db.insertInto('concepts').values(rows).onConflict((oc) => oc.columns(['system', 'code']).doNothing()).execute();
+    await db
+      .insertInto('concepts')
+      .values(rows)
+      .onConflict((oc) => oc.columns(['system', 'code']).doNothing())
+      .execute();
     return;
   }
   await db
@@ -51,7 +55,9 @@ export async function upsertConcepts(db: Db, rows: NewConcept[], existing: 'upda
           extra: (eb) => eb.ref('excluded.extra'),
           updated_at: (eb) => eb.ref('excluded.updated_at'),
         })
-        .where(sql<boolean>`concepts.display <> excluded.display OR concepts.active <> excluded.active OR coalesce(concepts.extra, '') <> coalesce(excluded.extra, '')`),
+        .where(
+          sql<boolean>`concepts.display <> excluded.display OR concepts.active <> excluded.active OR coalesce(concepts.extra, '') <> coalesce(excluded.extra, '')`,
+        ),
     )
     .execute();
 }

@@ -50,7 +50,10 @@ export const deletePlugin = (db: Db, name: string) => db.deleteFrom('plugins').w
 export async function listPlugins(db: Db, limit: number, offset: number) {
   const [rows, total] = await Promise.all([
     db.selectFrom('plugins').select(SUMMARY).orderBy('name').limit(limit).offset(offset).execute(),
-    db.selectFrom('plugins').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+    db
+      .selectFrom('plugins')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow(),
   ]);
   return { rows, count: Number(total.n) };
 }

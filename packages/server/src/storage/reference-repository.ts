@@ -39,38 +39,69 @@ const count = (row: { n: unknown } | undefined) => Number(row?.n ?? 0);
 export const insertStaffMember = (db: Db, row: Omit<StaffRow, never>) => db.insertInto('staff').values(row).execute();
 export const staffByKey = (db: Db, key: string) => db.selectFrom('staff').selectAll().where('key', '=', key).executeTakeFirst();
 export const staffByNpi = (db: Db, npi: string) => db.selectFrom('staff').selectAll().where('npi', '=', npi).executeTakeFirst();
-export const staffByKeys = (db: Db, keys: string[]) => (keys.length === 0 ? Promise.resolve([]) : db.selectFrom('staff').selectAll().where('key', 'in', keys).execute());
+export const staffByKeys = (db: Db, keys: string[]) =>
+  keys.length === 0 ? Promise.resolve([]) : db.selectFrom('staff').selectAll().where('key', 'in', keys).execute();
 export const findStaffByName = (db: Db, firstName: string, lastName: string, role: string) =>
   db.selectFrom('staff').selectAll().where('first_name', '=', firstName).where('last_name', '=', lastName).where('role', '=', role).executeTakeFirst();
-export const listStaff = (db: Db, w: Window) => db.selectFrom('staff').selectAll().orderBy('created_at').orderBy('key').limit(w.limit).offset(w.offset).execute();
-export const countStaff = async (db: Db) => count(await db.selectFrom('staff').select((eb) => eb.fn.countAll().as('n')).executeTakeFirst());
+export const listStaff = (db: Db, w: Window) =>
+  db.selectFrom('staff').selectAll().orderBy('created_at').orderBy('key').limit(w.limit).offset(w.offset).execute();
+export const countStaff = async (db: Db) =>
+  count(
+    await db
+      .selectFrom('staff')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirst(),
+  );
 
 // Lab partners and their tests ---------------------------------------------------------------
 
 export const insertLabPartner = (db: Db, row: LabPartnerRow) => db.insertInto('lab_partners').values(row).execute();
 export const labPartnerById = (db: Db, id: string) => db.selectFrom('lab_partners').selectAll().where('id', '=', id).executeTakeFirst();
 export const labPartnerByName = (db: Db, name: string) => db.selectFrom('lab_partners').selectAll().where('name', '=', name).executeTakeFirst();
-export const labPartnersByIds = (db: Db, ids: string[]) => (ids.length === 0 ? Promise.resolve([]) : db.selectFrom('lab_partners').selectAll().where('id', 'in', ids).execute());
-export const listLabPartners = (db: Db, w: Window) => db.selectFrom('lab_partners').selectAll().orderBy('created_at').orderBy('id').limit(w.limit).offset(w.offset).execute();
-export const countLabPartners = async (db: Db) => count(await db.selectFrom('lab_partners').select((eb) => eb.fn.countAll().as('n')).executeTakeFirst());
+export const labPartnersByIds = (db: Db, ids: string[]) =>
+  ids.length === 0 ? Promise.resolve([]) : db.selectFrom('lab_partners').selectAll().where('id', 'in', ids).execute();
+export const listLabPartners = (db: Db, w: Window) =>
+  db.selectFrom('lab_partners').selectAll().orderBy('created_at').orderBy('id').limit(w.limit).offset(w.offset).execute();
+export const countLabPartners = async (db: Db) =>
+  count(
+    await db
+      .selectFrom('lab_partners')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirst(),
+  );
 
 export const insertLabTest = (db: Db, row: LabTestRow) => db.insertInto('lab_tests').values(row).execute();
 export const labTestById = (db: Db, id: string) => db.selectFrom('lab_tests').selectAll().where('id', '=', id).executeTakeFirst();
 export const labTestByOrderCode = (db: Db, partnerId: string, orderCode: string) =>
   db.selectFrom('lab_tests').selectAll().where('partner_id', '=', partnerId).where('order_code', '=', orderCode).executeTakeFirst();
-export const labTestsByIds = (db: Db, ids: string[]) => (ids.length === 0 ? Promise.resolve([]) : db.selectFrom('lab_tests').selectAll().where('id', 'in', ids).execute());
+export const labTestsByIds = (db: Db, ids: string[]) =>
+  ids.length === 0 ? Promise.resolve([]) : db.selectFrom('lab_tests').selectAll().where('id', 'in', ids).execute();
 export const listLabTests = (db: Db, partnerId: string, w: Window) =>
   db.selectFrom('lab_tests').selectAll().where('partner_id', '=', partnerId).orderBy('created_at').orderBy('id').limit(w.limit).offset(w.offset).execute();
 export const countLabTests = async (db: Db, partnerId: string) =>
-  count(await db.selectFrom('lab_tests').select((eb) => eb.fn.countAll().as('n')).where('partner_id', '=', partnerId).executeTakeFirst());
+  count(
+    await db
+      .selectFrom('lab_tests')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('partner_id', '=', partnerId)
+      .executeTakeFirst(),
+  );
 
 // Pharmacies ---------------------------------------------------------------------------------
 
 export const insertPharmacy = (db: Db, row: PharmacyRow) => db.insertInto('pharmacies').values(row).execute();
 export const pharmacyById = (db: Db, ncpdpId: string) => db.selectFrom('pharmacies').selectAll().where('ncpdp_id', '=', ncpdpId).executeTakeFirst();
-export const pharmaciesByIds = (db: Db, ids: string[]) => (ids.length === 0 ? Promise.resolve([]) : db.selectFrom('pharmacies').selectAll().where('ncpdp_id', 'in', ids).execute());
-export const listPharmacies = (db: Db, w: Window) => db.selectFrom('pharmacies').selectAll().orderBy('created_at').orderBy('ncpdp_id').limit(w.limit).offset(w.offset).execute();
-export const countPharmacies = async (db: Db) => count(await db.selectFrom('pharmacies').select((eb) => eb.fn.countAll().as('n')).executeTakeFirst());
+export const pharmaciesByIds = (db: Db, ids: string[]) =>
+  ids.length === 0 ? Promise.resolve([]) : db.selectFrom('pharmacies').selectAll().where('ncpdp_id', 'in', ids).execute();
+export const listPharmacies = (db: Db, w: Window) =>
+  db.selectFrom('pharmacies').selectAll().orderBy('created_at').orderBy('ncpdp_id').limit(w.limit).offset(w.offset).execute();
+export const countPharmacies = async (db: Db) =>
+  count(
+    await db
+      .selectFrom('pharmacies')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirst(),
+  );
 
 // Reason-for-visit codings -------------------------------------------------------------------
 
@@ -82,7 +113,13 @@ export const reasonsForVisitByIds = (db: Db, ids: string[]) =>
   ids.length === 0 ? Promise.resolve([]) : db.selectFrom('reason_for_visit_codings').selectAll().where('id', 'in', ids).execute();
 export const listReasonsForVisit = (db: Db, w: Window) =>
   db.selectFrom('reason_for_visit_codings').selectAll().orderBy('created_at').orderBy('id').limit(w.limit).offset(w.offset).execute();
-export const countReasonsForVisit = async (db: Db) => count(await db.selectFrom('reason_for_visit_codings').select((eb) => eb.fn.countAll().as('n')).executeTakeFirst());
+export const countReasonsForVisit = async (db: Db) =>
+  count(
+    await db
+      .selectFrom('reason_for_visit_codings')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirst(),
+  );
 
 // Questionnaires -----------------------------------------------------------------------------
 
@@ -92,29 +129,59 @@ export async function insertQuestionnaire(db: Db, row: QuestionnaireRow, questio
 }
 export const questionnaireById = (db: Db, id: string) => db.selectFrom('questionnaires').selectAll().where('id', '=', id).executeTakeFirst();
 export const questionnaireByCode = (db: Db, code: string) => db.selectFrom('questionnaires').selectAll().where('code', '=', code).executeTakeFirst();
-export const questionnairesByIds = (db: Db, ids: string[]) => (ids.length === 0 ? Promise.resolve([]) : db.selectFrom('questionnaires').selectAll().where('id', 'in', ids).execute());
+export const questionnairesByIds = (db: Db, ids: string[]) =>
+  ids.length === 0 ? Promise.resolve([]) : db.selectFrom('questionnaires').selectAll().where('id', 'in', ids).execute();
 /** The default list of the questionnaire field: by name, from the index on (name, id). */
 export const questionnairesByName = (db: Db, limit: number) => db.selectFrom('questionnaires').selectAll().orderBy('name').orderBy('id').limit(limit).execute();
 export const questionsOf = (db: Db, questionnaireIds: string[]) =>
   questionnaireIds.length === 0
     ? Promise.resolve([])
-    : db.selectFrom('questionnaire_questions').selectAll().where('questionnaire_id', 'in', questionnaireIds).orderBy('questionnaire_id').orderBy('position').execute();
-export const listQuestionnaires = (db: Db, w: Window) => db.selectFrom('questionnaires').selectAll().orderBy('created_at').orderBy('id').limit(w.limit).offset(w.offset).execute();
-export const countQuestionnaires = async (db: Db) => count(await db.selectFrom('questionnaires').select((eb) => eb.fn.countAll().as('n')).executeTakeFirst());
+    : db
+        .selectFrom('questionnaire_questions')
+        .selectAll()
+        .where('questionnaire_id', 'in', questionnaireIds)
+        .orderBy('questionnaire_id')
+        .orderBy('position')
+        .execute();
+export const listQuestionnaires = (db: Db, w: Window) =>
+  db.selectFrom('questionnaires').selectAll().orderBy('created_at').orderBy('id').limit(w.limit).offset(w.offset).execute();
+export const countQuestionnaires = async (db: Db) =>
+  count(
+    await db
+      .selectFrom('questionnaires')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirst(),
+  );
 
 // Educational materials ----------------------------------------------------------------------
 
 export const insertMaterial = (db: Db, row: MaterialRow) => db.insertInto('educational_materials').values(row).execute();
 export const materialById = (db: Db, id: string) => db.selectFrom('educational_materials').selectAll().where('id', '=', id).executeTakeFirst();
 export const materialByTitle = (db: Db, title: string) => db.selectFrom('educational_materials').selectAll().where('title', '=', title).executeTakeFirst();
-export const materialsByIds = (db: Db, ids: string[]) => (ids.length === 0 ? Promise.resolve([]) : db.selectFrom('educational_materials').selectAll().where('id', 'in', ids).execute());
-export const listMaterials = (db: Db, w: Window) => db.selectFrom('educational_materials').selectAll().orderBy('created_at').orderBy('id').limit(w.limit).offset(w.offset).execute();
-export const countMaterials = async (db: Db) => count(await db.selectFrom('educational_materials').select((eb) => eb.fn.countAll().as('n')).executeTakeFirst());
+export const materialsByIds = (db: Db, ids: string[]) =>
+  ids.length === 0 ? Promise.resolve([]) : db.selectFrom('educational_materials').selectAll().where('id', 'in', ids).execute();
+export const listMaterials = (db: Db, w: Window) =>
+  db.selectFrom('educational_materials').selectAll().orderBy('created_at').orderBy('id').limit(w.limit).offset(w.offset).execute();
+export const countMaterials = async (db: Db) =>
+  count(
+    await db
+      .selectFrom('educational_materials')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirst(),
+  );
 
 // Dispense units -----------------------------------------------------------------------------
 
 export const insertDispenseUnit = (db: Db, row: DispenseUnitRow) => db.insertInto('dispense_units').values(row).execute();
 export const dispenseUnitByCode = (db: Db, code: string) => db.selectFrom('dispense_units').selectAll().where('code', '=', code).executeTakeFirst();
-export const dispenseUnitsByCodes = (db: Db, codes: string[]) => (codes.length === 0 ? Promise.resolve([]) : db.selectFrom('dispense_units').selectAll().where('code', 'in', codes).execute());
-export const listDispenseUnits = (db: Db, w: Window) => db.selectFrom('dispense_units').selectAll().orderBy('created_at').orderBy('code').limit(w.limit).offset(w.offset).execute();
-export const countDispenseUnits = async (db: Db) => count(await db.selectFrom('dispense_units').select((eb) => eb.fn.countAll().as('n')).executeTakeFirst());
+export const dispenseUnitsByCodes = (db: Db, codes: string[]) =>
+  codes.length === 0 ? Promise.resolve([]) : db.selectFrom('dispense_units').selectAll().where('code', 'in', codes).execute();
+export const listDispenseUnits = (db: Db, w: Window) =>
+  db.selectFrom('dispense_units').selectAll().orderBy('created_at').orderBy('code').limit(w.limit).offset(w.offset).execute();
+export const countDispenseUnits = async (db: Db) =>
+  count(
+    await db
+      .selectFrom('dispense_units')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirst(),
+  );

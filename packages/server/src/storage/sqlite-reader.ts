@@ -15,7 +15,10 @@ import {
 } from 'kysely';
 
 export class SqliteReaderDialect implements Dialect {
-  constructor(private readonly prepare: (sql: string) => BetterSqlite3.Statement, private readonly close: () => void) {}
+  constructor(
+    private readonly prepare: (sql: string) => BetterSqlite3.Statement,
+    private readonly close: () => void,
+  ) {}
   createAdapter = () => new SqliteAdapter();
   createQueryCompiler = () => new SqliteQueryCompiler();
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kysely's Dialect interface takes any database
@@ -25,7 +28,10 @@ export class SqliteReaderDialect implements Dialect {
 
 class ReaderDriver implements Driver {
   private readonly connection: DatabaseConnection;
-  constructor(prepare: (sql: string) => BetterSqlite3.Statement, private readonly close: () => void) {
+  constructor(
+    prepare: (sql: string) => BetterSqlite3.Statement,
+    private readonly close: () => void,
+  ) {
     this.connection = {
       executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
         const stmt = prepare(query.sql);

@@ -24,14 +24,29 @@ interface StarterFile {
 }
 
 export const STARTER_FILES: readonly StarterFile[] = [
-  { file: 'icd10cm.tsv', system: CodeSystems.ICD10, columns: 2, record: ([code, display]) => ({ code: code!, display: display!, active: true, extra: { billable: true } }) },
+  {
+    file: 'icd10cm.tsv',
+    system: CodeSystems.ICD10,
+    columns: 2,
+    record: ([code, display]) => ({ code: code!, display: display!, active: true, extra: { billable: true } }),
+  },
   { file: 'hcpcs.tsv', system: CodeSystems.HCPCS, columns: 2, record: ([code, display]) => ({ code: code!, display: display!, active: true }) },
-  { file: 'rxnorm.tsv', system: CodeSystems.RXNORM, columns: 2, record: ([code, display, tty]) => ({ code: code!, display: display!, active: true, ...(tty ? { extra: { tty } } : {}) }) },
+  {
+    file: 'rxnorm.tsv',
+    system: CodeSystems.RXNORM,
+    columns: 2,
+    record: ([code, display, tty]) => ({ code: code!, display: display!, active: true, ...(tty ? { extra: { tty } } : {}) }),
+  },
   {
     file: 'loinc.tsv',
     system: CodeSystems.LOINC,
     columns: 2,
-    record: ([code, display, classType]) => ({ code: code!, display: display!, active: true, ...(classType ? { extra: { class_type: Number(classType) } } : {}) }),
+    record: ([code, display, classType]) => ({
+      code: code!,
+      display: display!,
+      active: true,
+      ...(classType ? { extra: { class_type: Number(classType) } } : {}),
+    }),
   },
   // Free-text instructions: SNOMED CT is licensed, so instruct's starter options are UNSTRUCTURED.
   { file: 'instructions.tsv', system: CodeSystems.UNSTRUCTURED, columns: 1, record: ([text]) => ({ code: text!, display: text!, active: true }) },
@@ -43,14 +58,20 @@ export function readStarterRows(file: string, columns: number): string[][] {
   const lines = text.split(/\r?\n/).filter((line) => line.trim() !== '');
   return lines.slice(1).map((line, i) => {
     const cells = line.split('\t').map((c) => c.trim());
-    if (cells.length < columns || cells.slice(0, columns).some((c) => c === '')) throw new Error(`${file}: line ${i + 2} has fewer than ${columns} non-empty columns`);
+    if (cells.length < columns || cells.slice(0, columns).some((c) => c === ''))
+      throw new Error(`${file}: line ${i + 2} has fewer than ${columns} non-empty columns`);
     return cells;
   });
 }
 
 function starterHash(): string {
   const hash = crypto.createHash('sha256');
-  for (const { file } of STARTER_FILES) hash.update(file).update('\0').update(fs.readFileSync(`${STARTER_DIR}${file}`)).update('\0');
+  for (const { file } of STARTER_FILES)
+    hash
+      .update(file)
+      .update('\0')
+      .update(fs.readFileSync(`${STARTER_DIR}${file}`))
+      .update('\0');
   return hash.digest('hex');
 }
 

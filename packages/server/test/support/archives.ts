@@ -115,9 +115,7 @@ export const manifest = (overrides: Record<string, unknown> = {}) => ({
   name: 'Vitals Alert',
   description: 'Warns when a vital sign is out of range.',
   components: {
-    handlers: [
-      { entry: 'dist/index.js', class: 'VitalsHandler', events: ['PLAN_COMMAND__POST_COMMIT'], description: 'Checks vitals.' },
-    ],
+    handlers: [{ entry: 'dist/index.js', class: 'VitalsHandler', events: ['PLAN_COMMAND__POST_COMMIT'], description: 'Checks vitals.' }],
   },
   tags: ['vitals'],
   references: ['https://example.org/vitals'],
@@ -128,4 +126,3 @@ export const manifest = (overrides: Record<string, unknown> = {}) => ({
 });
 
 export const manifestJson = (overrides?: Record<string, unknown>) => JSON.stringify(manifest(overrides), null, 2);
-

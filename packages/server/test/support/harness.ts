@@ -106,10 +106,19 @@ export async function startInstance(engine: Engine, overrides: Partial<Config> =
   const running = await startServer(testConfig(db, overrides), () => undefined);
   const call = (method: string, urlPath: string, options: CallOptions = {}) => request(running.url, method, urlPath, options, token);
   let token = '';
-  const tokenReply = await request(running.url, 'POST', '/auth/token/', {
-    raw: { contentType: 'application/x-www-form-urlencoded', data: `grant_type=client_credentials&client_id=${TEST_CLIENT_ID}&client_secret=${TEST_CLIENT_SECRET}` },
-    token: null,
-  }, '');
+  const tokenReply = await request(
+    running.url,
+    'POST',
+    '/auth/token/',
+    {
+      raw: {
+        contentType: 'application/x-www-form-urlencoded',
+        data: `grant_type=client_credentials&client_id=${TEST_CLIENT_ID}&client_secret=${TEST_CLIENT_SECRET}`,
+      },
+      token: null,
+    },
+    '',
+  );
   if (tokenReply.status !== 200) throw new Error(`token: ${tokenReply.status} ${tokenReply.text}`);
   token = tokenReply.json.access_token;
   const instance: Instance = {

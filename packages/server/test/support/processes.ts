@@ -58,7 +58,9 @@ export async function startServerProcess(db: TestDatabase): Promise<ServerProces
   let out = '';
   child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const url = `http://127.0.0.1:${port}`;
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start within 30 s:\n${out}`)), 30_000);
@@ -78,11 +80,19 @@ export async function startServerProcess(db: TestDatabase): Promise<ServerProces
 }
 
 export async function tokenFor(url: string): Promise<string> {
-  const r = await request(url, 'POST', '/auth/token/', {
-    raw: { contentType: 'application/x-www-form-urlencoded', data: `grant_type=client_credentials&client_id=${TEST_CLIENT_ID}&client_secret=${TEST_CLIENT_SECRET}` },
-    token: null,
-  }, '');
+  const r = await request(
+    url,
+    'POST',
+    '/auth/token/',
+    {
+      raw: {
+        contentType: 'application/x-www-form-urlencoded',
+        data: `grant_type=client_credentials&client_id=${TEST_CLIENT_ID}&client_secret=${TEST_CLIENT_SECRET}`,
+      },
+      token: null,
+    },
+    '',
+  );
   assert.equal(r.status, 200, `token: ${r.status} ${r.text}`);
   return r.json.access_token as string;
 }
-

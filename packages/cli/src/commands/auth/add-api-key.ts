@@ -49,8 +49,7 @@ export async function run(io: IO, options: AddApiKeyOptions): Promise<ExitCode> 
     if (!replace) throw new Failure(`${host} unchanged`, { host });
   }
 
-  const apiKey =
-    options.apiKey ?? checkApiKey(await io.prompt.password({ message: 'API key', validate: (value) => validity(() => checkApiKey(value)) }));
+  const apiKey = options.apiKey ?? checkApiKey(await io.prompt.password({ message: 'API key', validate: (value) => validity(() => checkApiKey(value)) }));
 
   let isDefault = options.isDefault;
   if (isDefault === undefined && io.isTTY) {

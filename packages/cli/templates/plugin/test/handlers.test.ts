@@ -4,8 +4,7 @@ import assert from 'node:assert/strict';
 import { createEvent, recordingLogger, runHandler } from '@charta/plugin-sdk';
 import { PlanCommittedHandler } from '../src/{{project_package_name}}/handlers.ts';
 
-const committed = (narrative: string) =>
-  createEvent('PLAN_COMMAND__POST_COMMIT', { target: 'command-1', fields: { narrative }, patient: 'patient-1' });
+const committed = (narrative: string) => createEvent('PLAN_COMMAND__POST_COMMIT', { target: 'command-1', fields: { narrative }, patient: 'patient-1' });
 
 describe('PlanCommittedHandler', () => {
   it('asks for a chart banner when the plan mentions a follow-up', async () => {

@@ -35,9 +35,7 @@ const kinds: readonly CommandKind[] = [
 ];
 
 /** Every command kind by schema_key, in the fixed order above. */
-export const commandKinds: ReadonlyMap<string, CommandKind> = new Map(
-  kinds.map((kind) => [kind.key, kind]),
-);
+export const commandKinds: ReadonlyMap<string, CommandKind> = new Map(kinds.map((kind) => [kind.key, kind]));
 
 /** The schema_keys of every command kind, in the same order. */
 export const kindKeys: readonly string[] = kinds.map((kind) => kind.key);

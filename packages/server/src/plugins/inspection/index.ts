@@ -38,10 +38,7 @@ export async function inspectPackage(bytes: Buffer, limits?: Partial<InspectionL
     }
     const resolved = resolveLimits(limits);
     if (bytes.length > resolved.maxCompressedBytes) {
-      return rejected(
-        [`the package is ${bytes.length} bytes, more than the limit of ${formatBytes(resolved.maxCompressedBytes)}`],
-        true,
-      );
+      return rejected([`the package is ${bytes.length} bytes, more than the limit of ${formatBytes(resolved.maxCompressedBytes)}`], true);
     }
     const format = sniffFormat(bytes);
     if (!format) return rejected([NOT_AN_ARCHIVE]);

@@ -136,26 +136,22 @@ export function scanZip(bytes: Buffer, scan: Scan): Promise<void> {
       scan.fail(`corrupt zip archive: ${message(err)}`);
       finish();
     };
-    fromBuffer(
-      bytes,
-      { lazyEntries: true, decodeStrings: false, validateEntrySizes: true, autoClose: false, strictFileNames: true },
-      (err, zipfile) => {
-        if (err || !zipfile) {
-          scan.fail(`not a valid zip archive: ${message(err ?? 'unreadable')}`);
-          finish();
-          return;
-        }
-        zip = zipfile;
-        zipfile.on('error', corrupt);
-        zipfile.on('end', finish);
-        zipfile.on('entry', (entry: Entry) => {
-          inspectEntry(zipfile, entry, scan).then(() => {
-            if (scan.stopped) finish();
-            else if (!done) zipfile.readEntry();
-          }, corrupt);
-        });
-        zipfile.readEntry();
-      },
-    );
+    fromBuffer(bytes, { lazyEntries: true, decodeStrings: false, validateEntrySizes: true, autoClose: false, strictFileNames: true }, (err, zipfile) => {
+      if (err || !zipfile) {
+        scan.fail(`not a valid zip archive: ${message(err ?? 'unreadable')}`);
+        finish();
+        return;
+      }
+      zip = zipfile;
+      zipfile.on('error', corrupt);
+      zipfile.on('end', finish);
+      zipfile.on('entry', (entry: Entry) => {
+        inspectEntry(zipfile, entry, scan).then(() => {
+          if (scan.stopped) finish();
+          else if (!done) zipfile.readEntry();
+        }, corrupt);
+      });
+      zipfile.readEntry();
+    });
   });
 }

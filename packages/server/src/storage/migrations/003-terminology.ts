@@ -42,10 +42,18 @@ export async function up(db: Kysely<unknown>, engine: Engine): Promise<void> {
     // Prefix indexes for 1–6 characters: a prefix query of that length reads one doclist
     // incrementally (and stops at the LIMIT); a longer prefix makes FTS5 merge the doclists of
     // every matching word in full first (6–15 ms for a 4–5 letter prefix of 300k concepts).
-    await sql`CREATE VIRTUAL TABLE concepts_fts USING fts5(search_text, content='concepts', content_rowid='id', tokenize='unicode61 remove_diacritics 2', prefix='1 2 3 4 5 6')`.execute(db);
-    await sql`CREATE TRIGGER concepts_fts_insert AFTER INSERT ON concepts BEGIN INSERT INTO concepts_fts(rowid, search_text) VALUES (new.id, new.search_text); END`.execute(db);
-    await sql`CREATE TRIGGER concepts_fts_delete AFTER DELETE ON concepts BEGIN INSERT INTO concepts_fts(concepts_fts, rowid, search_text) VALUES ('delete', old.id, old.search_text); END`.execute(db);
-    await sql`CREATE TRIGGER concepts_fts_update AFTER UPDATE OF search_text ON concepts BEGIN INSERT INTO concepts_fts(concepts_fts, rowid, search_text) VALUES ('delete', old.id, old.search_text); INSERT INTO concepts_fts(rowid, search_text) VALUES (new.id, new.search_text); END`.execute(db);
+    await sql`CREATE VIRTUAL TABLE concepts_fts USING fts5(search_text, content='concepts', content_rowid='id', tokenize='unicode61 remove_diacritics 2', prefix='1 2 3 4 5 6')`.execute(
+      db,
+    );
+    await sql`CREATE TRIGGER concepts_fts_insert AFTER INSERT ON concepts BEGIN INSERT INTO concepts_fts(rowid, search_text) VALUES (new.id, new.search_text); END`.execute(
+      db,
+    );
+    await sql`CREATE TRIGGER concepts_fts_delete AFTER DELETE ON concepts BEGIN INSERT INTO concepts_fts(concepts_fts, rowid, search_text) VALUES ('delete', old.id, old.search_text); END`.execute(
+      db,
+    );
+    await sql`CREATE TRIGGER concepts_fts_update AFTER UPDATE OF search_text ON concepts BEGIN INSERT INTO concepts_fts(concepts_fts, rowid, search_text) VALUES ('delete', old.id, old.search_text); INSERT INTO concepts_fts(rowid, search_text) VALUES (new.id, new.search_text); END`.execute(
+      db,
+    );
   } else {
     // Every word of search_text as a lexeme, and its prefixes of 1–6 characters as lexemes of
     // their own: a query word of up to 6 characters is then one exact entry of the GIN index

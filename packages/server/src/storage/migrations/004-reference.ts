@@ -15,7 +15,10 @@ export async function up(db: Kysely<unknown>, _engine: Engine): Promise<void> {
     ['role', 'text', sql`'staff'`],
     ['active', 'integer', sql`1`],
   ] as const) {
-    await db.schema.alterTable('staff').addColumn(name, type, (c) => c.notNull().defaultTo(fallback)).execute();
+    await db.schema
+      .alterTable('staff')
+      .addColumn(name, type, (c) => c.notNull().defaultTo(fallback))
+      .execute();
   }
   await db.schema.alterTable('staff').addColumn('npi', 'text').execute();
   // NULLs are distinct on both engines: many staff without an NPI, no NPI twice.
@@ -97,7 +100,16 @@ export async function up(db: Kysely<unknown>, _engine: Engine): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
   // Admin lists are ordered by creation.
-  for (const table of ['lab_partners', 'lab_tests', 'pharmacies', 'reason_for_visit_codings', 'questionnaires', 'educational_materials', 'dispense_units', 'staff']) {
+  for (const table of [
+    'lab_partners',
+    'lab_tests',
+    'pharmacies',
+    'reason_for_visit_codings',
+    'questionnaires',
+    'educational_materials',
+    'dispense_units',
+    'staff',
+  ]) {
     await db.schema.createIndex(`${table}_created`).on(table).column('created_at').execute();
   }
 }

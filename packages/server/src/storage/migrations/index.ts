@@ -8,7 +8,13 @@ import * as reference from './004-reference.ts';
 import * as chart from './005-chart.ts';
 
 export async function migrate(storage: Storage): Promise<string[]> {
-  const all: Record<string, { up: typeof initial.up }> = { '001-initial': initial, '002-plugins': plugins, '003-terminology': terminology, '004-reference': reference, '005-chart': chart };
+  const all: Record<string, { up: typeof initial.up }> = {
+    '001-initial': initial,
+    '002-plugins': plugins,
+    '003-terminology': terminology,
+    '004-reference': reference,
+    '005-chart': chart,
+  };
   const migrations: Record<string, Migration> = {};
   for (const [name, m] of Object.entries(all)) migrations[name] = { up: (db) => m.up(db, storage.engine) };
   const migrator = new Migrator({ db: storage.db, provider: { getMigrations: async () => migrations } });

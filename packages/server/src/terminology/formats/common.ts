@@ -87,7 +87,12 @@ export type Checked<T> = { ok: true; value: T } | { ok: false; reason: string };
  * line means the file is not of this format (throws naming it); after that, bad lines are
  * skipped and counted. A file without a good line throws too.
  */
-export async function* checkedLines<T>(input: NodeJS.ReadableStream, stats: ParseStats, expected: string, check: (line: string) => Checked<T>): AsyncGenerator<[number, T]> {
+export async function* checkedLines<T>(
+  input: NodeJS.ReadableStream,
+  stats: ParseStats,
+  expected: string,
+  check: (line: string) => Checked<T>,
+): AsyncGenerator<[number, T]> {
   let started = false;
   for await (const [number, raw] of readLines(input)) {
     const line = raw.trimEnd();

@@ -29,7 +29,11 @@ export async function* parseCpt(input: NodeJS.ReadableStream, stats: ParseStats 
     if (!started) {
       if (!match || !display) {
         if (++preamble > CPT_PREAMBLE_LINES) {
-          throw new TerminologyFormatError(EXPECTED, number, `no line starting with a CPT code in the first ${CPT_PREAMBLE_LINES} non-empty lines (last: ${excerpt(line)})`);
+          throw new TerminologyFormatError(
+            EXPECTED,
+            number,
+            `no line starting with a CPT code in the first ${CPT_PREAMBLE_LINES} non-empty lines (last: ${excerpt(line)})`,
+          );
         }
         continue;
       }

@@ -40,7 +40,10 @@ function parseLine(line: string): Checked<Line> {
   if (!/^[A-Z0-9]{5}$/.test(code)) return { ok: false, reason: 'columns 1-5 are not an HCPCS code' };
   const termination = ric === '3' ? line.slice(284, 292).trim() : '';
   if (termination && !/^\d{8}$/.test(termination)) return { ok: false, reason: 'termination date (columns 285-292) is not YYYYMMDD' };
-  return { ok: true, value: { modifier: false, ric, code, seq: Number(seq), long: line.slice(11, 91), short: ric === '3' ? clean(line.slice(91, 119)) : '', termination } };
+  return {
+    ok: true,
+    value: { modifier: false, ric, code, seq: Number(seq), long: line.slice(11, 91), short: ric === '3' ? clean(line.slice(91, 119)) : '', termination },
+  };
 }
 
 const yyyymmdd = (date: Date) => date.toISOString().slice(0, 10).replaceAll('-', '');

@@ -35,7 +35,14 @@ export async function* parseLoinc(input: NodeJS.ReadableStream, stats: ParseStat
         const missing = ['LOINC_NUM', 'STATUS'].filter((name) => at(name) < 0);
         if (at('LONG_COMMON_NAME') < 0 && at('COMPONENT') < 0) missing.push('LONG_COMMON_NAME or COMPONENT');
         if (missing.length) throw new TerminologyFormatError(EXPECTED, number, `the header row lacks ${missing.join(', ')}: ${excerpt(record.join(','))}`);
-        columns = { code: at('LOINC_NUM'), long: at('LONG_COMMON_NAME'), component: at('COMPONENT'), status: at('STATUS'), classType: at('CLASSTYPE'), count: names.length };
+        columns = {
+          code: at('LOINC_NUM'),
+          long: at('LONG_COMMON_NAME'),
+          component: at('COMPONENT'),
+          status: at('STATUS'),
+          classType: at('CLASSTYPE'),
+          count: names.length,
+        };
         continue;
       }
       stats.read++;
