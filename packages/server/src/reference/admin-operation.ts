@@ -4,7 +4,7 @@
 import type { Kysely } from 'kysely';
 import type { Ctx } from '../lib/context.ts';
 import type { Database } from '../storage/schema.ts';
-import { problem } from '../http/problem.ts';
+import { invalid, problem, type FieldProblem } from '../http/problem.ts';
 import type { Page } from '../http/pagination.ts';
 import { writeTransaction } from '../storage/transaction.ts';
 import { isUniqueViolation } from '../storage/db.ts';
@@ -22,13 +22,28 @@ export function requireAdmin(ctx: Ctx): void {
   }
 }
 
-/** Adds one entry of `entityType` with `work`, audited as `reference.<entityType>.created`; answers its view. */
-export async function createEntry<T>(ctx: Ctx, entityType: string, work: (trx: Kysely<Database>) => Promise<{ id: string; body: T }>) {
+/** One catalogue of the reference data, as its create operation adds to it. */
+export interface Catalogue<I, R, V> {
+  /** The audit's entity type: the entry is audited as `reference.<entityType>.created`. */
+  entityType: string;
+  /** Checks of the input alone, before the transaction; any problem makes the request a 400. */
+  check?: (input: I) => FieldProblem[];
+  add: (trx: Kysely<Database>, input: I) => Promise<R>;
+  idOf: (row: R) => string;
+  toView: (row: R) => V;
+}
+
+/** Adds `input` to `catalogue` in one transaction with its audit row; answers the entry's view. */
+export async function createEntry<I, R, V>(ctx: Ctx, catalogue: Catalogue<I, R, V>, input: I): Promise<V> {
   requireAdmin(ctx);
+  const errors = catalogue.check?.(input) ?? [];
+  if (errors.length > 0) throw invalid(errors);
   try {
-    const outcome = await writeTransaction<T>(ctx, undefined, async ({ trx, audit }) => {
-      const { id, body } = await work(trx);
-      await audit({ action: `reference.${entityType}.created`, entityType, entityId: id, before: null, after: body });
+    const outcome = await writeTransaction<V>(ctx, undefined, async ({ trx, audit }) => {
+      const row = await catalogue.add(trx, input);
+      const id = catalogue.idOf(row);
+      const body = catalogue.toView(row);
+      await audit({ action: `reference.${catalogue.entityType}.created`, entityType: catalogue.entityType, entityId: id, before: null, after: body });
       return { status: 201, body };
     });
     return outcome.body;
@@ -38,11 +53,16 @@ export async function createEntry<T>(ctx: Ctx, entityType: string, work: (trx: K
   }
 }
 
-/** One page of entries (`rows`) with the count of all (`total`), each shown by `toView`. */
-export async function listEntries<R, V>(ctx: Ctx, page: Page, rows: (w: Page) => Promise<R[]>, total: () => Promise<number>, toView: (row: R) => V) {
+/** One page of entries (`rows`) with the count of all (`total`), both read from the reader, each shown by `toView`. */
+export async function listEntries<R, V>(
+  ctx: Ctx,
+  page: Page,
+  rows: (db: Kysely<Database>, w: Page) => Promise<R[]>,
+  total: (db: Kysely<Database>) => Promise<number>,
+  toView: (row: R) => V,
+) {
   requireAdmin(ctx);
-  const [results, count] = await Promise.all([rows(page), total()]);
+  const db = ctx.storage.reader;
+  const [results, count] = await Promise.all([rows(db, page), total(db)]);
   return { count, results: results.map(toView) };
 }
-
-export const reader = (ctx: Ctx) => ctx.storage.reader;

@@ -5,7 +5,4 @@ import { createEntry } from './admin-operation.ts';
 import { dispenseUnitView } from './representation.ts';
 
 export const createDispenseUnit = (ctx: Ctx, input: DispenseUnitInput) =>
-  createEntry(ctx, 'dispense_unit', async (trx) => {
-    const row = await addDispenseUnit(trx, input);
-    return { id: row.code, body: dispenseUnitView(row) };
-  });
+  createEntry(ctx, { entityType: 'dispense_unit', add: addDispenseUnit, idOf: (row) => row.code, toView: dispenseUnitView }, input);

@@ -5,7 +5,4 @@ import { createEntry } from './admin-operation.ts';
 import { labPartnerView } from './representation.ts';
 
 export const createLabPartner = (ctx: Ctx, input: { name: string }) =>
-  createEntry(ctx, 'lab_partner', async (trx) => {
-    const row = await addLabPartner(trx, input);
-    return { id: row.id, body: labPartnerView(row) };
-  });
+  createEntry(ctx, { entityType: 'lab_partner', add: addLabPartner, idOf: (row) => row.id, toView: labPartnerView }, input);

@@ -5,7 +5,8 @@ import { createEntry } from './admin-operation.ts';
 import { labTestView } from './representation.ts';
 
 export const createLabTest = (ctx: Ctx, partnerId: string, input: LabTestInput) =>
-  createEntry(ctx, 'lab_test', async (trx) => {
-    const row = await addLabTest(trx, partnerId, input);
-    return { id: row.id, body: labTestView(row) };
-  });
+  createEntry(
+    ctx,
+    { entityType: 'lab_test', add: (trx, test: LabTestInput) => addLabTest(trx, partnerId, test), idOf: (row) => row.id, toView: labTestView },
+    input,
+  );

@@ -5,7 +5,4 @@ import { createEntry } from './admin-operation.ts';
 import { pharmacyView } from './representation.ts';
 
 export const createPharmacy = (ctx: Ctx, input: PharmacyInput) =>
-  createEntry(ctx, 'pharmacy', async (trx) => {
-    const row = await addPharmacy(trx, input);
-    return { id: row.ncpdp_id, body: pharmacyView(row) };
-  });
+  createEntry(ctx, { entityType: 'pharmacy', add: addPharmacy, idOf: (row) => row.ncpdp_id, toView: pharmacyView }, input);

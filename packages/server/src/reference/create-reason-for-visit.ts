@@ -5,7 +5,4 @@ import { createEntry } from './admin-operation.ts';
 import { reasonForVisitView } from './representation.ts';
 
 export const createReasonForVisit = (ctx: Ctx, input: ReasonForVisitInput) =>
-  createEntry(ctx, 'reason_for_visit_coding', async (trx) => {
-    const row = await addReasonForVisit(trx, input);
-    return { id: row.id, body: reasonForVisitView(row) };
-  });
+  createEntry(ctx, { entityType: 'reason_for_visit_coding', add: addReasonForVisit, idOf: (row) => row.id, toView: reasonForVisitView }, input);

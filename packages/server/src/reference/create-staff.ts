@@ -5,7 +5,4 @@ import { createEntry } from './admin-operation.ts';
 import { staffView } from './representation.ts';
 
 export const createStaff = (ctx: Ctx, input: StaffInput) =>
-  createEntry(ctx, 'staff', async (trx) => {
-    const row = await addStaff(trx, input);
-    return { id: row.key, body: staffView(row) };
-  });
+  createEntry(ctx, { entityType: 'staff', add: addStaff, idOf: (row) => row.key, toView: staffView }, input);

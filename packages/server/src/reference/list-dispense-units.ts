@@ -2,14 +2,7 @@
 import type { Ctx } from '../lib/context.ts';
 import type { Page } from '../http/pagination.ts';
 import { countDispenseUnits, listDispenseUnits as queryDispenseUnits } from '../storage/reference-repository.ts';
-import { listEntries, reader } from './admin-operation.ts';
+import { listEntries } from './admin-operation.ts';
 import { dispenseUnitView } from './representation.ts';
 
-export const listDispenseUnits = (ctx: Ctx, page: Page) =>
-  listEntries(
-    ctx,
-    page,
-    (w) => queryDispenseUnits(reader(ctx), w),
-    () => countDispenseUnits(reader(ctx)),
-    dispenseUnitView,
-  );
+export const listDispenseUnits = (ctx: Ctx, page: Page) => listEntries(ctx, page, queryDispenseUnits, countDispenseUnits, dispenseUnitView);

@@ -2,14 +2,7 @@
 import type { Ctx } from '../lib/context.ts';
 import type { Page } from '../http/pagination.ts';
 import { countLabPartners, listLabPartners as queryLabPartners } from '../storage/reference-repository.ts';
-import { listEntries, reader } from './admin-operation.ts';
+import { listEntries } from './admin-operation.ts';
 import { labPartnerView } from './representation.ts';
 
-export const listLabPartners = (ctx: Ctx, page: Page) =>
-  listEntries(
-    ctx,
-    page,
-    (w) => queryLabPartners(reader(ctx), w),
-    () => countLabPartners(reader(ctx)),
-    labPartnerView,
-  );
+export const listLabPartners = (ctx: Ctx, page: Page) => listEntries(ctx, page, queryLabPartners, countLabPartners, labPartnerView);

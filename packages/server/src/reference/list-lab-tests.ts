@@ -4,17 +4,17 @@ import type { Ctx } from '../lib/context.ts';
 import { problem } from '../http/problem.ts';
 import type { Page } from '../http/pagination.ts';
 import { countLabTests, labPartnerById, listLabTests as queryLabTests } from '../storage/reference-repository.ts';
-import { listEntries, reader, requireAdmin } from './admin-operation.ts';
+import { listEntries, requireAdmin } from './admin-operation.ts';
 import { labTestView } from './representation.ts';
 
 export async function listLabTests(ctx: Ctx, partnerId: string, page: Page) {
   requireAdmin(ctx);
-  if ((await labPartnerById(reader(ctx), partnerId)) === undefined) throw problem('lab_partner_not_found');
+  if ((await labPartnerById(ctx.storage.reader, partnerId)) === undefined) throw problem('lab_partner_not_found');
   return listEntries(
     ctx,
     page,
-    (w) => queryLabTests(reader(ctx), partnerId, w),
-    () => countLabTests(reader(ctx), partnerId),
+    (db, w) => queryLabTests(db, partnerId, w),
+    (db) => countLabTests(db, partnerId),
     labTestView,
   );
 }

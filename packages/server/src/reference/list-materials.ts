@@ -2,14 +2,7 @@
 import type { Ctx } from '../lib/context.ts';
 import type { Page } from '../http/pagination.ts';
 import { countMaterials, listMaterials as queryMaterials } from '../storage/reference-repository.ts';
-import { listEntries, reader } from './admin-operation.ts';
+import { listEntries } from './admin-operation.ts';
 import { materialView } from './representation.ts';
 
-export const listMaterials = (ctx: Ctx, page: Page) =>
-  listEntries(
-    ctx,
-    page,
-    (w) => queryMaterials(reader(ctx), w),
-    () => countMaterials(reader(ctx)),
-    materialView,
-  );
+export const listMaterials = (ctx: Ctx, page: Page) => listEntries(ctx, page, queryMaterials, countMaterials, materialView);

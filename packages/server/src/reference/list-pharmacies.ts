@@ -2,14 +2,7 @@
 import type { Ctx } from '../lib/context.ts';
 import type { Page } from '../http/pagination.ts';
 import { countPharmacies, listPharmacies as queryPharmacies } from '../storage/reference-repository.ts';
-import { listEntries, reader } from './admin-operation.ts';
+import { listEntries } from './admin-operation.ts';
 import { pharmacyView } from './representation.ts';
 
-export const listPharmacies = (ctx: Ctx, page: Page) =>
-  listEntries(
-    ctx,
-    page,
-    (w) => queryPharmacies(reader(ctx), w),
-    () => countPharmacies(reader(ctx)),
-    pharmacyView,
-  );
+export const listPharmacies = (ctx: Ctx, page: Page) => listEntries(ctx, page, queryPharmacies, countPharmacies, pharmacyView);

@@ -3,12 +3,12 @@
 import type { Ctx } from '../lib/context.ts';
 import type { Page } from '../http/pagination.ts';
 import { countQuestionnaires, listQuestionnaires as queryQuestionnaires, questionsOf } from '../storage/reference-repository.ts';
-import { reader, requireAdmin } from './admin-operation.ts';
+import { requireAdmin } from './admin-operation.ts';
 import { questionnaireView } from './representation.ts';
 
 export async function listQuestionnaires(ctx: Ctx, page: Page) {
   requireAdmin(ctx);
-  const db = reader(ctx);
+  const db = ctx.storage.reader;
   const [rows, count] = await Promise.all([queryQuestionnaires(db, page), countQuestionnaires(db)]);
   const questions = await questionsOf(
     db,

@@ -2,14 +2,7 @@
 import type { Ctx } from '../lib/context.ts';
 import type { Page } from '../http/pagination.ts';
 import { countReasonsForVisit, listReasonsForVisit as queryReasonsForVisit } from '../storage/reference-repository.ts';
-import { listEntries, reader } from './admin-operation.ts';
+import { listEntries } from './admin-operation.ts';
 import { reasonForVisitView } from './representation.ts';
 
-export const listReasonsForVisit = (ctx: Ctx, page: Page) =>
-  listEntries(
-    ctx,
-    page,
-    (w) => queryReasonsForVisit(reader(ctx), w),
-    () => countReasonsForVisit(reader(ctx)),
-    reasonForVisitView,
-  );
+export const listReasonsForVisit = (ctx: Ctx, page: Page) => listEntries(ctx, page, queryReasonsForVisit, countReasonsForVisit, reasonForVisitView);

@@ -2,14 +2,7 @@
 import type { Ctx } from '../lib/context.ts';
 import type { Page } from '../http/pagination.ts';
 import { countStaff, listStaff as queryStaff } from '../storage/reference-repository.ts';
-import { listEntries, reader } from './admin-operation.ts';
+import { listEntries } from './admin-operation.ts';
 import { staffView } from './representation.ts';
 
-export const listStaff = (ctx: Ctx, page: Page) =>
-  listEntries(
-    ctx,
-    page,
-    (w) => queryStaff(reader(ctx), w),
-    () => countStaff(reader(ctx)),
-    staffView,
-  );
+export const listStaff = (ctx: Ctx, page: Page) => listEntries(ctx, page, queryStaff, countStaff, staffView);
