@@ -1,4 +1,4 @@
-// The shape every command follows (architecture.md §4): an options type, a parse step that
+// The shape every command follows (docs/architecture.md, "The CLI"): an options type, a parse step that
 // turns commander's raw values into those options (throwing UsageError), and
 // run(io, options) that does the work and returns the exit code. `bind` wires the two into a
 // commander action; the program turns thrown CliErrors into envelope lines.

@@ -1,4 +1,4 @@
-// The credentials file of product.md §8: `credentials.json` in $CHARTA_CONFIG_DIR, else
+// The credentials file (docs/cli.md, "Credentials"): `credentials.json` in $CHARTA_CONFIG_DIR, else
 // $XDG_CONFIG_HOME/charta/, else ~/.config/charta/ (env-paths' location on Windows). The
 // directory is kept 0700 and the file 0600: looser modes found on disk are tightened (with a
 // warning on stderr) before the file is read, and every write goes to a 0600 temporary file in

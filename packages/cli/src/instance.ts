@@ -1,5 +1,5 @@
 // The one place the tool speaks HTTP to an instance, on the wire of the original tool
-// (plugin-protocol.md §1.4): `{host}/core/api/v1/plugins/…/` with a trailing slash, the raw API
+// (docs/api.md, "Plugins"): `{host}/core/api/v1/plugins/…/` with a trailing slash, the raw API
 // key in `Authorization`, multipart with the file field `package` and `is_enabled` as Python's
 // `True`/`False`, a form-encoded PATCH when only the flag is sent. Network failures and
 // unexpected statuses become CliErrors, so commands only handle the answers they expect.

@@ -1,4 +1,4 @@
-// The output envelope of product.md §8: one JSON line per result,
+// The output envelope (docs/cli.md, "Output and exit codes"): one JSON line per result,
 // {"success": bool, "message"?: object|string, "status_code"?: int, ...extra keys},
 // and the exit codes that go with it. Expected failures are thrown as CliError subclasses
 // and turned into a line by the program; they never print a stack trace.

@@ -1,5 +1,5 @@
 // The `charta` program: commander's command tree plus the rules every invocation follows —
-// results and failures are JSON lines on stdout (product.md §8), usage errors (including
+// results and failures are JSON lines on stdout (docs/cli.md, "Output and exit codes"), usage errors (including
 // commander's own) are `success: false` lines with exit 2, and an expected failure never
 // prints a stack trace. Help text is the one thing printed as plain text.
 import fs from 'node:fs';

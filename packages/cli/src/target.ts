@@ -1,5 +1,5 @@
 // Which instance a command talks to, and with which key. Hosts are normalized as the original
-// tool does (plugin-protocol.md §1.3); the flags beat the environment, which beats the file.
+// tool does (docs/cli.md, "Which host and key a command uses"); the flags beat the environment, which beats the file.
 import type { Credentials, Env } from './config-store.ts';
 import { UsageError } from './output.ts';
 

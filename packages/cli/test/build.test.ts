@@ -12,8 +12,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as tar from 'tar';
 import { createEvent, recordingLogger, runHandler, type HandlerClass } from '@charta/plugin-sdk';
-import { buildProject } from '../src/build/index.ts';
-import { BuildFailure } from '../src/build/project.ts';
+import { buildProject } from '../src/packaging/index.ts';
+import { BuildFailure } from '../src/packaging/project.ts';
 import { charta, single, tempDir } from './support/cli.ts';
 
 const REPO = path.resolve(import.meta.dirname, '../../..');

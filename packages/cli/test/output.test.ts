@@ -1,4 +1,4 @@
-// The envelope helpers (product.md §8) and the credential store's atomic write, in process.
+// The envelope helpers (docs/cli.md, "Output and exit codes") and the credential store's atomic write, in process.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

@@ -1,4 +1,4 @@
-// The log stream (product.md §7) over real WebSockets on both engines: header-only credentials
+// The log stream (docs/api.md, "Log stream") over real WebSockets on both engines: header-only credentials
 // checked before the upgrade, command and plugin lifecycle entries after their commit, the
 // `level` / `plugin` / `since` options, bounded per-consumer queues that report dropped lines,
 // and on PostgreSQL two instances on one database that see each other's entries.

@@ -1,4 +1,4 @@
-// Patients and notes (§5): create, read, list per patient, lock, unlock, soft delete.
+// Patients and notes (docs/api.md, "Patients" and "Notes"): create, read, list per patient, lock, unlock, soft delete.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ENGINES, startInstance, type Instance } from './support/harness.ts';

@@ -1,4 +1,4 @@
-// The plugin API (product.md §6) on both engines: the original tool's wire format (multipart
+// The plugin API (docs/api.md, "Plugins") on both engines: the original tool's wire format (multipart
 // `package` + `is_enabled` True/False, form-encoded PATCH, raw API key), the store's rules, and
 // hostile packages refused with nothing stored.
 import { after, before, describe, it } from 'node:test';

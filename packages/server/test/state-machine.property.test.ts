@@ -9,7 +9,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fc from 'fast-check';
-import { createClient, createStaff } from '../src/auth/credentials.ts';
+import { createClient } from '../src/auth/create-client.ts';
+import { createStaff } from '../src/auth/staff.ts';
 import { ENGINES, TEST_API_KEY, TEST_CLIENT_ID, request, startInstance, toReply, type Instance, type Reply } from './support/harness.ts';
 
 const BASE = '/core/api/v1/commands';

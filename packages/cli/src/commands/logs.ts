@@ -1,5 +1,5 @@
 // charta logs [--plugin NAME] [--level LEVEL] [--since DURATION] [--host URL] [--api-key KEY]
-// Follows an instance's log stream (product.md §7) over a WebSocket at
+// Follows an instance's log stream (docs/cli.md, "`charta logs`"; docs/api.md, "Log stream") over a WebSocket at
 // `ws(s)://<host>/core/api/v1/logging/`, the raw API key in `Authorization` (never in the URL).
 // First an informational line, then one line per entry whose `message` is the entry object and
 // whose `success` is false only for error-level entries, so `jq 'select(.success == false)'`

@@ -1,4 +1,4 @@
-// The in-process log bus (architecture.md: events flow operation → bus → log stream): entries
+// The in-process log bus (docs/architecture.md, "Code layout": events flow operation → bus → log stream): entries
 // are stamped, kept in a bounded ring of recent history for `since` replay, and handed to every
 // subscriber (log stream consumers) and relay (PostgreSQL NOTIFY) at once. Never throws.
 import crypto from 'node:crypto';

@@ -1,4 +1,4 @@
-// GET /core/api/v1/logging/ (product.md §7): the log stream over WebSocket. The upgrade request
+// GET /core/api/v1/logging/ (docs/api.md, "Log stream"): the log stream over WebSocket. The upgrade request
 // goes through the usual hooks first, so credentials (Authorization header only), scope and
 // query options are checked and refused with a problem (401/403/400) before any upgrade.
 // A plain GET without the upgrade is 426. Messages from the client are ignored (4 KiB cap).

@@ -5,7 +5,10 @@ import type { Storage } from '../storage/db.ts';
 import { baseUrlOf, ctxOf, expectEmptyBody } from '../http/request.ts';
 import { pageLinks } from '../http/pagination.ts';
 import { CreateNoteBody, problemResponses as problems, type CreateNote } from '../http/schemas.ts';
-import { changeNote, createNote, getNote, listNotes } from './operations.ts';
+import { createNote } from './create.ts';
+import { getNote } from './get.ts';
+import { listNotes } from './list.ts';
+import { changeNote } from './change.ts';
 
 const tags = ['Notes'];
 const security = [{ bearer: [] }];

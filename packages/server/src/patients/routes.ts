@@ -4,7 +4,8 @@ import { Type } from '@sinclair/typebox';
 import type { Storage } from '../storage/db.ts';
 import { ctxOf } from '../http/request.ts';
 import { CreatePatientBody, problemResponses as problems, type CreatePatient } from '../http/schemas.ts';
-import { createPatient, getPatient } from './operations.ts';
+import { createPatient } from './create.ts';
+import { getPatient } from './get.ts';
 
 const tags = ['Patients'];
 const security = [{ bearer: [] }];

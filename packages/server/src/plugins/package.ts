@@ -22,3 +22,14 @@ export async function checkPackage(bytes: Buffer | undefined, limits?: Partial<I
   }
   return { metadata: inspection.metadata, checksum: crypto.createHash('sha256').update(bytes).digest('hex'), bytes };
 }
+
+/** The columns a checked package sets on its plugin's row, on install as on update. */
+export function packageColumns(pkg: CheckedPackage) {
+  return {
+    description: pkg.metadata.description,
+    version: pkg.metadata.version,
+    format: pkg.metadata.format,
+    checksum: pkg.checksum,
+    package: pkg.bytes,
+  };
+}

@@ -1,4 +1,4 @@
-// The plugin object of the API (product.md §6) and the right to use the plugin endpoints.
+// The plugin object of the API (docs/api.md, "Plugins") and the right to use the plugin endpoints.
 import type { Ctx } from '../lib/context.ts';
 import { isoMicros } from '../lib/time.ts';
 import { problem } from '../http/problem.ts';

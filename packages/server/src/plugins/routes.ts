@@ -1,4 +1,4 @@
-// Plugin API routes (product.md §6), wire-compatible with the original plugin tool: multipart
+// Plugin API routes (docs/api.md, "Plugins"), wire-compatible with the original plugin tool: multipart
 // field `package` (file) and `is_enabled` (`true`/`True`/…); a PATCH carrying only `is_enabled`
 // arrives form-encoded. Multipart parsing lives in this encapsulated scope only.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -10,7 +10,13 @@ import { pageLinks, parsePage } from '../http/pagination.ts';
 import { invalid, type FieldProblem } from '../http/problem.ts';
 import { problemResponses } from '../http/schemas.ts';
 import { DEFAULT_LIMITS } from './inspection/index.ts';
-import { deletePlugin, downloadPackage, extractMetadata, getPlugin, installPlugin, listPlugins, updatePlugin } from './operations.ts';
+import { installPlugin } from './install.ts';
+import { extractMetadata } from './extract-metadata.ts';
+import { listPlugins } from './list.ts';
+import { getPlugin } from './get.ts';
+import { updatePlugin } from './update.ts';
+import { deletePlugin } from './delete.ts';
+import { downloadPackage } from './download.ts';
 import { pluginName } from './representation.ts';
 
 const BASE = '/core/api/v1/plugins';

@@ -1,6 +1,6 @@
 // Admin API of the reference data, under /core/api/v1/admin/: POST creates an entry, GET lists
 // a catalogue (limit/offset, {count, next, previous, results}). API key with the `admin` scope
-// only (operations.ts). Bodies are JSON, closed (additionalProperties: false), every string bounded.
+// only (admin-operation.ts). Bodies are JSON, closed (additionalProperties: false), every string bounded.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { Storage } from '../storage/db.ts';
@@ -13,7 +13,22 @@ import type { Page } from '../http/pagination.ts';
 import { LANGUAGE_CODES } from './languages.ts';
 import { QUESTION_KINDS, STAFF_ROLES, INTERNAL_SYSTEM } from './systems.ts';
 import { CodeSystems } from '../commands/kinds/types.ts';
-import * as ops from './operations.ts';
+import { createStaff } from './create-staff.ts';
+import { listStaff } from './list-staff.ts';
+import { createLabPartner } from './create-lab-partner.ts';
+import { listLabPartners } from './list-lab-partners.ts';
+import { createLabTest } from './create-lab-test.ts';
+import { listLabTests } from './list-lab-tests.ts';
+import { createPharmacy } from './create-pharmacy.ts';
+import { listPharmacies } from './list-pharmacies.ts';
+import { createReasonForVisit } from './create-reason-for-visit.ts';
+import { listReasonsForVisit } from './list-reasons-for-visit.ts';
+import { createQuestionnaire } from './create-questionnaire.ts';
+import { listQuestionnaires } from './list-questionnaires.ts';
+import { createMaterial } from './create-material.ts';
+import { listMaterials } from './list-materials.ts';
+import { createDispenseUnit } from './create-dispense-unit.ts';
+import { listDispenseUnits } from './list-dispense-units.ts';
 
 const BASE = '/core/api/v1/admin';
 const tags = ['Reference data'];
@@ -224,27 +239,20 @@ export function referenceRoutes(app: FastifyInstance, storage: Storage, publicUr
 
   const partnerId = (request: FastifyRequest) => (request.params as { id: string }).id.toLowerCase();
 
-  catalogue('/staff/', 'staff members', StaffBody, Staff, ops.createStaff, ops.listStaff);
-  catalogue('/lab-partners/', 'lab partners', LabPartnerBody, LabPartner, ops.createLabPartner, ops.listLabPartners);
+  catalogue('/staff/', 'staff members', StaffBody, Staff, createStaff, listStaff);
+  catalogue('/lab-partners/', 'lab partners', LabPartnerBody, LabPartner, createLabPartner, listLabPartners);
   catalogue(
     '/lab-partners/:id/tests/',
     "a lab partner's tests",
     LabTestBody,
     LabTest,
-    (ctx, input: Parameters<typeof ops.createLabTest>[2], request) => ops.createLabTest(ctx, partnerId(request), input),
-    (ctx, page, request) => ops.listLabTests(ctx, partnerId(request), page),
+    (ctx, input: Parameters<typeof createLabTest>[2], request) => createLabTest(ctx, partnerId(request), input),
+    (ctx, page, request) => listLabTests(ctx, partnerId(request), page),
     PartnerParams,
   );
-  catalogue('/pharmacies/', 'pharmacies', PharmacyBody, Pharmacy, ops.createPharmacy, ops.listPharmacies);
-  catalogue('/reason-for-visit-codings/', 'reason-for-visit codings', ReasonBody, Reason, ops.createReasonForVisit, ops.listReasonsForVisit);
-  catalogue('/questionnaires/', 'questionnaires (with their questions)', QuestionnaireBody, Questionnaire, ops.createQuestionnaire, ops.listQuestionnaires);
-  catalogue('/educational-materials/', 'educational materials', MaterialBody, Material, ops.createMaterial, ops.listMaterials);
-  catalogue(
-    '/dispense-units/',
-    'dispense units (NCPDP quantity units of measure)',
-    DispenseUnitBody,
-    DispenseUnit,
-    ops.createDispenseUnit,
-    ops.listDispenseUnits,
-  );
+  catalogue('/pharmacies/', 'pharmacies', PharmacyBody, Pharmacy, createPharmacy, listPharmacies);
+  catalogue('/reason-for-visit-codings/', 'reason-for-visit codings', ReasonBody, Reason, createReasonForVisit, listReasonsForVisit);
+  catalogue('/questionnaires/', 'questionnaires (with their questions)', QuestionnaireBody, Questionnaire, createQuestionnaire, listQuestionnaires);
+  catalogue('/educational-materials/', 'educational materials', MaterialBody, Material, createMaterial, listMaterials);
+  catalogue('/dispense-units/', 'dispense units (NCPDP quantity units of measure)', DispenseUnitBody, DispenseUnit, createDispenseUnit, listDispenseUnits);
 }

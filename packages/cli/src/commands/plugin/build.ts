@@ -4,7 +4,7 @@
 // <dir>` uploads). Local only: needs no host or key.
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { buildProject } from '../../build/index.ts';
+import { buildProject } from '../../packaging/index.ts';
 import { bind, optionalString, type RawInput, type Session } from '../../command.ts';
 import type { IO } from '../../io.ts';
 import { EXIT, envelope, printLine, UsageError, type ExitCode } from '../../output.ts';

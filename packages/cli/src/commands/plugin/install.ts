@@ -9,7 +9,7 @@ import { bind, optionalString, type RawInput, type Session } from '../../command
 import type { IO } from '../../io.ts';
 import { EXIT, envelope, printLine, responseEnvelope, type ExitCode } from '../../output.ts';
 import type { TargetFlags } from '../../target.ts';
-import { buildProject } from '../../build/index.ts';
+import { buildProject } from '../../packaging/index.ts';
 import { InstanceFailure, checkProjectOrPackage, clientFor, pythonBool, readPackage, targetFlags, withTargetOptions } from '../../instance.ts';
 
 export interface InstallOptions {

@@ -4,9 +4,10 @@
 import type { Command } from 'commander';
 import { bind, optionalString, type RawInput, type Session } from '../../command.ts';
 import type { IO } from '../../io.ts';
-import { EXIT, printLine, responseEnvelope, UsageError, type ExitCode } from '../../output.ts';
+import { UsageError, type ExitCode } from '../../output.ts';
 import type { TargetFlags } from '../../target.ts';
-import { checkPackagePath, clientFor, pythonBool, readPackage, targetFlags, withTargetOptions, type Body } from '../../instance.ts';
+import { checkPackagePath, pythonBool, readPackage, targetFlags, type Body } from '../../instance.ts';
+import { namedPluginCommand, pluginNameArgument, requestPlugin } from './named-plugin.ts';
 
 export interface UpdateOptions {
   name: string;
@@ -17,8 +18,7 @@ export interface UpdateOptions {
 }
 
 export function parse({ args, flags }: RawInput): UpdateOptions {
-  const name = (optionalString(args[0]) ?? '').trim();
-  if (name === '') throw new UsageError('The plugin name is empty');
+  const name = pluginNameArgument(args);
   if (flags.enable === true && flags.disable === true) throw new UsageError('--enable and --disable cannot be used together');
   const pkg = optionalString(flags.package);
   return {
@@ -29,25 +29,20 @@ export function parse({ args, flags }: RawInput): UpdateOptions {
   };
 }
 
-export async function run(io: IO, options: UpdateOptions): Promise<ExitCode> {
-  const client = clientFor(io, options.target);
+export function run(io: IO, options: UpdateOptions): Promise<ExitCode> {
+  return requestPlugin(io, options.target, options.name, 200, 'PATCH', () => ({ body: patchBody(options) }));
+}
+
+/** Multipart with the package, form-encoded with only the flag, empty with neither. */
+function patchBody(options: UpdateOptions): Body {
   const fields: Record<string, string> = options.enabled === undefined ? {} : { is_enabled: pythonBool(options.enabled) };
-  let body: Body;
-  if (options.package !== undefined) body = { kind: 'multipart', fields, file: readPackage(options.package) };
-  else if (options.enabled !== undefined) body = { kind: 'form', fields };
-  else body = { kind: 'empty' };
-  const answer = await client.expect(200, 'PATCH', [options.name], { body });
-  printLine(io.stdout, responseEnvelope(true, answer.status, answer.text));
-  return EXIT.ok;
+  if (options.package !== undefined) return { kind: 'multipart', fields, file: readPackage(options.package) };
+  if (options.enabled !== undefined) return { kind: 'form', fields };
+  return { kind: 'empty' };
 }
 
 export function register(parent: Command, session: Session): Command {
-  return withTargetOptions(
-    parent
-      .command('update')
-      .description('replace the package of an installed plugin and/or enable or disable it')
-      .argument('<name>', 'the plugin name, as `plugin list` shows it'),
-  )
+  return namedPluginCommand(parent, 'update', 'replace the package of an installed plugin and/or enable or disable it')
     .option('--package <file>', 'a new package (.whl or .tar.gz) of the same plugin')
     .option('--enable', 'enable the plugin')
     .option('--disable', 'disable the plugin')

@@ -1,21 +1,13 @@
-// Patients: just enough to chart against (create, read).
+// POST /core/api/v1/patients/: a patient, just enough to chart against (docs/api.md, "Patients").
 import type { Ctx } from '../lib/context.ts';
-import { KEY_RE, newKey } from '../lib/ids.ts';
-import { isoMicros, nowMicros, parseDateMicros } from '../lib/time.ts';
-import { invalid, problem } from '../http/problem.ts';
-import { getPatient as findPatient, insertPatient } from '../storage/clinical-repository.ts';
-import type { PatientTable } from '../storage/schema.ts';
+import { newKey } from '../lib/ids.ts';
+import { nowMicros, parseDateMicros } from '../lib/time.ts';
+import { invalid } from '../http/problem.ts';
+import { insertPatient } from '../storage/clinical-repository.ts';
 import { writeTransaction } from '../storage/transaction.ts';
 import type { CreatePatient, Patient } from '../http/schemas.ts';
 import { actingStaff } from '../commands/actor.ts';
-
-const toView = (row: PatientTable): Patient => ({
-  key: row.key,
-  first_name: row.first_name,
-  last_name: row.last_name,
-  birth_date: row.birth_date,
-  created_at: isoMicros(row.created_at),
-});
+import { toView } from './representation.ts';
 
 export async function createPatient(ctx: Ctx, input: CreatePatient) {
   actingStaff(ctx);
@@ -36,11 +28,4 @@ export async function createPatient(ctx: Ctx, input: CreatePatient) {
     await audit({ action: 'patient.created', entityType: 'patient', entityId: row.key, before: null, after: view });
     return { status: 201, body: view };
   });
-}
-
-export async function getPatient(ctx: Ctx, key: string): Promise<Patient> {
-  actingStaff(ctx);
-  const row = KEY_RE.test(key) ? await findPatient(ctx.storage.reader, key) : undefined;
-  if (row === undefined) throw problem('patient_not_found');
-  return toView(row);
 }

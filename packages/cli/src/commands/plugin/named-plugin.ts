@@ -1,0 +1,40 @@
+// What `charta plugin update` and `charta plugin delete` share (docs/cli.md, "`charta plugin`"):
+// a command on one installed plugin, named by its first argument, that sends the instance one
+// request about it and prints the answer as the envelope.
+import type { Command } from 'commander';
+import { optionalString } from '../../command.ts';
+import type { IO } from '../../io.ts';
+import { EXIT, printLine, responseEnvelope, UsageError, type ExitCode } from '../../output.ts';
+import type { TargetFlags } from '../../target.ts';
+import { clientFor, withTargetOptions, type RequestOptions } from '../../instance.ts';
+
+/** The plugin name of the first argument, trimmed; an empty one is a usage error. */
+export function pluginNameArgument(args: unknown[]): string {
+  const name = (optionalString(args[0]) ?? '').trim();
+  if (name === '') throw new UsageError('The plugin name is empty');
+  return name;
+}
+
+/** `charta plugin <verb> <name>` with the target options; the caller adds its own options and action. */
+export function namedPluginCommand(parent: Command, verb: string, description: string): Command {
+  return withTargetOptions(parent.command(verb).description(description).argument('<name>', 'the plugin name, as `plugin list` shows it'));
+}
+
+/**
+ * Sends `method` to the plugin's path, expects `expected`, and prints the answer's envelope.
+ * `options` is built once the target is resolved: a missing host or key is told before an
+ * unreadable package.
+ */
+export async function requestPlugin(
+  io: IO,
+  target: TargetFlags,
+  name: string,
+  expected: number,
+  method: string,
+  options: () => RequestOptions,
+): Promise<ExitCode> {
+  const client = clientFor(io, target);
+  const answer = await client.expect(expected, method, [name], options());
+  printLine(io.stdout, responseEnvelope(true, answer.status, answer.text));
+  return EXIT.ok;
+}

@@ -1,0 +1,22 @@
+// GET /core/api/v1/notes: filtered by patient and deleted flag, paginated (docs/api.md, "Notes").
+import type { Ctx } from '../lib/context.ts';
+import { KEY_RE } from '../lib/ids.ts';
+import { invalid, type FieldProblem } from '../http/problem.ts';
+import { parsePage, type Page } from '../http/pagination.ts';
+import { listNotes as queryNotes } from '../storage/clinical-repository.ts';
+import type { Note } from '../http/schemas.ts';
+import { actingStaff } from '../commands/actor.ts';
+import { toView } from './representation.ts';
+
+export async function listNotes(ctx: Ctx, query: Partial<Record<string, string>>): Promise<{ page: Page; count: number; results: Note[] }> {
+  actingStaff(ctx);
+  const errors: FieldProblem[] = [];
+  if (query.patient_key !== undefined && !KEY_RE.test(query.patient_key))
+    errors.push({ field: 'patient_key', message: 'must be 32 lowercase hexadecimal characters' });
+  const page = parsePage(query, errors);
+  const deleted = query.deleted === undefined ? undefined : ({ true: true, false: false } as Record<string, boolean>)[query.deleted];
+  if (query.deleted !== undefined && deleted === undefined) errors.push({ field: 'deleted', message: 'must be true or false' });
+  if (errors.length > 0) throw invalid(errors);
+  const { rows, count } = await queryNotes(ctx.storage.reader, { patientKey: query.patient_key, deleted }, page.limit, page.offset);
+  return { page, count, results: rows.map(toView) };
+}

@@ -1,0 +1,15 @@
+// GET /core/api/v1/patients/{key} (docs/api.md, "Patients").
+import type { Ctx } from '../lib/context.ts';
+import { KEY_RE } from '../lib/ids.ts';
+import { problem } from '../http/problem.ts';
+import { getPatient as findPatient } from '../storage/clinical-repository.ts';
+import type { Patient } from '../http/schemas.ts';
+import { actingStaff } from '../commands/actor.ts';
+import { toView } from './representation.ts';
+
+export async function getPatient(ctx: Ctx, key: string): Promise<Patient> {
+  actingStaff(ctx);
+  const row = KEY_RE.test(key) ? await findPatient(ctx.storage.reader, key) : undefined;
+  if (row === undefined) throw problem('patient_not_found');
+  return toView(row);
+}

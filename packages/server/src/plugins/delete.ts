@@ -1,0 +1,22 @@
+// DELETE /core/api/v1/plugins/{name}/: remove a disabled plugin (an enabled one with ?force=true),
+// in one transaction with its audit row (docs/api.md, "Plugins").
+import type { Ctx } from '../lib/context.ts';
+import { problem } from '../http/problem.ts';
+import { writeTransaction } from '../storage/transaction.ts';
+import { deletePlugin as removePlugin, getPluginForUpdate } from '../storage/plugins-repository.ts';
+import { requirePluginScope, toView } from './representation.ts';
+import { logPlugin } from '../logs/events.ts';
+
+export async function deletePlugin(ctx: Ctx, baseUrl: string, name: string, force: boolean) {
+  requirePluginScope(ctx);
+  const outcome = await writeTransaction<null>(ctx, undefined, async ({ trx, audit }) => {
+    const before = await getPluginForUpdate(trx, ctx.storage.engine, name);
+    if (before === undefined) throw problem('plugin_not_found');
+    if (before.is_enabled !== 0 && !force) throw problem('plugin_enabled');
+    await removePlugin(trx, name);
+    await audit({ action: 'plugin.deleted', entityType: 'plugin', entityId: name, before: toView(before, baseUrl), after: null });
+    return { status: 204, body: null };
+  });
+  logPlugin(ctx, 'deleted', name); // log stream: after the commit
+  return outcome;
+}

@@ -1,0 +1,12 @@
+// GET /core/api/v1/plugins/{name}/ (docs/api.md, "Plugins").
+import type { Ctx } from '../lib/context.ts';
+import { problem } from '../http/problem.ts';
+import { getPlugin as findPlugin } from '../storage/plugins-repository.ts';
+import { requirePluginScope, toView, type PluginView } from './representation.ts';
+
+export async function getPlugin(ctx: Ctx, baseUrl: string, name: string): Promise<PluginView> {
+  requirePluginScope(ctx);
+  const row = await findPlugin(ctx.storage.reader, name);
+  if (row === undefined) throw problem('plugin_not_found');
+  return toView(row, baseUrl);
+}

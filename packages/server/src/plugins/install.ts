@@ -1,0 +1,48 @@
+// POST /core/api/v1/plugins/: install a new plugin from its package, in one transaction with its
+// audit row; the package is checked before it starts (docs/api.md, "Plugins").
+import type { Ctx } from '../lib/context.ts';
+import { nowMicros } from '../lib/time.ts';
+import { problem } from '../http/problem.ts';
+import { writeTransaction } from '../storage/transaction.ts';
+import { isUniqueViolation } from '../storage/db.ts';
+import { getPluginForUpdate, insertPlugin } from '../storage/plugins-repository.ts';
+import { checkPackage, packageColumns } from './package.ts';
+import { requirePluginScope, toView, type PluginView } from './representation.ts';
+import { logPlugin, logRejected } from '../logs/events.ts';
+
+export async function installPlugin(ctx: Ctx, baseUrl: string, upload: { bytes?: Buffer; isEnabled: boolean }) {
+  requirePluginScope(ctx);
+  const pkg = await checkPackage(upload.bytes).catch(logRejected(ctx, undefined)); // log stream
+  const name = pkg.metadata.name;
+  try {
+    const outcome = await writeTransaction<PluginView>(ctx, undefined, async ({ trx, audit }) => {
+      if ((await getPluginForUpdate(trx, ctx.storage.engine, name)) !== undefined) {
+        throw problem('plugin_exists', { detail: `A plugin named ${name} already exists; update it instead` });
+      }
+      const now = nowMicros();
+      const row = {
+        name,
+        ...packageColumns(pkg),
+        is_enabled: upload.isEnabled ? 1 : 0,
+        previous_version: null,
+        previous_format: null,
+        previous_checksum: null,
+        previous_package: null,
+        created_at: now,
+        updated_at: now,
+      };
+      await insertPlugin(trx, row);
+      const view = toView(row, baseUrl);
+      await audit({ action: 'plugin.installed', entityType: 'plugin', entityId: name, before: null, after: view });
+      return { status: 201, body: view };
+    });
+    logPlugin(ctx, 'installed', name, outcome.body); // log stream: after the commit
+    return outcome;
+  } catch (err) {
+    // Two installs of one new plugin at once: the loser is told it exists, like a later install.
+    if (isUniqueViolation(err)) {
+      throw problem('plugin_exists', { detail: `A plugin named ${name} already exists; update it instead` });
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,11 @@
+// GET /core/api/v1/plugins/: the installed plugins, one page at a time (docs/api.md, "Plugins").
+import type { Ctx } from '../lib/context.ts';
+import type { Page } from '../http/pagination.ts';
+import { listPlugins as queryPlugins } from '../storage/plugins-repository.ts';
+import { requirePluginScope, toView, type PluginView } from './representation.ts';
+
+export async function listPlugins(ctx: Ctx, baseUrl: string, page: Page): Promise<{ count: number; results: PluginView[] }> {
+  requirePluginScope(ctx);
+  const { rows, count } = await queryPlugins(ctx.storage.reader, page.limit, page.offset);
+  return { count, results: rows.map((r) => toView(r, baseUrl)) };
+}

@@ -1,0 +1,44 @@
+// PATCH /core/api/v1/plugins/{name}/: a new package and/or a new enabled flag, in one transaction
+// with its audit row; the package is checked before it starts (docs/api.md, "Plugins").
+import type { Ctx } from '../lib/context.ts';
+import { nowMicros } from '../lib/time.ts';
+import { problem } from '../http/problem.ts';
+import { writeTransaction } from '../storage/transaction.ts';
+import { getPluginForUpdate, replacePluginPackage, updatePlugin as savePlugin } from '../storage/plugins-repository.ts';
+import { checkPackage, packageColumns } from './package.ts';
+import { requirePluginScope, toView, type PluginView } from './representation.ts';
+import { logPlugin, logRejected, rejected } from '../logs/events.ts';
+
+/** A new package and/or a new enabled flag; a package of another plugin is refused (the old one stays). */
+export async function updatePlugin(ctx: Ctx, baseUrl: string, name: string, change: { bytes?: Buffer; isEnabled?: boolean }) {
+  requirePluginScope(ctx);
+  const pkg = change.bytes === undefined ? undefined : await checkPackage(change.bytes).catch(logRejected(ctx, name)); // log stream
+  if (pkg !== undefined && pkg.metadata.name !== name) {
+    throw rejected(
+      ctx,
+      name,
+      problem('plugin_name_mismatch', { detail: `The package is plugin ${pkg.metadata.name}, not ${name}; the installed version stays live` }),
+    );
+  }
+  const outcome = await writeTransaction<PluginView>(ctx, undefined, async ({ trx, audit }) => {
+    const before = await getPluginForUpdate(trx, ctx.storage.engine, name);
+    if (before === undefined) throw problem('plugin_not_found');
+    const now = nowMicros();
+    const enabled = change.isEnabled === undefined ? {} : { is_enabled: change.isEnabled ? 1 : 0 };
+    if (pkg !== undefined) {
+      await replacePluginPackage(trx, name, { ...packageColumns(pkg), updated_at: now, ...enabled });
+    } else if (change.isEnabled !== undefined) {
+      await savePlugin(trx, name, { ...enabled, updated_at: now });
+    }
+    const after = (await getPluginForUpdate(trx, ctx.storage.engine, name))!;
+    const view = toView(after, baseUrl);
+    const action =
+      pkg !== undefined ? 'plugin.updated' : change.isEnabled === true ? 'plugin.enabled' : change.isEnabled === false ? 'plugin.disabled' : 'plugin.unchanged';
+    if (action !== 'plugin.unchanged') await audit({ action, entityType: 'plugin', entityId: name, before: toView(before, baseUrl), after: view });
+    return { status: 200, body: view };
+  });
+  // Log stream, after the commit: as the audit names it.
+  if (pkg !== undefined) logPlugin(ctx, 'updated', name, outcome.body);
+  else if (change.isEnabled !== undefined) logPlugin(ctx, change.isEnabled ? 'enabled' : 'disabled', name, outcome.body);
+  return outcome;
+}
