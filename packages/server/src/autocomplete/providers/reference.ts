@@ -4,10 +4,10 @@
 // both engines); a picked value is looked up by its id (or natural code) and replaced by the
 // catalogue's option — the client's text is never stored.
 import type { Kysely } from 'kysely';
-import type { Database } from '../storage/schema.ts';
-import * as repo from '../storage/reference-repository.ts';
-import { inOrder, searchIds } from '../reference/search-index.ts';
-import { IndexSystems, STAFF_ROLES } from '../reference/systems.ts';
+import type { Database } from '../../storage/schema.ts';
+import * as repo from '../../storage/reference-repository.ts';
+import { inOrder, searchIds } from '../../reference/search-index.ts';
+import { IndexSystems, STAFF_ROLES } from '../../reference/systems.ts';
 import {
   dispenseUnitOption,
   labPartnerOption,
@@ -20,11 +20,11 @@ import {
   reasonForVisitOption,
   staffOption,
   staffText,
-} from '../reference/options.ts';
-import { languageName } from '../reference/languages.ts';
-import { matchesAllWords, normalizeText, parseSearchTerm } from '../terminology/normalize.ts';
-import { codingsOf } from './option.ts';
-import type { OptionDoc, OptionProvider, OptionSource, PickedOption } from './types.ts';
+} from '../../reference/options.ts';
+import { languageName } from '../../reference/languages.ts';
+import { matchesAllWords, normalizeText, parseSearchTerm } from '../../terminology/normalize.ts';
+import { codingsOf } from '../option.ts';
+import type { OptionDoc, OptionProvider, OptionSource, PickedOption } from '../types.ts';
 
 type Source<K extends OptionSource['kind']> = Extract<OptionSource, { kind: K }>;
 type Db = Kysely<Database>;
