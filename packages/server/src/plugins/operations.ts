@@ -16,14 +16,14 @@ import {
   replacePluginPackage,
   updatePlugin as savePlugin,
 } from '../storage/plugins-repository.ts';
-import { checkPackage } from './package.ts';
+import { checkPackage, type UploadedFile } from './package.ts';
 import { requirePluginScope, toView, type PluginView } from './representation.ts';
 import type { PackageMetadata } from './inspection/index.ts';
 import { logPlugin, logRejected, rejected } from '../logs/events.ts';
 
-export async function installPlugin(ctx: Ctx, baseUrl: string, upload: { bytes?: Buffer; isEnabled: boolean }) {
+export async function installPlugin(ctx: Ctx, baseUrl: string, upload: { file?: UploadedFile; isEnabled: boolean }) {
   requirePluginScope(ctx);
-  const pkg = await checkPackage(upload.bytes).catch(logRejected(ctx, undefined)); // log stream
+  const pkg = await checkPackage(upload.file).catch(logRejected(ctx, undefined)); // log stream
   const name = pkg.metadata.name;
   try {
     const outcome = await writeTransaction<PluginView>(ctx, undefined, async ({ trx, audit }) => {
@@ -62,9 +62,9 @@ export async function installPlugin(ctx: Ctx, baseUrl: string, upload: { bytes?:
   }
 }
 
-export async function extractMetadata(ctx: Ctx, bytes: Buffer | undefined): Promise<Omit<PackageMetadata, 'manifest'> & { package_checksum: string }> {
+export async function extractMetadata(ctx: Ctx, file: UploadedFile | undefined): Promise<Omit<PackageMetadata, 'manifest'> & { package_checksum: string }> {
   requirePluginScope(ctx);
-  const pkg = await checkPackage(bytes);
+  const pkg = await checkPackage(file);
   const { manifest: _manifest, ...metadata } = pkg.metadata;
   return { ...metadata, package_checksum: pkg.checksum };
 }
@@ -83,9 +83,9 @@ export async function getPlugin(ctx: Ctx, baseUrl: string, name: string): Promis
 }
 
 /** A new package and/or a new enabled flag; a package of another plugin is refused (the old one stays). */
-export async function updatePlugin(ctx: Ctx, baseUrl: string, name: string, change: { bytes?: Buffer; isEnabled?: boolean }) {
+export async function updatePlugin(ctx: Ctx, baseUrl: string, name: string, change: { file?: UploadedFile; isEnabled?: boolean }) {
   requirePluginScope(ctx);
-  const pkg = change.bytes === undefined ? undefined : await checkPackage(change.bytes).catch(logRejected(ctx, name)); // log stream
+  const pkg = change.file === undefined ? undefined : await checkPackage(change.file).catch(logRejected(ctx, name)); // log stream
   if (pkg !== undefined && pkg.metadata.name !== name) {
     throw rejected(
       ctx,
