@@ -12,6 +12,7 @@ import { Authenticator } from './auth/authenticate.ts';
 import { Problem, invalid, problem, type FieldProblem } from './http/problem.ts';
 import { sharedSchemas } from './http/schemas.ts';
 import { registerBodyParsers } from './http/body.ts';
+import { redactLogArguments, serializeError, serializeRequest } from './http/log-redaction.ts';
 import { authRoutes } from './auth/routes.ts';
 import { commandRoutes } from './commands/routes.ts';
 import { noteRoutes } from './notes/routes.ts';
@@ -41,7 +42,11 @@ export async function buildApp(config: Config, storage: Storage): Promise<Fastif
   const app = Fastify({
     logger: {
       level: config.logLevel,
-      redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
+      // Headers logged by the server or a plugin of it (the multipart parser logs its options at trace).
+      redact: { paths: ['req.headers.authorization', 'req.headers.cookie', '*.headers.authorization', '*.headers.cookie'], censor: '[redacted]' },
+      // Credentials sent in query strings never reach the log (http/log-redaction.ts).
+      serializers: { req: serializeRequest, err: serializeError },
+      hooks: { logMethod: redactLogArguments },
     },
     // Request logging at info costs most of the throughput; it is there at debug.
     logController: new LogController({ disableRequestLogging: !verbose }),

@@ -221,6 +221,16 @@ for (const engine of ENGINES) {
       assert.equal(s.entries.length, 3);
     });
 
+    it('plugin=<name> takes the name as the original tool writes it (`_` for `-`)', async () => {
+      // The entries of the test above, replayed to a filter naming vitals_alert.
+      const s = await stream('?plugin=vitals_alert&since=1h');
+      const got = await s.upTo(3);
+      assert.deepEqual(
+        got.map((e) => e.event),
+        ['plugin vitals-alert 1.0.0 installed (enabled)', 'plugin vitals-alert 1.0.0 disabled', 'plugin vitals-alert deleted'],
+      );
+    });
+
     it('closes every stream when the instance stops', async () => {
       const other = await startInstance(engine);
       const s = await openStream(other.url);

@@ -153,18 +153,17 @@ for (const engine of ENGINES) {
           /link/,
         ],
         ['not gzip but named .tar.gz', Buffer.from('just some text, not an archive'), /not a wheel/],
-        ['a tarball named .whl', await pluginTarball(), /.*/],
+        // The file name and the content must name the same kind (this case was accepted, judged by content only).
+        [
+          'a tarball named .whl',
+          await pluginTarball(),
+          /^the file name "plugin\.whl" names a wheel \(zip\), but the content is a gzip-compressed tar archive$/,
+        ],
         ['manifest with a wrong type', tgz([{ path: 'CHARTA_MANIFEST.json', body: manifestJson({ components: 'x' }) }]), /components/],
       ];
       for (const [label, bytes, reason] of cases) {
         const filename = label.includes('.whl') ? 'plugin.whl' : 'plugin.tar.gz';
         const r = await upload('POST', `${P}/`, bytes, { is_enabled: 'True' }, filename);
-        if (label.includes('.whl')) {
-          // Judged by content: a real tarball is accepted whatever its name says.
-          assert.equal(r.status, 201, `${label}: ${r.text}`);
-          await call('DELETE', `${P}/${r.json.name}/?force=true`);
-          continue;
-        }
         assert.equal(r.status, 400, `${label}: ${r.text}`);
         assert.equal(r.json.code, 'plugin_package_invalid', label);
         assert.ok(
@@ -200,6 +199,121 @@ for (const engine of ENGINES) {
       assert.equal((await api.call('GET', `${P}/`, { token: null })).status, 401);
       assert.equal((await api.call('GET', `${P}/`, { authorization: 'wrong-key' })).status, 401);
       assert.equal((await api.call('GET', `${P}/`)).status, 200); // the default token carries system/Plugins.*
+    });
+
+    it('the file name and the content must name the same kind: a 400 saying so, nothing stored', async () => {
+      const before = await count();
+      const wheel = await oldStyleWheel();
+      const cases: Array<[Buffer, string, RegExp]> = [
+        [await pluginTarball(), 'something.whl', /^the file name "something\.whl" names a wheel \(zip\), but the content is a gzip-compressed tar archive$/],
+        [
+          wheel,
+          'old_plugin-0.2.0.tar.gz',
+          /^the file name "old_plugin-0\.2\.0\.tar\.gz" names a gzip-compressed tar archive, but the content is a wheel \(zip\)$/,
+        ],
+        [wheel, 'old_plugin-0.2.0.zip', /^the file name "old_plugin-0\.2\.0\.zip" names neither a wheel \(\.whl\) nor a gzip-compressed tarball \(\.tar\.gz\)/],
+      ];
+      for (const [bytes, filename, reason] of cases) {
+        for (const path of [`${P}/`, `${P}/extract-metadata/`]) {
+          const r = await upload('POST', path, bytes, {}, filename);
+          assert.equal(r.status, 400, `${path} ${filename}: ${r.text}`);
+          assert.equal(r.json.code, 'plugin_package_invalid');
+          assert.deepEqual(r.json.errors.map((e: { message: string }) => e.message).filter((m: string) => reason.test(m)).length, 1, `${filename}: ${r.text}`);
+        }
+      }
+      assert.equal(await count(), before);
+      // The same bytes under a name of their kind are accepted; a PATCH is held to the same rule.
+      const ok = await upload('POST', `${P}/`, wheel, {}, 'old_plugin-0.2.0-py3-none-any.whl');
+      assert.equal(ok.status, 201, ok.text);
+      const patched = await upload('PATCH', `${P}/old-plugin/`, wheel, {}, 'old_plugin-0.2.0.tar.gz');
+      assert.equal(patched.status, 400, patched.text);
+      assert.match(patched.json.detail, /names a gzip-compressed tar archive, but the content is a wheel/);
+      assert.equal((await call('DELETE', `${P}/old-plugin/?force=true`)).status, 204);
+      assert.equal(await count(), before);
+    });
+
+    it('plugin names in paths take `_` for `-`, as the original tool writes them', async () => {
+      const bytes = await pluginTarball('0.1.0', 'Plugin Boilerplate');
+      const r = await upload('POST', `${P}/`, bytes, { is_enabled: 'True' });
+      assert.equal(r.status, 201, r.text);
+      assert.equal(r.json.name, 'plugin-boilerplate');
+      const got = await call('GET', `${P}/plugin_boilerplate/`);
+      assert.equal(got.status, 200, got.text);
+      assert.deepEqual(got.json, r.json);
+      const download = await fetch(`${api.url}${P}/plugin_boilerplate/package/`, { headers: { authorization: TEST_API_KEY } });
+      assert.equal(download.status, 200);
+      assert.deepEqual(Buffer.from(await download.arrayBuffer()), bytes);
+      const disabled = await call('PATCH', `${P}/plugin_boilerplate/`, { raw: { contentType: 'application/x-www-form-urlencoded', data: 'is_enabled=False' } });
+      assert.equal(disabled.status, 200, disabled.text);
+      assert.equal(disabled.json.is_enabled, false);
+      const replaced = await upload('PATCH', `${P}/plugin_boilerplate/`, await pluginTarball('0.2.0', 'plugin_boilerplate'));
+      assert.equal(replaced.status, 200, replaced.text);
+      assert.equal(replaced.json.version, '0.2.0');
+      assert.equal((await call('DELETE', `${P}/plugin_boilerplate/`)).status, 204);
+      assert.equal((await call('GET', `${P}/plugin-boilerplate/`)).status, 404);
+    });
+
+    it('accepts packages of later versions of the original tool: CANVAS_MANIFEST.json and no PKG-INFO (wheel and tar.gz)', async () => {
+      const canvas = (version: string) =>
+        JSON.stringify({
+          sdk_version: '0.203.0',
+          plugin_version: version,
+          name: 'canvas_alerts',
+          description: 'Alerts, packaged by the original tool.',
+          components: { handlers: [{ class: 'canvas_alerts.handlers.event_handlers:Alert', description: 'Alerts.' }] },
+          tags: {},
+          references: [],
+          license: '',
+          diagram: false,
+          readme: './README.md',
+        });
+      const wheel = await buildZip([
+        { name: 'canvas_alerts/CANVAS_MANIFEST.json', data: canvas('0.3.0') },
+        { name: 'canvas_alerts/handlers/event_handlers.py', data: 'class Alert: ...\n' },
+        { name: 'canvas_alerts/README.md', data: '# Alerts\n' },
+      ]);
+      const sdist = await tarFromDir(
+        {
+          'canvas_alerts-0.4.0/canvas_alerts/CANVAS_MANIFEST.json': canvas('0.4.0'),
+          'canvas_alerts-0.4.0/canvas_alerts/handlers/event_handlers.py': 'class Alert: ...\n',
+        },
+        ['canvas_alerts-0.4.0'],
+      );
+      const meta = await upload('POST', `${P}/extract-metadata/`, wheel, {}, 'canvas_alerts-0.3.0-py3-none-any.whl');
+      assert.equal(meta.status, 200, meta.text);
+      assert.equal(meta.json.name, 'canvas-alerts');
+      assert.equal(meta.json.version, '0.3.0');
+      assert.equal(meta.json.description, 'Alerts, packaged by the original tool.');
+      const installed = await upload('POST', `${P}/`, wheel, { is_enabled: 'False' }, 'canvas_alerts-0.3.0-py3-none-any.whl');
+      assert.equal(installed.status, 201, installed.text);
+      const listed = (await call('GET', `${P}/`)).json.results.find((p: { name: string }) => p.name === 'canvas-alerts');
+      assert.deepEqual(listed, installed.json);
+      assert.equal(listed.version, '0.3.0');
+      assert.equal(listed.description, 'Alerts, packaged by the original tool.');
+      const updated = await upload('PATCH', `${P}/canvas_alerts/`, sdist, {}, 'canvas_alerts-0.4.0.tar.gz');
+      assert.equal(updated.status, 200, updated.text);
+      assert.equal(updated.json.version, '0.4.0');
+      assert.equal((await call('GET', `${P}/canvas-alerts/`)).json.version, '0.4.0');
+      // A CANVAS_MANIFEST.json without a plugin_version names what is missing.
+      const bad = await upload('POST', `${P}/extract-metadata/`, tgz([{ path: 'x/CANVAS_MANIFEST.json', body: JSON.stringify({ name: 'x' }) }]));
+      assert.equal(bad.status, 400);
+      assert.match(bad.json.detail, /x\/CANVAS_MANIFEST\.json: no \/plugin_version/);
+      assert.equal((await call('DELETE', `${P}/canvas-alerts/?force=true`)).status, 204);
+    });
+
+    it('multipart/form-data without a boundary is a 400 problem, with or without a body', async () => {
+      for (const [method, path] of [
+        ['POST', `${P}/`],
+        ['POST', `${P}/extract-metadata/`],
+        ['PATCH', `${P}/vitals-alert/`],
+      ] as const) {
+        for (const data of ['', '--x\r\nContent-Disposition: form-data; name="is_enabled"\r\n\r\nTrue\r\n--x--\r\n']) {
+          const r = await call(method, path, { raw: { contentType: 'multipart/form-data', data } });
+          assert.equal(r.status, 400, `${method} ${path}: ${r.text}`);
+          assert.equal(r.json.code, 'malformed_body');
+          assert.match(r.json.detail, /[Bb]oundary/);
+        }
+      }
     });
 
     it('audits every change of the store', async () => {

@@ -253,7 +253,8 @@ for (const engine of ENGINES) {
       assert.deepEqual(texts(supervisor), ['Jordan Sample, NP']);
       assert.equal(docOf(supervisor[0]!).value, jordan.key);
       assert.deepEqual(texts(await search(uuid, 'prescriber', '1234567893')), ['Alex Demo, MD'], 'by NPI');
-      assert.deepEqual(await search(uuid, 'prescriber', ''), []);
+      // An empty term lists the first page of active providers (it answered [] before the dropdown fix).
+      assert.deepEqual(texts(await search(uuid, 'prescriber', '')), ['Alex Demo, MD', 'Jordan Sample, NP']);
       const lab = await api.command('labOrder');
       assert.deepEqual(texts(await search(lab.uuid, 'ordering_provider', 'demo')), ['Alex Demo, MD']);
     });
@@ -359,6 +360,63 @@ for (const engine of ENGINES) {
       assert.equal(found[0]!.text, 'Tablet');
       assert.deepEqual(docOf(found[0]!).extra.clinical_quantity, { ncpdp_quantity_qualifier_code: 'C48542', description: 'Tablet' });
       assert.deepEqual(texts(await search(uuid, 'type_to_dispense', 'c48480')), ['Capsule'], 'by code');
+    });
+
+    it('an empty search_term lists the first page of each reference list, in order, limit respected; terminology fields stay empty', async () => {
+      const page = async (uuid: string, field: string, limit?: number, term = '') => {
+        const r = await api.call(
+          'GET',
+          `${C}/${uuid}/fields/${field}/autocomplete/?search_term=${encodeURIComponent(term)}${limit === undefined ? '' : `&limit=${limit}`}`,
+        );
+        assert.equal(r.status, 200, r.text);
+        return texts(r.json as Option[]);
+      };
+      const pharmacies = ['Demo Community Pharmacy, 100 Main St, Springfield, IL 62701', 'Sample Drug Mart, 215 Elm St, Springfield, IL 62701'];
+      const prescribe = await api.command('prescribe');
+      for (const field of ['prescriber', 'supervising_provider']) {
+        assert.deepEqual(await page(prescribe.uuid, field), ['Alex Demo, MD', 'Jordan Sample, NP'], `${field}: active providers only, by name`);
+        assert.deepEqual(await page(prescribe.uuid, field, 1), ['Alex Demo, MD'], `${field}: limit`);
+      }
+      assert.deepEqual(await page(prescribe.uuid, 'pharmacy'), pharmacies);
+      assert.deepEqual(await page(prescribe.uuid, 'pharmacy', 1), pharmacies.slice(0, 1));
+      assert.deepEqual(await page(prescribe.uuid, 'pharmacy', undefined, '  '), pharmacies, 'blanks are an empty term');
+      const units = await page(prescribe.uuid, 'type_to_dispense', 100);
+      assert.ok(units.includes('Tablet') && units.includes('Capsule'), units.join());
+      const sorted = [...units].sort((a, b) => a.localeCompare(b, 'en', { sensitivity: 'base' }));
+      assert.deepEqual(units, sorted, 'dispense units by description');
+      assert.deepEqual(await page(prescribe.uuid, 'type_to_dispense', 1), units.slice(0, 1));
+      // Terminology fields keep answering [] for an empty term.
+      assert.deepEqual(await page(prescribe.uuid, 'prescribe'), []);
+      assert.deepEqual(await page(prescribe.uuid, 'indications'), []);
+
+      const lab = await api.command('labOrder');
+      assert.deepEqual(await page(lab.uuid, 'lab_partner'), ['Demo Reference Lab', 'Springfield Sample Clinical Laboratory']);
+      assert.deepEqual(await page(lab.uuid, 'lab_partner', 1), ['Demo Reference Lab']);
+      assert.deepEqual(await page(lab.uuid, 'ordering_provider'), ['Alex Demo, MD', 'Jordan Sample, NP']);
+      assert.deepEqual(await page(lab.uuid, 'tests'), [], 'no partner chosen: no tests');
+      assert.equal((await patch(lab.uuid, { lab_partner: { text: 'Demo', value: demoLab.id } })).status, 200);
+      assert.deepEqual(await page(lab.uuid, 'tests'), ['Cholesterol, total', 'HDL cholesterol', 'Hemoglobin A1c', 'House panel'], 'the partner’s tests only');
+      assert.deepEqual(await page(lab.uuid, 'tests', 2), ['Cholesterol, total', 'HDL cholesterol']);
+      assert.deepEqual(await page(lab.uuid, 'diagnosis'), []);
+
+      const rfv = await api.command('reasonForVisit');
+      assert.deepEqual(await page(rfv.uuid, 'coding'), ['Chronic cough follow-up', 'Cough', 'Cough, unspecified']);
+      assert.deepEqual(await page(rfv.uuid, 'coding', 2), ['Chronic cough follow-up', 'Cough']);
+
+      const q = await api.command('questionnaire');
+      assert.deepEqual(await page(q.uuid, 'questionnaire', 1), ['Intake']);
+
+      const material = await api.command('educationalMaterial');
+      assert.deepEqual(await page(material.uuid, 'title'), ['Asthma basics', 'Understanding High Blood Pressure']);
+      assert.deepEqual(await page(material.uuid, 'title', 1), ['Asthma basics']);
+      assert.deepEqual(await page(material.uuid, 'language'), [], 'no title chosen: no languages');
+      const bp = await search(material.uuid, 'title', 'blood pressure');
+      assert.equal((await patch(material.uuid, { title: bp[0]!.value })).status, 200);
+      assert.deepEqual(await page(material.uuid, 'language'), ['English (United States)', 'Spanish (United States)', 'Chinese (China)']);
+      assert.deepEqual(await page(material.uuid, 'language', 2), ['English (United States)', 'Spanish (United States)']);
+
+      const diagnose = await api.command('diagnose');
+      assert.deepEqual(await page(diagnose.uuid, 'diagnose'), []);
     });
 
     it('every field round-trips: PATCH the offered option, commit, read back the catalogue’s option', async () => {

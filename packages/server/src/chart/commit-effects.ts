@@ -17,7 +17,7 @@ import {
 import { newUuid } from '../lib/ids.ts';
 import { lockPatient } from '../storage/clinical-repository.ts';
 import { problem } from '../http/problem.ts';
-import type { OptionDoc } from '../options/types.ts';
+import type { OptionDoc } from '../autocomplete/types.ts';
 import { PICKABLE } from './options.ts';
 import { CodeSystems } from '../commands/kinds/types.ts';
 

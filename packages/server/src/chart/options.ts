@@ -4,8 +4,8 @@
 // command's own patient, still active.
 import { listChartRows, type ChartEntity, type ChartRows } from '../storage/chart-repository.ts';
 import { matchesAllWords, normalizeText, parseSearchTerm } from '../terminology/normalize.ts';
-import { optionDoc } from '../options/option.ts';
-import type { OptionDoc, OptionProvider, OptionSource } from '../options/types.ts';
+import { optionDoc } from '../autocomplete/option.ts';
+import type { OptionDoc } from '../autocomplete/types.ts';
 import { CodeSystems } from '../commands/kinds/types.ts';
 
 /** The statuses in which a chart row can be picked. */
@@ -43,9 +43,4 @@ export const chartSource = {
       ? `${JSON.stringify(String(value))} is not an ${entity === 'goal' ? '' : 'active '}${NOUN[entity]} of this patient`
       : chartOption(entity, row);
   },
-};
-
-export const chartProvider: OptionProvider<Extract<OptionSource, { kind: 'chart' }>> = {
-  search: (source, ctx, term, limit) => chartSource.search(source.entity, ctx.db, ctx.patientKey, term, limit),
-  resolve: (source, ctx, picked) => chartSource.resolve(source.entity, ctx.db, ctx.patientKey, picked.value),
 };

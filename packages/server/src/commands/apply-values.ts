@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import type { Engine } from '../storage/db.ts';
 import type { Database } from '../storage/schema.ts';
 import { invalid } from '../http/problem.ts';
-import { dependsOn, resolveOptions } from '../options/index.ts';
+import { dependsOn, resolveOptions } from '../autocomplete/index.ts';
 import type { CommandKind } from './kinds/types.ts';
 import { fieldsFor, isQuestionField, QUESTION_PREFIX } from './questionnaire-fields.ts';
 import { validateValues } from './values.ts';

@@ -1,7 +1,7 @@
 // GET /core/api/v1/commands/{uuid}/fields/ and the per-field autocomplete endpoint.
 import type { Ctx } from '../lib/context.ts';
 import { invalid, problem } from '../http/problem.ts';
-import { searchOptions, toWire } from '../options/index.ts';
+import { searchOptions, toWire } from '../autocomplete/index.ts';
 import { getKind } from './kinds/index.ts';
 import type { FieldDef } from './kinds/types.ts';
 import { getCommand } from './get.ts';
@@ -35,7 +35,7 @@ export interface AutocompleteOption {
 export const DEFAULT_OPTIONS = 20;
 export const MAX_OPTIONS = 100;
 
-/** Options for an AutocompleteField of a command, best first (see src/options/). */
+/** Options for an AutocompleteField of a command, best first (see src/autocomplete/). */
 export async function autocomplete(ctx: Ctx, uuid: string, fieldName: string, searchTerm: string, limitText?: string): Promise<AutocompleteOption[]> {
   const limit = limitText === undefined ? DEFAULT_OPTIONS : Number(limitText);
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_OPTIONS) {

@@ -11,6 +11,7 @@ import { problemResponses } from '../http/schemas.ts';
 import { nowMicros, parseTimestampMicros } from '../lib/time.ts';
 import { Consumer, DEFAULT_CONSUMER_LIMITS, type ConsumerLimits } from './consumer.ts';
 import { LEVELS, matches, type LogBus, type LogFilter, type LogLevel } from './bus.ts';
+import { normalizePluginName } from '../plugins/name.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -51,7 +52,7 @@ interface Query {
 
 function filterOf(request: FastifyRequest): LogFilter {
   const q = request.query as Query;
-  const filter: LogFilter = { plugin: q.plugin, level: q.level };
+  const filter: LogFilter = { plugin: q.plugin === undefined ? undefined : normalizePluginName(q.plugin), level: q.level };
   if (q.since !== undefined) {
     const since = parseSince(q.since);
     if (since === undefined)

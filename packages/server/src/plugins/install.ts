@@ -6,13 +6,13 @@ import { problem } from '../http/problem.ts';
 import { writeTransaction } from '../storage/transaction.ts';
 import { isUniqueViolation } from '../storage/db.ts';
 import { getPluginForUpdate, insertPlugin } from '../storage/plugins-repository.ts';
-import { checkPackage, packageColumns } from './package.ts';
+import { checkPackage, packageColumns, type UploadedFile } from './package.ts';
 import { requirePluginScope, toView, type PluginView } from './representation.ts';
 import { logPlugin, logRejected } from '../logs/events.ts';
 
-export async function installPlugin(ctx: Ctx, baseUrl: string, upload: { bytes?: Buffer; isEnabled: boolean }) {
+export async function installPlugin(ctx: Ctx, baseUrl: string, upload: { file?: UploadedFile; isEnabled: boolean }) {
   requirePluginScope(ctx);
-  const pkg = await checkPackage(upload.bytes).catch(logRejected(ctx, undefined)); // log stream
+  const pkg = await checkPackage(upload.file).catch(logRejected(ctx, undefined)); // log stream
   const name = pkg.metadata.name;
   try {
     const outcome = await writeTransaction<PluginView>(ctx, undefined, async ({ trx, audit }) => {

@@ -10,9 +10,16 @@ export interface CheckedPackage {
   bytes: Buffer;
 }
 
-export async function checkPackage(bytes: Buffer | undefined, limits?: Partial<InspectionLimits>): Promise<CheckedPackage> {
-  if (bytes === undefined) throw problem('plugin_package_missing');
-  const inspection = await inspectPackage(bytes, limits);
+/** An upload's package file: its bytes and the file name it was sent under. */
+export interface UploadedFile {
+  bytes: Buffer;
+  fileName: string;
+}
+
+export async function checkPackage(file: UploadedFile | undefined, limits?: Partial<InspectionLimits>): Promise<CheckedPackage> {
+  if (file === undefined) throw problem('plugin_package_missing');
+  const { bytes, fileName } = file;
+  const inspection = await inspectPackage(bytes, limits, fileName);
   if (!inspection.ok) {
     const errors = inspection.reasons.map((message) => ({ field: 'package', message }));
     throw problem(inspection.tooLarge ? 'plugin_package_too_large' : 'plugin_package_invalid', {

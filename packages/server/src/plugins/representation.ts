@@ -4,6 +4,7 @@ import { isoMicros } from '../lib/time.ts';
 import { problem } from '../http/problem.ts';
 import { PLUGIN_SCOPE } from '../auth/principal.ts';
 import type { PluginTable } from '../storage/schema.ts';
+import { normalizePluginName } from './name.ts';
 
 export interface PluginView {
   name: string;
@@ -38,8 +39,9 @@ export function requirePluginScope(ctx: Ctx): void {
   }
 }
 
-/** Plugin names in paths are slugs; anything else cannot name a plugin. */
+/** Plugin names in paths are slugs (`_` read as `-`); anything else cannot name a plugin. */
 export function pluginName(raw: string): string {
-  if (!/^[a-z0-9](?:[a-z0-9-]{0,98}[a-z0-9])?$/.test(raw)) throw problem('plugin_not_found');
-  return raw;
+  const name = normalizePluginName(raw);
+  if (!/^[a-z0-9](?:[a-z0-9-]{0,98}[a-z0-9])?$/.test(name)) throw problem('plugin_not_found');
+  return name;
 }

@@ -7,7 +7,7 @@ import { Type } from '@sinclair/typebox';
 import type { Storage } from '../storage/db.ts';
 import { baseUrlOf, ctxOf } from '../http/request.ts';
 import { pageLinks, parsePage } from '../http/pagination.ts';
-import { invalid, type FieldProblem } from '../http/problem.ts';
+import { invalid, problem, Problem, type FieldProblem } from '../http/problem.ts';
 import { problemResponses } from '../http/schemas.ts';
 import { DEFAULT_LIMITS } from './inspection/index.ts';
 import { installPlugin } from './install.ts';
@@ -18,6 +18,7 @@ import { updatePlugin } from './update.ts';
 import { deletePlugin } from './delete.ts';
 import { downloadPackage } from './download.ts';
 import { pluginName } from './representation.ts';
+import type { UploadedFile } from './package.ts';
 
 const BASE = '/core/api/v1/plugins';
 const tags = ['Plugins'];
@@ -39,7 +40,7 @@ const PluginSchema = Type.Object(
 );
 
 interface Upload {
-  bytes?: Buffer;
+  file?: UploadedFile;
   fields: Record<string, string>;
 }
 
@@ -57,20 +58,30 @@ async function readUpload(request: FastifyRequest): Promise<Upload> {
     }
     return { fields };
   }
-  let bytes: Buffer | undefined;
+  try {
+    return await readParts(request, fields);
+  } catch (err) {
+    // The multipart parser's own errors (no boundary, a malformed part, a body cut short) are the client's.
+    if (err instanceof Problem || (err as { code?: unknown }).code !== undefined) throw err;
+    throw problem('malformed_body', { detail: `The multipart body could not be read: ${err instanceof Error ? err.message : String(err)}` });
+  }
+}
+
+async function readParts(request: FastifyRequest, fields: Record<string, string>): Promise<Upload> {
+  let file: UploadedFile | undefined;
   for await (const part of request.parts()) {
     if (part.type === 'file') {
-      if (part.fieldname !== 'package' || bytes !== undefined) {
+      if (part.fieldname !== 'package' || file !== undefined) {
         await part.toBuffer();
         throw invalid([{ field: part.fieldname, message: 'send exactly one file, in the field `package`' }]);
       }
-      bytes = await part.toBuffer();
+      file = { bytes: await part.toBuffer(), fileName: part.filename };
     } else {
       if (Object.hasOwn(fields, part.fieldname)) throw invalid([{ field: part.fieldname, message: 'must be given once' }]);
       fields[part.fieldname] = String(part.value);
     }
   }
-  return { bytes, fields };
+  return { file, fields };
 }
 
 /** `is_enabled` as the original tool sends it (Python's True/False) or as JSON-ish text. */
@@ -106,7 +117,7 @@ export async function pluginRoutes(app: FastifyInstance, storage: Storage, publi
       },
       handler: async (request, reply) => {
         const upload = await readUpload(request);
-        const outcome = await installPlugin(ctxOf(request, storage), base(request), { bytes: upload.bytes, isEnabled: enabledFlag(upload.fields, true)! });
+        const outcome = await installPlugin(ctxOf(request, storage), base(request), { file: upload.file, isEnabled: enabledFlag(upload.fields, true)! });
         return reply.code(201).send(outcome.body);
       },
     });
@@ -121,7 +132,7 @@ export async function pluginRoutes(app: FastifyInstance, storage: Storage, publi
       handler: async (request) => {
         const upload = await readUpload(request);
         enabledFlag(upload.fields, undefined);
-        return extractMetadata(ctxOf(request, storage), upload.bytes);
+        return extractMetadata(ctxOf(request, storage), upload.file);
       },
     });
 
@@ -171,7 +182,7 @@ export async function pluginRoutes(app: FastifyInstance, storage: Storage, publi
         const name = pluginName((request.params as { name: string }).name);
         const upload = await readUpload(request);
         const outcome = await updatePlugin(ctxOf(request, storage), base(request), name, {
-          bytes: upload.bytes,
+          file: upload.file,
           isEnabled: enabledFlag(upload.fields, undefined),
         });
         return outcome.body;

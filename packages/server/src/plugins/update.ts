@@ -5,14 +5,14 @@ import { nowMicros } from '../lib/time.ts';
 import { problem } from '../http/problem.ts';
 import { writeTransaction } from '../storage/transaction.ts';
 import { getPluginForUpdate, replacePluginPackage, updatePlugin as savePlugin } from '../storage/plugins-repository.ts';
-import { checkPackage, packageColumns } from './package.ts';
+import { checkPackage, packageColumns, type UploadedFile } from './package.ts';
 import { requirePluginScope, toView, type PluginView } from './representation.ts';
 import { logPlugin, logRejected, rejected } from '../logs/events.ts';
 
 /** A new package and/or a new enabled flag; a package of another plugin is refused (the old one stays). */
-export async function updatePlugin(ctx: Ctx, baseUrl: string, name: string, change: { bytes?: Buffer; isEnabled?: boolean }) {
+export async function updatePlugin(ctx: Ctx, baseUrl: string, name: string, change: { file?: UploadedFile; isEnabled?: boolean }) {
   requirePluginScope(ctx);
-  const pkg = change.bytes === undefined ? undefined : await checkPackage(change.bytes).catch(logRejected(ctx, name)); // log stream
+  const pkg = change.file === undefined ? undefined : await checkPackage(change.file).catch(logRejected(ctx, name)); // log stream
   if (pkg !== undefined && pkg.metadata.name !== name) {
     throw rejected(
       ctx,

@@ -6,9 +6,9 @@
 import type { Kysely } from 'kysely';
 import type { Engine } from '../storage/db.ts';
 import type { Database } from '../storage/schema.ts';
-import { upsertConcepts, type NewConcept } from '../storage/concepts-repository.ts';
+import { firstConcepts, upsertConcepts, type NewConcept } from '../storage/concepts-repository.ts';
 import { searchConcepts } from '../terminology/search.ts';
-import { codeKey, normalizeText } from '../terminology/normalize.ts';
+import { codeKey, normalizeText, parseSearchTerm } from '../terminology/normalize.ts';
 import { nowMicros } from '../lib/time.ts';
 
 export interface IndexEntry {
@@ -49,9 +49,20 @@ export async function indexEntries(trx: Kysely<Database>, entries: IndexEntry[])
   );
 }
 
-/** Ids of the entries of `systems` matching `term`, best first (none for an empty term). */
+/**
+ * Ids of the entries of `systems` matching `term`, best first. An empty term gives the first
+ * entries in display order: reference lists are short, and a dropdown shows them before any
+ * typing (docs/api.md, "Autocomplete").
+ */
 export async function searchIds(db: Kysely<Database>, engine: Engine, systems: readonly string[], term: string, limit: number): Promise<string[]> {
-  return (await searchConcepts(db, engine, systems, term, limit)).map((c) => c.code);
+  const rows = isEmptyTerm(term) ? await firstConcepts(db, systems, limit) : await searchConcepts(db, engine, systems, term, limit);
+  return rows.map((c) => c.code);
+}
+
+/** A term with nothing to search by: no word and no code. */
+export function isEmptyTerm(term: string): boolean {
+  const { words, code } = parseSearchTerm(term);
+  return words.length === 0 && code === '';
 }
 
 /** `rows` in the order of `ids` (rows missing for an id are skipped). */

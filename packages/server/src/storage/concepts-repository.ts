@@ -125,6 +125,18 @@ export const conceptSearchQueries = {
   },
 };
 
+/** The first `limit` active concepts of `systems` in display order (the default page of a short list). */
+export const firstConcepts = (db: Db, systems: readonly string[], limit: number): Promise<ConceptRow[]> =>
+  db
+    .selectFrom('concepts')
+    .select(COLUMNS)
+    .where('system', 'in', systems)
+    .where('active', '=', 1)
+    .orderBy('display_key')
+    .orderBy('code')
+    .limit(limit)
+    .execute();
+
 export const conceptsByCodeKey = (db: Db, systems: readonly string[], codeKey: string, limit: number): Promise<ConceptRow[]> =>
   conceptSearchQueries.byCodeKey(db, systems, codeKey, limit).execute();
 

@@ -1,6 +1,6 @@
 // The shape of a command kind: its fields as /fields/ publishes them, plus the limits
 // and rules the server enforces on `values` (on create/PATCH) and at commit.
-import type { OptionSource } from '../../options/types.ts';
+import type { OptionSource } from '../../autocomplete/types.ts';
 
 /** Field type names, as the original Commands API reports them. */
 export type FieldType =
@@ -41,7 +41,7 @@ export interface FieldDef {
   readonly maxItems?: number;
   /** Coding systems an option of this field may carry (documentation; checked by the autocomplete issue). */
   readonly codingSystems?: readonly string[];
-  /** AutocompleteField: where its options come from (see src/options/). */
+  /** AutocompleteField: where its options come from (see src/autocomplete/). */
   readonly source?: OptionSource;
   /** One sentence for the API reference. */
   readonly description: string;

@@ -54,9 +54,14 @@ export function pathSegments(name: string): string[] {
   return name.split(/[/\\]/).filter((s) => s !== '' && s !== '.');
 }
 
+/** The manifest of later versions of the original tool (docs/plugin-manifest.md). */
+export const CANVAS_MANIFEST_FILE_NAME = 'CANVAS_MANIFEST.json';
+
 /** Which metadata file an entry could be, by its place in the archive. */
-function candidateKind(segments: string[]): 'manifest' | 'pkg-info' | 'metadata' | null {
+function candidateKind(segments: string[]): 'manifest' | 'pkg-info' | 'metadata' | 'canvas' | null {
   const last = segments[segments.length - 1];
+  // The original tool's manifest sits in the package's folder, one level down in an sdist: `<name>-<version>/<pkg>/`.
+  if (segments.length <= 3 && last === CANVAS_MANIFEST_FILE_NAME) return 'canvas';
   if (segments.length > 2) return null;
   if (last === MANIFEST_FILE_NAME) return 'manifest';
   if (last === 'PKG-INFO') return 'pkg-info';
@@ -81,7 +86,7 @@ export class Scan {
   inflated = 0;
   /** Normalised paths of the regular files accepted so far. */
   readonly filePaths = new Set<string>();
-  readonly captures = { manifest: [] as Capture[], pkgInfo: [] as Capture[], metadata: [] as Capture[] };
+  readonly captures = { manifest: [] as Capture[], pkgInfo: [] as Capture[], metadata: [] as Capture[], canvas: [] as Capture[] };
   private readonly seen = new Set<string>();
 
   constructor(
@@ -157,6 +162,7 @@ export class Scan {
     const capture = new Capture(path, segments, this.limits.maxManifestBytes);
     if (candidate === 'manifest') this.captures.manifest.push(capture);
     else if (candidate === 'pkg-info') this.captures.pkgInfo.push(capture);
+    else if (candidate === 'canvas') this.captures.canvas.push(capture);
     else this.captures.metadata.push(capture);
     return capture;
   }

@@ -1,6 +1,7 @@
 // Package inspection: decides, before anything is stored, whether an uploaded plugin package is
 // acceptable, and reads its name, version and description. The kind is told by content (zip
-// magic → wheel, gzip magic → tar.gz), every entry is checked, every limit is counted on bytes
+// magic → wheel, gzip magic → tar.gz) and must be the one the upload's file name names
+// (docs/plugin-manifest.md), every entry is checked, every limit is counted on bytes
 // actually inflated, and all the reasons found are returned together. Never writes to disk and
 // never throws for bad input.
 import { Scan } from './entries.ts';
@@ -26,9 +27,29 @@ export function sniffFormat(bytes: Buffer): PackageFormat | null {
   return null;
 }
 
+/** The kind a file name names: `.whl` a wheel, `.tar.gz` or `.tgz` a gzip-compressed tarball; null for any other name. */
+export function formatOfFileName(fileName: string): PackageFormat | null {
+  const lower = fileName.toLowerCase();
+  if (lower.endsWith('.whl')) return 'wheel';
+  if (lower.endsWith('.tar.gz') || lower.endsWith('.tgz')) return 'tar.gz';
+  return null;
+}
+
+const KIND_NAME: Record<PackageFormat, string> = { wheel: 'a wheel (zip)', 'tar.gz': 'a gzip-compressed tar archive' };
+
+/** Why the file name and the content disagree, or null when they agree. */
+function fileNameProblem(fileName: string, format: PackageFormat): string | null {
+  const named = formatOfFileName(fileName);
+  const shown = JSON.stringify(fileName.slice(0, 200));
+  if (named === null) return `the file name ${shown} names neither a wheel (.whl) nor a gzip-compressed tarball (.tar.gz); the content is ${KIND_NAME[format]}`;
+  if (named !== format) return `the file name ${shown} names ${KIND_NAME[named]}, but the content is ${KIND_NAME[format]}`;
+  return null;
+}
+
 const rejected = (reasons: string[], tooLarge = false): Inspection => ({ ok: false, reasons, tooLarge });
 
-export async function inspectPackage(bytes: Buffer, limits?: Partial<InspectionLimits>): Promise<Inspection> {
+/** `fileName`: the name the upload gave the file; when given, its kind must be the content's. */
+export async function inspectPackage(bytes: Buffer, limits?: Partial<InspectionLimits>, fileName?: string): Promise<Inspection> {
   try {
     const input: unknown = bytes;
     if (!Buffer.isBuffer(input)) {
@@ -42,6 +63,8 @@ export async function inspectPackage(bytes: Buffer, limits?: Partial<InspectionL
     }
     const format = sniffFormat(bytes);
     if (!format) return rejected([NOT_AN_ARCHIVE]);
+    const misnamed = fileName === undefined ? null : fileNameProblem(fileName, format);
+    if (misnamed !== null) return rejected([misnamed]);
     const scan = new Scan(resolved, bytes.length);
     if (format === 'wheel') await scanZip(bytes, scan);
     else await scanTarGz(bytes, scan);

@@ -1,6 +1,7 @@
-// Turns the metadata files a scan kept (CHARTA_MANIFEST.json, PKG-INFO, *.dist-info/METADATA)
-// into the package's name, version and description, or into the reasons it has none.
-import { pathSegments, quote, type Capture, type Scan } from './entries.ts';
+// Turns the metadata files a scan kept (CHARTA_MANIFEST.json, PKG-INFO, *.dist-info/METADATA,
+// the original tool's CANVAS_MANIFEST.json) into the package's name, version and description,
+// or into the reasons it has none (docs/plugin-manifest.md).
+import { CANVAS_MANIFEST_FILE_NAME, pathSegments, quote, type Capture, type Scan } from './entries.ts';
 import { slugify } from '@charta/plugin-sdk';
 import { MANIFEST_FILE_NAME, parseManifest, type ChartaManifest } from '@charta/plugin-sdk/manifest';
 import { formatBytes } from './limits.ts';
@@ -13,7 +14,7 @@ export interface PackageMetadata {
   version: string;
   description: string;
   format: PackageFormat;
-  source: 'manifest' | 'pkg-info';
+  source: 'manifest' | 'pkg-info' | 'canvas-manifest';
   /** The manifest, when the metadata comes from one. */
   manifest?: ChartaManifest;
   /** Directory of the archive the metadata file sits in ('' for the top level). */
@@ -24,7 +25,7 @@ export interface PackageMetadata {
   inflatedBytes: number;
 }
 
-export const NO_METADATA = 'no CHARTA_MANIFEST.json, PKG-INFO or *.dist-info/METADATA found';
+export const NO_METADATA = `no CHARTA_MANIFEST.json, PKG-INFO or *.dist-info/METADATA found, nor a ${CANVAS_MANIFEST_FILE_NAME}`;
 
 /**
  * The header fields of an RFC 822 message (PKG-INFO and METADATA are written that way): up to
@@ -126,36 +127,69 @@ function fromManifest(scan: Scan, format: PackageFormat): Result {
   };
 }
 
-function fromPythonMetadata(capture: Capture, label: string, scan: Scan, format: PackageFormat): Result {
-  const headers = parseRfc822Headers(capture.bytes.toString('utf8'), capture.truncated);
+/** Name, version and description read from a Python-style metadata file, checked alike whichever file they come from. */
+function pythonStyle(
+  capture: Capture,
+  scan: Scan,
+  format: PackageFormat,
+  source: PackageMetadata['source'],
+  fields: { label: string; rawName: string; version: string; description: string; nameKey: string; versionKey: string },
+): Result {
+  const { label, rawName, version, nameKey, versionKey } = fields;
   const reasons: string[] = [];
-  const rawName = headers.get('name') ?? '';
-  const version = headers.get('version') ?? '';
   const name = slugify(rawName);
-  if (!rawName) reasons.push(`${label}: no Name header`);
-  else if (!name) reasons.push(`${label}: the Name ${quote(rawName)} has no letters or digits`);
-  if (!version) reasons.push(`${label}: no Version header`);
-  else if (version.length > 64 || !/^[\x21-\x7e]+$/.test(version)) reasons.push(`${label}: the Version ${quote(version)} is not a version`);
+  if (!rawName) reasons.push(`${label}: no ${nameKey}`);
+  else if (!name) reasons.push(`${label}: the ${nameKey} ${quote(rawName)} has no letters or digits`);
+  if (!version) reasons.push(`${label}: no ${versionKey}`);
+  else if (version.length > 64 || !/^[\x21-\x7e]+$/.test(version)) reasons.push(`${label}: the ${versionKey} ${quote(version)} is not a version`);
   if (reasons.length) return { ok: false, reasons };
   return {
     ok: true,
-    metadata: {
-      name,
-      version,
-      description: headers.get('summary') ?? '',
-      format,
-      source: 'pkg-info',
-      root: dirOf(capture),
-      files: scan.files,
-      inflatedBytes: scan.inflated,
-    },
+    metadata: { name, version, description: fields.description, format, source, root: dirOf(capture), files: scan.files, inflatedBytes: scan.inflated },
   };
+}
+
+function fromPythonMetadata(capture: Capture, label: string, scan: Scan, format: PackageFormat): Result {
+  const headers = parseRfc822Headers(capture.bytes.toString('utf8'), capture.truncated);
+  return pythonStyle(capture, scan, format, 'pkg-info', {
+    label,
+    rawName: headers.get('name') ?? '',
+    version: headers.get('version') ?? '',
+    description: headers.get('summary') ?? '',
+    nameKey: 'Name header',
+    versionKey: 'Version header',
+  });
+}
+
+/** The original tool's CANVAS_MANIFEST.json: only `name`, `plugin_version` and `description` are read. */
+function fromCanvasManifest(capture: Capture, scan: Scan, format: PackageFormat): Result {
+  const label = capture.path;
+  if (capture.truncated) return { ok: false, reasons: [`${label}: larger than ${formatBytes(scan.limits.maxManifestBytes)} (the limit)`] };
+  let value: unknown;
+  try {
+    value = JSON.parse(capture.bytes.toString('utf8').replace(/^\uFEFF/, ''));
+  } catch (err) {
+    return { ok: false, reasons: [`${label}: not valid JSON (${err instanceof Error ? err.message : String(err)})`] };
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, reasons: [`${label}: not a JSON object`] };
+  const text = (key: string) => {
+    const v = (value as Record<string, unknown>)[key];
+    return typeof v === 'string' ? v.trim() : '';
+  };
+  return pythonStyle(capture, scan, format, 'canvas-manifest', {
+    label,
+    rawName: text('name'),
+    version: text('plugin_version'),
+    description: text('description'),
+    nameKey: '/name (a string)',
+    versionKey: '/plugin_version (a string)',
+  });
 }
 
 /**
  * The package's metadata from the files the scan kept: the manifest if there is one (a broken
  * manifest is never skipped in favour of PKG-INFO), else PKG-INFO / METADATA, the wheel's own
- * METADATA first for a wheel and PKG-INFO first for a tarball.
+ * METADATA first for a wheel and PKG-INFO first for a tarball, else CANVAS_MANIFEST.json.
  */
 export function resolveMetadata(scan: Scan, format: PackageFormat): Result {
   if (scan.captures.manifest.length) return fromManifest(scan, format);
@@ -170,5 +204,9 @@ export function resolveMetadata(scan: Scan, format: PackageFormat): Result {
       return fromPythonMetadata(capture, capture.path, scan, format);
     }
   }
+  // Packages of later versions of the original tool carry only CANVAS_MANIFEST.json.
+  const canvas = pick(scan.captures.canvas, CANVAS_MANIFEST_FILE_NAME, reasons);
+  if (reasons.length) return { ok: false, reasons };
+  if (canvas) return fromCanvasManifest(canvas, scan, format);
   return { ok: false, reasons: [NO_METADATA] };
 }

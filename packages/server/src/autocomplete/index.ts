@@ -3,7 +3,7 @@
 // transaction), or naming the field it is not an option of.
 import type { CommandKind, FieldDef } from '../commands/kinds/types.ts';
 import type { FieldProblem } from '../http/problem.ts';
-import { terminologyProvider } from './terminology.ts';
+import { terminologyProvider } from './providers/terminology.ts';
 import {
   dispenseUnitProvider,
   educationalMaterialProvider,
@@ -14,8 +14,8 @@ import {
   questionnaireProvider,
   reasonForVisitProvider,
   staffProvider,
-} from './reference.ts';
-import { chartProvider } from '../chart/options.ts';
+} from './providers/reference.ts';
+import { chartProvider } from './providers/chart.ts';
 import type { OptionDoc, OptionProvider, OptionSource, PickedOption, SourceContext } from './types.ts';
 
 export type { OptionDoc, OptionSource, SourceContext } from './types.ts';

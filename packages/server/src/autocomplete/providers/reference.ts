@@ -1,13 +1,14 @@
 // Options from the reference data of the instance (src/reference/): staff, lab partners and
 // their tests, pharmacies, reason-for-visit codings, questionnaires, educational materials and
 // their languages, dispense units. Searches go through the reference search index (indexed on
-// both engines); a picked value is looked up by its id (or natural code) and replaced by the
-// catalogue's option — the client's text is never stored.
+// both engines), and an empty term lists the first entries in display order; a picked value is
+// looked up by its id (or natural code) and replaced by the catalogue's option — the client's
+// text is never stored.
 import type { Kysely } from 'kysely';
-import type { Database } from '../storage/schema.ts';
-import * as repo from '../storage/reference-repository.ts';
-import { inOrder, searchIds } from '../reference/search-index.ts';
-import { IndexSystems, STAFF_ROLES } from '../reference/systems.ts';
+import type { Database } from '../../storage/schema.ts';
+import * as repo from '../../storage/reference-repository.ts';
+import { inOrder, isEmptyTerm, searchIds } from '../../reference/search-index.ts';
+import { IndexSystems, STAFF_ROLES } from '../../reference/systems.ts';
 import {
   dispenseUnitOption,
   labPartnerOption,
@@ -20,11 +21,11 @@ import {
   reasonForVisitOption,
   staffOption,
   staffText,
-} from '../reference/options.ts';
-import { languageName } from '../reference/languages.ts';
-import { matchesAllWords, normalizeText, parseSearchTerm } from '../terminology/normalize.ts';
-import { codingsOf } from './option.ts';
-import type { OptionDoc, OptionProvider, OptionSource, PickedOption } from './types.ts';
+} from '../../reference/options.ts';
+import { languageName } from '../../reference/languages.ts';
+import { matchesAllWords, normalizeText, parseSearchTerm } from '../../terminology/normalize.ts';
+import { codingsOf } from '../option.ts';
+import type { OptionDoc, OptionProvider, OptionSource, PickedOption } from '../types.ts';
 
 type Source<K extends OptionSource['kind']> = Extract<OptionSource, { kind: K }>;
 type Db = Kysely<Database>;
@@ -148,7 +149,7 @@ async function withQuestions(db: Db, rows: repo.QuestionnaireRow[]): Promise<Opt
 export const questionnaireProvider: OptionProvider<Source<'questionnaire'>> = {
   async search(_source, ctx, term, limit) {
     // An empty term: the instance's questionnaires, by name (the field's default list).
-    if (parseSearchTerm(term).words.length === 0) return withQuestions(ctx.db, await repo.questionnairesByName(ctx.db, limit));
+    if (isEmptyTerm(term)) return withQuestions(ctx.db, await repo.questionnairesByName(ctx.db, limit));
     const ids = await searchIds(ctx.db, ctx.engine, [IndexSystems.questionnaire], term, limit);
     return withQuestions(
       ctx.db,
@@ -176,11 +177,14 @@ export const educationalMaterialProvider: OptionProvider<Source<'educationalMate
 };
 
 export const materialLanguageProvider: OptionProvider<Source<'materialLanguage'>> = {
-  // A material has a handful of languages (at most 26): they are filtered here, not searched.
+  // A material has a handful of languages (at most 26): they are filtered here, not searched;
+  // an empty term lists them in the material's order.
   async search(source, ctx, term, limit) {
     const material = await materialOf(ctx.db, ctx.data, source.materialField);
+    if (material === undefined) return [];
+    if (isEmptyTerm(term)) return materialLanguages(material).slice(0, limit).map(languageOption);
     const { words } = parseSearchTerm(term);
-    if (material === undefined || words.length === 0) return [];
+    if (words.length === 0) return [];
     const matching = materialLanguages(material).filter((code) => matchesAllWords(normalizeText(`${code} ${languageName(code)}`), words));
     const first = words[0]!;
     const starts = (code: string) => normalizeText(languageName(code)).startsWith(first) || code.startsWith(first);

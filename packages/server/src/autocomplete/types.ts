@@ -26,7 +26,7 @@ export interface OptionDoc {
 export type OptionSource =
   /** Coded concepts of these systems (searched in this order); free text (UNSTRUCTURED) is accepted too. */
   | { kind: 'terminology'; systems: readonly string[] }
-  // Reference data of the instance (src/reference/, options/reference.ts):
+  // Reference data of the instance (src/reference/, autocomplete/providers/reference.ts):
   /** Active staff members (of this role only, when given); value = staff key. */
   | { kind: 'staff'; role?: StaffRole }
   /** Lab partners; value = partner id. */
