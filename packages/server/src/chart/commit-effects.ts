@@ -19,7 +19,7 @@ import { lockPatient } from '../storage/clinical-repository.ts';
 import { problem } from '../http/problem.ts';
 import type { OptionDoc } from '../options/types.ts';
 import { PICKABLE } from './options.ts';
-import { CodeSystems } from '../commands/kinds/types.ts';
+import { CodeSystems } from '../terminology/code-systems.ts';
 
 export interface CommittedCommand {
   uuid: string;

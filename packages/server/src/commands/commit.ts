@@ -1,5 +1,5 @@
 // POST /core/api/v1/commands/{uuid}/commit/: staged → committed, once every required field is there.
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import { nowMicros } from '../lib/time.ts';
 import { problem } from '../http/problem.ts';
 import { updateCommand } from '../storage/commands-repository.ts';
@@ -8,7 +8,7 @@ import { getKind } from './kinds/index.ts';
 import { missingRequired } from './values.ts';
 import { assertNoteWritable, loadForWrite, withEditor } from './rules.ts';
 import { toView, type CommandView } from './representation.ts';
-import { actingStaff } from './actor.ts';
+import { actingStaff } from '../auth/acting-staff.ts';
 import { logCommand } from '../logs/events.ts';
 import { applyToChart } from '../chart/commit-effects.ts';
 

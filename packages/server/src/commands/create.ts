@@ -1,5 +1,5 @@
 // POST /core/api/v1/commands/: a new staged command in an unlocked note of an allowed type.
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import { newUuid, UUID_RE } from '../lib/ids.ts';
 import { nowMicros } from '../lib/time.ts';
 import { problem } from '../http/problem.ts';
@@ -9,7 +9,7 @@ import { getKind, kindKeys } from './kinds/index.ts';
 import { applyValues, checkValues } from './apply-values.ts';
 import { assertNoteWritable } from './rules.ts';
 import { toView, type CommandView } from './representation.ts';
-import { actingStaff } from './actor.ts';
+import { actingStaff } from '../auth/acting-staff.ts';
 import { logCommand } from '../logs/events.ts';
 
 export interface CreateInput {

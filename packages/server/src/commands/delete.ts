@@ -1,11 +1,11 @@
 // DELETE /core/api/v1/commands/{uuid}/: remove a staged command (kept only in the audit trail).
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import { problem } from '../http/problem.ts';
 import { deleteCommand as removeCommand } from '../storage/commands-repository.ts';
 import { writeTransaction } from '../storage/transaction.ts';
 import { assertNoteWritable, loadForWrite } from './rules.ts';
 import { toView } from './representation.ts';
-import { actingStaff } from './actor.ts';
+import { actingStaff } from '../auth/acting-staff.ts';
 import { logCommandDeleted } from '../logs/events.ts';
 
 export async function deleteCommand(ctx: Ctx, uuid: string, ifMatch?: string) {

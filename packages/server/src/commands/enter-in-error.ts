@@ -1,12 +1,12 @@
 // POST /core/api/v1/commands/{uuid}/enter-in-error/: committed → entered_in_error.
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import { nowMicros } from '../lib/time.ts';
 import { problem } from '../http/problem.ts';
 import { updateCommand } from '../storage/commands-repository.ts';
 import { writeTransaction, type Idempotency } from '../storage/transaction.ts';
 import { assertNoteWritable, loadForWrite, withEditor } from './rules.ts';
 import { toView, type CommandView } from './representation.ts';
-import { actingStaff } from './actor.ts';
+import { actingStaff } from '../auth/acting-staff.ts';
 import { logCommand } from '../logs/events.ts';
 import { undoInChart } from '../chart/commit-effects.ts';
 

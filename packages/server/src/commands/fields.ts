@@ -1,5 +1,5 @@
 // GET /core/api/v1/commands/{uuid}/fields/ and the per-field autocomplete endpoint.
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import { invalid, problem } from '../http/problem.ts';
 import { searchOptions, toWire } from '../options/index.ts';
 import { getKind } from './kinds/index.ts';

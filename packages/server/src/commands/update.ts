@@ -1,5 +1,5 @@
 // PATCH /core/api/v1/commands/{uuid}/: replace the named field values of a staged command.
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import { nowMicros } from '../lib/time.ts';
 import { problem } from '../http/problem.ts';
 import { updateCommand as saveCommand } from '../storage/commands-repository.ts';
@@ -8,7 +8,7 @@ import { getKind } from './kinds/index.ts';
 import { applyValues } from './apply-values.ts';
 import { assertNoteWritable, loadForWrite, withEditor } from './rules.ts';
 import { toView, type CommandView } from './representation.ts';
-import { actingStaff } from './actor.ts';
+import { actingStaff } from '../auth/acting-staff.ts';
 import { logCommand } from '../logs/events.ts';
 
 export async function updateCommand(ctx: Ctx, uuid: string, values: unknown, ifMatch?: string) {

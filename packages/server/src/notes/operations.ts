@@ -1,5 +1,5 @@
 // Notes: create, read, list per patient, lock, unlock, soft delete.
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import { KEY_RE, newUuid, UUID_RE } from '../lib/ids.ts';
 import { isoMicros, nowMicros } from '../lib/time.ts';
 import { invalid, problem, type FieldProblem } from '../http/problem.ts';
@@ -8,7 +8,7 @@ import { getNote as findNote, getNoteLocked, getPatient, insertNote, listNotes a
 import type { NoteTable } from '../storage/schema.ts';
 import { writeTransaction } from '../storage/transaction.ts';
 import type { CreateNote, Note } from '../http/schemas.ts';
-import { actingStaff } from '../commands/actor.ts';
+import { actingStaff } from '../auth/acting-staff.ts';
 
 const DEFAULT_TITLES: Record<string, string> = {
   encounter: 'Office visit',

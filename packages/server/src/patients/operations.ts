@@ -1,5 +1,5 @@
 // Patients: just enough to chart against (create, read).
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import { KEY_RE, newKey } from '../lib/ids.ts';
 import { isoMicros, nowMicros, parseDateMicros } from '../lib/time.ts';
 import { invalid, problem } from '../http/problem.ts';
@@ -7,7 +7,7 @@ import { getPatient as findPatient, insertPatient } from '../storage/clinical-re
 import type { PatientTable } from '../storage/schema.ts';
 import { writeTransaction } from '../storage/transaction.ts';
 import type { CreatePatient, Patient } from '../http/schemas.ts';
-import { actingStaff } from '../commands/actor.ts';
+import { actingStaff } from '../auth/acting-staff.ts';
 
 const toView = (row: PatientTable): Patient => ({
   key: row.key,

@@ -1,6 +1,6 @@
 // Plugin store operations: install, extract metadata, list, get, update, delete, download.
 // Each write is one transaction with its audit row; packages are checked before it starts.
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import { nowMicros } from '../lib/time.ts';
 import { problem } from '../http/problem.ts';
 import type { Page } from '../http/pagination.ts';

@@ -1,7 +1,7 @@
 // The admin API of the reference data: who may call it, and each create (one transaction with
 // its audit row; a duplicate is a 409, also when two requests race past the check) and list.
 import type { Kysely } from 'kysely';
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import type { Database } from '../storage/schema.ts';
 import { invalid, problem } from '../http/problem.ts';
 import type { Page } from '../http/pagination.ts';

@@ -8,11 +8,11 @@ import { baseUrlOf, ctxOf } from '../http/request.ts';
 import { pageLinks, parsePage } from '../http/pagination.ts';
 import { invalid, type FieldProblem } from '../http/problem.ts';
 import { problemResponses } from '../http/schemas.ts';
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import type { Page } from '../http/pagination.ts';
 import { LANGUAGE_CODES } from './languages.ts';
 import { QUESTION_KINDS, STAFF_ROLES, INTERNAL_SYSTEM } from './systems.ts';
-import { CodeSystems } from '../commands/kinds/types.ts';
+import { CodeSystems } from '../terminology/code-systems.ts';
 import * as ops from './operations.ts';
 
 const BASE = '/core/api/v1/admin';

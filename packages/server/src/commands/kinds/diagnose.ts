@@ -1,5 +1,6 @@
 // Command kind `diagnose`: a new diagnosis coded with ICD-10.
-import { CodeSystems, type CommandKind } from './types.ts';
+import type { CommandKind } from './types.ts';
+import { CodeSystems } from '../../terminology/code-systems.ts';
 
 export const diagnoseKind: CommandKind = {
   key: 'diagnose',

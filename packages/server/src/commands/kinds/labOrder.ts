@@ -1,5 +1,6 @@
 // Command kind `labOrder`: an order for laboratory tests sent to a lab partner.
-import { CodeSystems, type CommandKind } from './types.ts';
+import type { CommandKind } from './types.ts';
+import { CodeSystems } from '../../terminology/code-systems.ts';
 import { LAB_ORDER_CODE_SYSTEM } from '../../reference/systems.ts';
 
 export const labOrderKind: CommandKind = {

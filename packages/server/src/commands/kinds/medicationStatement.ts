@@ -1,5 +1,6 @@
 // Command kind `medicationStatement`: a medication the patient reports taking.
-import { CodeSystems, type CommandKind } from './types.ts';
+import type { CommandKind } from './types.ts';
+import { CodeSystems } from '../../terminology/code-systems.ts';
 
 export const medicationStatementKind: CommandKind = {
   key: 'medicationStatement',

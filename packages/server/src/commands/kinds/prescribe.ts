@@ -1,5 +1,6 @@
 // Command kind `prescribe`: a medication prescription.
-import { CodeSystems, type CommandKind } from './types.ts';
+import type { CommandKind } from './types.ts';
+import { CodeSystems } from '../../terminology/code-systems.ts';
 
 export const prescribeKind: CommandKind = {
   key: 'prescribe',
