@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { commandKinds, getKind, kindKeys } from '../src/commands/kinds/index.ts';
 import type { CommandKind, FieldDef } from '../src/commands/kinds/types.ts';
 import { CodeSystems } from '../src/terminology/code-systems.ts';
-import { missingRequired, validateValues, type FieldError } from '../src/commands/values.ts';
+import { missingRequired, validateValues, type FieldError } from '../src/commands/check-values.ts';
 
 function kind(key: string): CommandKind {
   const found = getKind(key);

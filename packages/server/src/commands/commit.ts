@@ -5,7 +5,7 @@ import { problem } from '../http/problem.ts';
 import { updateCommand } from '../storage/commands-repository.ts';
 import { writeTransaction, type Idempotency } from '../storage/transaction.ts';
 import { getKind } from './kinds/index.ts';
-import { missingRequired } from './values.ts';
+import { missingRequired } from './check-values.ts';
 import { assertNoteWritable, loadForWrite, withEditor } from './rules.ts';
 import { toView, type CommandView } from './representation.ts';
 import { actingStaff } from '../auth/acting-staff.ts';

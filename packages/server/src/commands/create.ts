@@ -6,7 +6,7 @@ import { problem } from '../http/problem.ts';
 import { insertCommand } from '../storage/commands-repository.ts';
 import { writeTransaction, type Idempotency } from '../storage/transaction.ts';
 import { getKind, kindKeys } from './kinds/index.ts';
-import { applyValues, checkValues } from './apply-values.ts';
+import { applyValues, checkValues } from './apply-values-patch.ts';
 import { assertNoteWritable } from './rules.ts';
 import { toView, type CommandView } from './representation.ts';
 import { actingStaff } from '../auth/acting-staff.ts';

@@ -5,7 +5,7 @@ import { problem } from '../http/problem.ts';
 import { updateCommand as saveCommand } from '../storage/commands-repository.ts';
 import { writeTransaction } from '../storage/transaction.ts';
 import { getKind } from './kinds/index.ts';
-import { applyValues } from './apply-values.ts';
+import { applyValues } from './apply-values-patch.ts';
 import { assertNoteWritable, loadForWrite, withEditor } from './rules.ts';
 import { toView, type CommandView } from './representation.ts';
 import { actingStaff } from '../auth/acting-staff.ts';

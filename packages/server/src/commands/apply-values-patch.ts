@@ -1,8 +1,8 @@
-// Turns the `values` of a create or PATCH into the command's new data, inside its transaction:
-// every value checked against its field, autocomplete picks replaced by the catalogue's options,
-// a questionnaire's answers checked against the questions of the questionnaire chosen (in the
-// same request or before), answers to another questionnaire's questions dropped. Every problem
-// is reported at once, as one 400 naming the fields.
+// Applies the `values` patch of a create or PATCH to a command's data, inside its transaction:
+// every value checked against its field (check-values.ts), null removing a value, autocomplete
+// picks replaced by the catalogue's options, and the fields a kind adds from its data (a
+// questionnaire's questions) checked once that data is known, the answers to fields no longer
+// offered dropped. Every problem is reported at once, as one 400 naming the fields.
 import type { Kysely } from 'kysely';
 import type { Engine } from '../storage/db.ts';
 import type { Database } from '../storage/schema.ts';
@@ -10,7 +10,7 @@ import { invalid } from '../http/problem.ts';
 import { dependsOn, resolveOptions } from '../options/index.ts';
 import type { CommandKind } from './kinds/types.ts';
 import { fieldsFor, isQuestionField, QUESTION_PREFIX } from './questionnaire-fields.ts';
-import { validateValues } from './values.ts';
+import { validateValues } from './check-values.ts';
 
 export interface Target {
   db: Kysely<Database>;
