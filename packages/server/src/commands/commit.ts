@@ -10,7 +10,7 @@ import { assertNoteWritable, loadForWrite, withEditor } from './rules.ts';
 import { toView, type CommandView } from './representation.ts';
 import { actingStaff } from '../auth/acting-staff.ts';
 import { logCommand } from '../logs/events.ts';
-import { applyToChart } from '../chart/commit-effects.ts';
+import { writeChart } from '../chart/writer.ts';
 
 export async function commitCommand(ctx: Ctx, uuid: string, ifMatch?: string, idempotency?: Idempotency) {
   const staffKey = actingStaff(ctx);
@@ -18,7 +18,8 @@ export async function commitCommand(ctx: Ctx, uuid: string, ifMatch?: string, id
     const row = await loadForWrite(trx, ctx.storage.engine, uuid, ifMatch);
     await assertNoteWritable(trx, ctx.storage.engine, row.note_uuid);
     if (row.state !== 'staged') throw problem('command_not_staged');
-    const missing = missingRequired(getKind(row.schema_key)!, JSON.parse(row.data) as Record<string, unknown>);
+    const kind = getKind(row.schema_key)!;
+    const missing = missingRequired(kind, JSON.parse(row.data) as Record<string, unknown>);
     if (missing.length > 0) {
       const names = missing.map((m) => m.field.replace(/^values\./, ''));
       throw problem('required_field_missing', {
@@ -27,7 +28,8 @@ export async function commitCommand(ctx: Ctx, uuid: string, ifMatch?: string, id
       });
     }
     const changed = { ...row, state: 'committed', committed_by: staffKey, edited_by: withEditor(row.edited_by, staffKey), updated_at: nowMicros() };
-    await applyToChart(trx, ctx.storage.engine, { ...row, data: JSON.parse(row.data) as Record<string, unknown> }, changed.updated_at);
+    if (kind.onCommit !== undefined)
+      await writeChart(trx, ctx.storage.engine, { ...row, data: JSON.parse(row.data) as Record<string, unknown> }, changed.updated_at, kind.onCommit);
     await updateCommand(trx, uuid, { state: changed.state, committed_by: staffKey, edited_by: changed.edited_by, updated_at: changed.updated_at });
     const view = toView(changed);
     await audit({ action: 'command.committed', entityType: 'command', entityId: uuid, before: toView(row), after: view });

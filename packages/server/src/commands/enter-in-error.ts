@@ -8,7 +8,7 @@ import { assertNoteWritable, loadForWrite, withEditor } from './rules.ts';
 import { toView, type CommandView } from './representation.ts';
 import { actingStaff } from '../auth/acting-staff.ts';
 import { logCommand } from '../logs/events.ts';
-import { undoInChart } from '../chart/commit-effects.ts';
+import { undoInChart } from '../chart/writer.ts';
 
 export async function enterInError(ctx: Ctx, uuid: string, ifMatch?: string, idempotency?: Idempotency) {
   const staffKey = actingStaff(ctx);

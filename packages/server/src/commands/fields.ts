@@ -2,10 +2,9 @@
 import type { Ctx } from '../context.ts';
 import { invalid, problem } from '../http/problem.ts';
 import { searchOptions, toWire } from '../options/index.ts';
-import { getKind } from './kinds/index.ts';
+import { fieldsFor, getKind } from './kinds/index.ts';
 import type { FieldDef } from './kinds/types.ts';
 import { getCommand } from './get.ts';
-import { fieldsFor } from './questionnaire-fields.ts';
 
 export interface FieldsView {
   schema: string;

@@ -1,6 +1,7 @@
 // Command kind `medicationStatement`: a medication the patient reports taking.
 import type { CommandKind } from './types.ts';
 import { CodeSystems } from '../../terminology/code-systems.ts';
+import { codingOf, textOf } from '../../chart/writer.ts';
 
 export const medicationStatementKind: CommandKind = {
   key: 'medicationStatement',
@@ -23,4 +24,8 @@ export const medicationStatementKind: CommandKind = {
       description: 'How the patient takes the medication.',
     },
   ],
+  // The medication becomes one of the patient's active medications.
+  onCommit: async (chart, { data }) => {
+    await chart.create('medication', { ...codingOf(data['medication']), sig: textOf(data['sig']), status: 'active', stopped_by_command: null });
+  },
 };

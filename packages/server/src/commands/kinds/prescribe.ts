@@ -1,6 +1,7 @@
 // Command kind `prescribe`: a medication prescription.
 import type { CommandKind } from './types.ts';
 import { CodeSystems } from '../../terminology/code-systems.ts';
+import { codingOf, textOf } from '../../chart/writer.ts';
 
 export const prescribeKind: CommandKind = {
   key: 'prescribe',
@@ -103,4 +104,8 @@ export const prescribeKind: CommandKind = {
       description: 'A short note for the pharmacist.',
     },
   ],
+  // The medication prescribed becomes one of the patient's active medications.
+  onCommit: async (chart, { data }) => {
+    await chart.create('medication', { ...codingOf(data['prescribe']), sig: textOf(data['sig']), status: 'active', stopped_by_command: null });
+  },
 };

@@ -1,6 +1,9 @@
 // Command kind `updateGoal`: an update to one of the patient's open goals.
 import { achievementStatusChoices, goalPriorityChoices } from './choices.ts';
 import type { CommandKind } from './types.ts';
+import type { OptionDoc } from '../../options/types.ts';
+import { textOf } from '../../chart/writer.ts';
+import { goalStatus } from './goal.ts';
 
 export const updateGoalKind: CommandKind = {
   key: 'updateGoal',
@@ -42,4 +45,12 @@ export const updateGoalKind: CommandKind = {
       description: 'Notes on the progress made towards the goal.',
     },
   ],
+  // The fields given change the open goal picked; an achievement status that ends it closes it.
+  onCommit: async (chart, { data }) => {
+    const id = String((data['goal_statement'] as OptionDoc).value);
+    const set: Record<string, unknown> = {};
+    for (const field of ['due_date', 'achievement_status', 'priority', 'progress']) if (textOf(data[field]) !== null) set[field] = data[field];
+    if (set['achievement_status'] !== undefined) set['status'] = goalStatus(set['achievement_status']);
+    await chart.change('goal', 'goal_statement', id, set);
+  },
 };
