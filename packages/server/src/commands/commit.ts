@@ -6,31 +6,20 @@ import type { Idempotency } from '../storage/transaction.ts';
 import { writeChart } from '../chart/writer.ts';
 import { getKind } from './kinds/index.ts';
 import { missingRequired } from './check-values.ts';
-import { transition } from './transition.ts';
+import { transition, type CommandChange, type TransitionStep } from './transition.ts';
 
-export async function commitCommand(ctx: Ctx, uuid: string, ifMatch?: string, idempotency?: Idempotency) {
-  return transition(
-    ctx,
-    uuid,
-    {
-      verb: 'committed',
-      from: 'staged',
-      change: async ({ trx, engine, row, staffKey, now }) => {
-        const kind = getKind(row.schema_key)!;
-        const data = JSON.parse(row.data) as Record<string, unknown>;
-        const missing = missingRequired(kind, data);
-        if (missing.length > 0) {
-          const names = missing.map((m) => m.field.replace(/^values\./, ''));
-          throw problem('required_field_missing', {
-            detail: `Required to commit: ${names.map((n) => `'${n}'`).join(', ')}`,
-            errors: missing,
-          });
-        }
-        if (kind.onCommit !== undefined) await writeChart(trx, engine, { ...row, data }, now, kind.onCommit);
-        return { state: 'committed', committed_by: staffKey };
-      },
-    },
-    ifMatch,
-    idempotency,
-  );
+export function commitCommand(ctx: Ctx, uuid: string, ifMatch?: string, idempotency?: Idempotency) {
+  return transition(ctx, uuid, { verb: 'committed', from: 'staged', change: commit }, ifMatch, idempotency);
+}
+
+async function commit({ trx, engine, row, staffKey, now }: TransitionStep): Promise<CommandChange> {
+  const kind = getKind(row.schema_key)!;
+  const data = JSON.parse(row.data) as Record<string, unknown>;
+  const missing = missingRequired(kind, data);
+  if (missing.length > 0) {
+    const names = missing.map((m) => m.field.replace(/^values\./, ''));
+    throw problem('required_field_missing', { detail: `Required to commit: ${names.map((n) => `'${n}'`).join(', ')}`, errors: missing });
+  }
+  if (kind.onCommit !== undefined) await writeChart(trx, engine, { ...row, data }, now, kind.onCommit);
+  return { state: 'committed', committed_by: staffKey };
 }

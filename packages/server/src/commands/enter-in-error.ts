@@ -3,21 +3,13 @@
 import type { Ctx } from '../context.ts';
 import type { Idempotency } from '../storage/transaction.ts';
 import { undoInChart } from '../chart/writer.ts';
-import { transition } from './transition.ts';
+import { transition, type CommandChange, type TransitionStep } from './transition.ts';
 
-export async function enterInError(ctx: Ctx, uuid: string, ifMatch?: string, idempotency?: Idempotency) {
-  return transition(
-    ctx,
-    uuid,
-    {
-      verb: 'entered in error',
-      from: 'committed',
-      change: async ({ trx, engine, row, staffKey, now }) => {
-        await undoInChart(trx, engine, row.uuid, now);
-        return { state: 'entered_in_error', entered_in_error_by: staffKey };
-      },
-    },
-    ifMatch,
-    idempotency,
-  );
+export function enterInError(ctx: Ctx, uuid: string, ifMatch?: string, idempotency?: Idempotency) {
+  return transition(ctx, uuid, { verb: 'entered in error', from: 'committed', change: undo }, ifMatch, idempotency);
+}
+
+async function undo({ trx, engine, row, staffKey, now }: TransitionStep): Promise<CommandChange> {
+  await undoInChart(trx, engine, row.uuid, now);
+  return { state: 'entered_in_error', entered_in_error_by: staffKey };
 }
