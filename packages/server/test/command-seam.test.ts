@@ -83,6 +83,11 @@ describe('a kind owns its behaviour', () => {
     );
   });
 
+  it('goal and updateGoal share one definition of how a goal stands', () => {
+    const field = (kind: string, name: string) => commandKinds.get(kind)!.fields.find((f) => f.name === name);
+    for (const name of ['achievement_status', 'priority', 'progress']) assert.equal(field('goal', name), field('updateGoal', name), name);
+  });
+
   it('no switch on schema_key is left in chart/ or in the values code', () => {
     const files = [...sources(path.join(SRC, 'chart')), ...['check-values.ts', 'apply-values-patch.ts', 'fields.ts'].map((f) => path.join(SRC, 'commands', f))];
     for (const file of files) {

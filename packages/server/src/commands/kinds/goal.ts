@@ -1,5 +1,5 @@
 // Command kind `goal`: a new patient goal.
-import { achievementStatusChoices, goalPriorityChoices } from './choices.ts';
+import { goalStandingFields } from './shared-fields.ts';
 import type { CommandKind } from './types.ts';
 import { textOf } from '../../chart/writer.ts';
 
@@ -33,27 +33,7 @@ export const goalKind: CommandKind = {
       required: false,
       description: 'The date by which the goal should be achieved.',
     },
-    {
-      name: 'achievement_status',
-      type: 'ChoiceField',
-      required: false,
-      choices: achievementStatusChoices,
-      description: 'How far the patient is in achieving the goal.',
-    },
-    {
-      name: 'priority',
-      type: 'ChoiceField',
-      required: false,
-      choices: goalPriorityChoices,
-      description: 'How important the goal is.',
-    },
-    {
-      name: 'progress',
-      type: 'MultiLineTextField',
-      required: false,
-      maxLength: 10000,
-      description: 'Notes on the progress made towards the goal.',
-    },
+    ...goalStandingFields,
   ],
   // The goal becomes one of the patient's goals, open or closed by its achievement status.
   onCommit: async (chart, { data }) => {

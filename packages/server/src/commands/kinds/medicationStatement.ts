@@ -1,6 +1,6 @@
 // Command kind `medicationStatement`: a medication the patient reports taking.
 import type { CommandKind } from './types.ts';
-import { CodeSystems } from '../../terminology/code-systems.ts';
+import { medicationField, sigField } from './shared-fields.ts';
 import { codingOf, textOf } from '../../chart/writer.ts';
 
 export const medicationStatementKind: CommandKind = {
@@ -8,21 +8,8 @@ export const medicationStatementKind: CommandKind = {
   label: 'Medication statement',
   description: 'Records a medication the patient is taking.',
   fields: [
-    {
-      name: 'medication',
-      type: 'AutocompleteField',
-      required: true,
-      codingSystems: [CodeSystems.RXNORM, CodeSystems.FDB, CodeSystems.UNSTRUCTURED],
-      source: { kind: 'terminology', systems: [CodeSystems.RXNORM] },
-      description: 'The medication, picked from the drug database or given as free text.',
-    },
-    {
-      name: 'sig',
-      type: 'MultiLineTextField',
-      required: false,
-      maxLength: 1000,
-      description: 'How the patient takes the medication.',
-    },
+    medicationField('medication', 'The medication, picked from the drug database or given as free text.'),
+    sigField(false, 'How the patient takes the medication.'),
   ],
   // The medication becomes one of the patient's active medications.
   onCommit: async (chart, { data }) => {

@@ -1,5 +1,5 @@
 // Command kind `updateGoal`: an update to one of the patient's open goals.
-import { achievementStatusChoices, goalPriorityChoices } from './choices.ts';
+import { goalStandingFields } from './shared-fields.ts';
 import type { CommandKind } from './types.ts';
 import type { OptionDoc } from '../../options/types.ts';
 import { textOf } from '../../chart/writer.ts';
@@ -23,27 +23,7 @@ export const updateGoalKind: CommandKind = {
       required: false,
       description: 'The new date by which the goal should be achieved.',
     },
-    {
-      name: 'achievement_status',
-      type: 'ChoiceField',
-      required: false,
-      choices: achievementStatusChoices,
-      description: 'How far the patient is in achieving the goal.',
-    },
-    {
-      name: 'priority',
-      type: 'ChoiceField',
-      required: false,
-      choices: goalPriorityChoices,
-      description: 'How important the goal is.',
-    },
-    {
-      name: 'progress',
-      type: 'MultiLineTextField',
-      required: false,
-      maxLength: 10000,
-      description: 'Notes on the progress made towards the goal.',
-    },
+    ...goalStandingFields,
   ],
   // The fields given change the open goal picked; an achievement status that ends it closes it.
   onCommit: async (chart, { data }) => {
