@@ -12,6 +12,8 @@
 // The plugin runtime hooks in here and nowhere else: PRE events between 2 and 3, from the locked
 // row (a plugin may veto the transition with field errors, a 400 that rolls everything back);
 // POST events as an outbox row written in 4, inside the transaction, delivered after the commit.
+// Create (create.ts) has no prior state to check; it shares the write, audit and emit below
+// (`commandWrite`, `auditCommand`), and its events take the same two places in its own steps.
 import type { Kysely } from 'kysely';
 import type { Ctx } from '../context.ts';
 import { nowMicros } from '../lib/time.ts';
