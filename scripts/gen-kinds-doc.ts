@@ -4,7 +4,8 @@
 // packages/server/test/docs.test.ts checks that the committed page equals render().
 import { pathToFileURL } from 'node:url';
 import { commandKinds } from '../packages/server/src/commands/kinds/index.ts';
-import { CodeSystems, type CommandKind, type FieldDef } from '../packages/server/src/commands/kinds/types.ts';
+import type { CommandKind, FieldDef } from '../packages/server/src/commands/kinds/types.ts';
+import { CodeSystems } from '../packages/server/src/terminology/code-systems.ts';
 
 const systemNames = new Map<string, string>(Object.entries(CodeSystems).map(([name, system]) => [system, name]));
 

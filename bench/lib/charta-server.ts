@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import { sql } from 'kysely';
 import { startServer, type Running } from '../../packages/server/src/server.ts';
-import { CodeSystems } from '../../packages/server/src/commands/kinds/types.ts';
+import { CodeSystems } from '../../packages/server/src/terminology/code-systems.ts';
 import { storeConcepts } from '../../packages/server/src/terminology/store.ts';
 import { matchesAllWords, parseSearchTerm } from '../../packages/server/src/terminology/normalize.ts';
 import type { Engine } from '../../packages/server/src/storage/db.ts';

@@ -2,8 +2,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { commandKinds, getKind, kindKeys } from '../src/commands/kinds/index.ts';
-import { CodeSystems, type CommandKind, type FieldDef } from '../src/commands/kinds/types.ts';
-import { missingRequired, validateValues, type FieldError } from '../src/commands/values.ts';
+import type { CommandKind, FieldDef } from '../src/commands/kinds/types.ts';
+import { CodeSystems } from '../src/terminology/code-systems.ts';
+import { missingRequired, validateValues, type FieldError } from '../src/commands/check-values.ts';
 
 function kind(key: string): CommandKind {
   const found = getKind(key);

@@ -1,11 +1,11 @@
 // GET /core/api/v1/patients/{key}/conditions/ | medications/ | goals/: the patient's chart as
 // committed commands made it, oldest first, filtered by status (default: the active / open ones).
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import { KEY_RE } from '../lib/ids.ts';
 import { isoMicros } from '../lib/time.ts';
 import { invalid, problem } from '../http/problem.ts';
 import { pageLinks, parsePage } from '../http/pagination.ts';
-import { actingStaff } from '../commands/actor.ts';
+import { actingStaff } from '../auth/acting-staff.ts';
 import { getPatient as findPatient } from '../storage/clinical-repository.ts';
 import { listChartRows, type ChartEntity, type ChartRows } from '../storage/chart-repository.ts';
 import type { FieldProblem } from '../http/problem.ts';

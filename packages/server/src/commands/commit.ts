@@ -1,38 +1,25 @@
-// POST /core/api/v1/commands/{uuid}/commit/: staged → committed, once every required field is there.
-import type { Ctx } from '../lib/context.ts';
-import { nowMicros } from '../lib/time.ts';
+// POST /core/api/v1/commands/{uuid}/commit/: staged → committed, once every required field is
+// there; the kind's `onCommit` changes the patient's chart in the same transaction.
+import type { Ctx } from '../context.ts';
 import { problem } from '../http/problem.ts';
-import { updateCommand } from '../storage/commands-repository.ts';
-import { writeTransaction, type Idempotency } from '../storage/transaction.ts';
+import type { Idempotency } from '../storage/transaction.ts';
+import { writeChart } from '../chart/writer.ts';
 import { getKind } from './kinds/index.ts';
-import { missingRequired } from './values.ts';
-import { assertNoteWritable, loadForWrite, withEditor } from './rules.ts';
-import { toView, type CommandView } from './representation.ts';
-import { actingStaff } from './actor.ts';
-import { logCommand } from '../logs/events.ts';
-import { applyToChart } from '../chart/commit-effects.ts';
+import { missingRequired } from './check-values.ts';
+import { transition, type CommandChange, type TransitionStep } from './transition.ts';
 
-export async function commitCommand(ctx: Ctx, uuid: string, ifMatch?: string, idempotency?: Idempotency) {
-  const staffKey = actingStaff(ctx);
-  const outcome = await writeTransaction<CommandView>(ctx, idempotency, async ({ trx, audit }) => {
-    const row = await loadForWrite(trx, ctx.storage.engine, uuid, ifMatch);
-    await assertNoteWritable(trx, ctx.storage.engine, row.note_uuid);
-    if (row.state !== 'staged') throw problem('command_not_staged');
-    const missing = missingRequired(getKind(row.schema_key)!, JSON.parse(row.data) as Record<string, unknown>);
-    if (missing.length > 0) {
-      const names = missing.map((m) => m.field.replace(/^values\./, ''));
-      throw problem('required_field_missing', {
-        detail: `Required to commit: ${names.map((n) => `'${n}'`).join(', ')}`,
-        errors: missing,
-      });
-    }
-    const changed = { ...row, state: 'committed', committed_by: staffKey, edited_by: withEditor(row.edited_by, staffKey), updated_at: nowMicros() };
-    await applyToChart(trx, ctx.storage.engine, { ...row, data: JSON.parse(row.data) as Record<string, unknown> }, changed.updated_at);
-    await updateCommand(trx, uuid, { state: changed.state, committed_by: staffKey, edited_by: changed.edited_by, updated_at: changed.updated_at });
-    const view = toView(changed);
-    await audit({ action: 'command.committed', entityType: 'command', entityId: uuid, before: toView(row), after: view });
-    return { status: 200, body: view };
-  });
-  logCommand(ctx, 'committed', outcome); // log stream: after the commit
-  return outcome;
+export function commitCommand(ctx: Ctx, uuid: string, ifMatch?: string, idempotency?: Idempotency) {
+  return transition(ctx, uuid, { verb: 'committed', from: 'staged', change: commit }, ifMatch, idempotency);
+}
+
+async function commit({ trx, engine, row, staffKey, now }: TransitionStep): Promise<CommandChange> {
+  const kind = getKind(row.schema_key)!;
+  const data = JSON.parse(row.data) as Record<string, unknown>;
+  const missing = missingRequired(kind, data);
+  if (missing.length > 0) {
+    const names = missing.map((m) => m.field.replace(/^values\./, ''));
+    throw problem('required_field_missing', { detail: `Required to commit: ${names.map((n) => `'${n}'`).join(', ')}`, errors: missing });
+  }
+  if (kind.onCommit !== undefined) await writeChart(trx, engine, { ...row, data }, now, kind.onCommit);
+  return { state: 'committed', committed_by: staffKey };
 }

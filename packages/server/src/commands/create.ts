@@ -1,16 +1,16 @@
 // POST /core/api/v1/commands/: a new staged command in an unlocked note of an allowed type.
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import { newUuid, UUID_RE } from '../lib/ids.ts';
 import { nowMicros } from '../lib/time.ts';
 import { problem } from '../http/problem.ts';
 import { insertCommand } from '../storage/commands-repository.ts';
-import { writeTransaction, type Idempotency } from '../storage/transaction.ts';
+import type { Idempotency } from '../storage/transaction.ts';
 import { getKind, kindKeys } from './kinds/index.ts';
-import { applyValues, checkValues } from './apply-values.ts';
+import { applyValues, checkValues } from './apply-values-patch.ts';
 import { assertNoteWritable } from './rules.ts';
-import { toView, type CommandView } from './representation.ts';
-import { actingStaff } from './actor.ts';
-import { logCommand } from '../logs/events.ts';
+import { toView } from './representation.ts';
+import { actingStaff } from '../auth/acting-staff.ts';
+import { auditCommand, commandWrite } from './transition.ts';
 
 export interface CreateInput {
   schemaKey: string;
@@ -28,12 +28,13 @@ export async function createCommand(ctx: Ctx, input: CreateInput, idempotency?: 
   const checked = checkValues(kind, input.values ?? {});
   const noteUuid = typeof input.noteKey === 'string' ? input.noteKey.toLowerCase() : undefined;
   if (noteUuid === undefined || !UUID_RE.test(noteUuid)) throw problem('note_does_not_exist');
-  const outcome = await writeTransaction<CommandView>(ctx, idempotency, async ({ trx, audit }) => {
+  const uuid = newUuid();
+  return commandWrite(ctx, 'created', uuid, idempotency, async ({ trx, audit }) => {
     const note = await assertNoteWritable(trx, ctx.storage.engine, noteUuid);
     const data = await applyValues({ db: trx, engine: ctx.storage.engine, patientKey: note.patient_key }, kind, {}, input.values ?? {}, checked);
     const now = nowMicros();
     const row = {
-      uuid: newUuid(),
+      uuid,
       schema_key: kind.key,
       note_uuid: note.uuid,
       patient_key: note.patient_key,
@@ -48,9 +49,7 @@ export async function createCommand(ctx: Ctx, input: CreateInput, idempotency?: 
     };
     await insertCommand(trx, row);
     const view = toView(row);
-    await audit({ action: 'command.created', entityType: 'command', entityId: row.uuid, before: null, after: view });
+    await auditCommand(audit, 'created', uuid, null, view);
     return { status: 201, body: view };
   });
-  logCommand(ctx, 'created', outcome); // log stream: after the commit
-  return outcome;
 }

@@ -1,11 +1,10 @@
 // GET /core/api/v1/commands/{uuid}/fields/ and the per-field autocomplete endpoint.
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import { invalid, problem } from '../http/problem.ts';
 import { searchOptions, toWire } from '../autocomplete/index.ts';
-import { getKind } from './kinds/index.ts';
+import { fieldsFor, getKind } from './kinds/index.ts';
 import type { FieldDef } from './kinds/types.ts';
 import { getCommand } from './get.ts';
-import { fieldsFor } from './questionnaire-fields.ts';
 
 export interface FieldsView {
   schema: string;

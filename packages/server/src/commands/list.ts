@@ -1,5 +1,5 @@
 // GET /core/api/v1/commands: filtered, ordered, paginated.
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import { KEY_RE, UUID_RE } from '../lib/ids.ts';
 import { DAY_MICROS, parseDateMicros, parseTimestampMicros } from '../lib/time.ts';
 import { invalid, type FieldProblem } from '../http/problem.ts';
@@ -7,7 +7,7 @@ import { parsePage, type Page } from '../http/pagination.ts';
 import { listCommands as queryCommands, type CommandFilter, type CommandOrder } from '../storage/commands-repository.ts';
 import { kindKeys } from './kinds/index.ts';
 import { COMMAND_STATES, toView, type CommandView } from './representation.ts';
-import { actingStaff } from './actor.ts';
+import { actingStaff } from '../auth/acting-staff.ts';
 
 export const LIST_FILTERS = ['patient_key', 'note_key', 'originator_key', 'committer_key', 'schema_key', 'state'] as const;
 export const TIME_FILTERS = ['created_at', 'updated_at'].flatMap((c) => ['', '__lt', '__lte', '__gt', '__gte'].map((s) => c + s));

@@ -1,7 +1,7 @@
 // Per-request helpers shared by the route files: the operation context, the caller's base URL,
 // If-Match and Idempotency-Key headers, and replies that carry a command's ETag.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import type { Storage } from '../storage/db.ts';
 import type { Idempotency } from '../storage/transaction.ts';
 import { invalid, problem } from './problem.ts';

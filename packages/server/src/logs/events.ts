@@ -1,6 +1,6 @@
 // The server's own log stream entries, emitted by operations AFTER their write transaction has
 // committed (never for a rolled-back write, nor for a replayed Idempotency-Key answer).
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import { Problem } from '../http/problem.ts';
 import type { CommandView } from '../commands/representation.ts';
 import type { PluginView } from '../plugins/representation.ts';

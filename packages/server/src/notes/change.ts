@@ -1,12 +1,12 @@
 // POST /core/api/v1/notes/{uuid}/lock/, POST …/unlock/ and DELETE /core/api/v1/notes/{uuid}/:
 // one operation, a state change of a note, checked and audited in its transaction (docs/api.md, "Notes").
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import { nowMicros } from '../lib/time.ts';
 import { problem } from '../http/problem.ts';
 import { getNoteLocked, updateNote } from '../storage/clinical-repository.ts';
 import { writeTransaction } from '../storage/transaction.ts';
 import type { Note } from '../http/schemas.ts';
-import { actingStaff } from '../commands/actor.ts';
+import { actingStaff } from '../auth/acting-staff.ts';
 import { noteUuid, toView } from './representation.ts';
 
 /** lock / unlock / delete: one state change of a note, checked and audited in its transaction. */

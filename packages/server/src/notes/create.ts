@@ -1,12 +1,12 @@
 // POST /core/api/v1/notes/: a new note for an existing patient, titled by its type unless given (docs/api.md, "Notes").
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import { newUuid } from '../lib/ids.ts';
 import { nowMicros } from '../lib/time.ts';
 import { problem } from '../http/problem.ts';
 import { getPatient, insertNote } from '../storage/clinical-repository.ts';
 import { writeTransaction } from '../storage/transaction.ts';
 import type { CreateNote, Note } from '../http/schemas.ts';
-import { actingStaff } from '../commands/actor.ts';
+import { actingStaff } from '../auth/acting-staff.ts';
 import { toView } from './representation.ts';
 
 const DEFAULT_TITLES: Record<string, string> = {

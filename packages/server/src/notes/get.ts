@@ -1,9 +1,9 @@
 // GET /core/api/v1/notes/{uuid} (docs/api.md, "Notes").
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import { problem } from '../http/problem.ts';
 import { getNote as findNote } from '../storage/clinical-repository.ts';
 import type { Note } from '../http/schemas.ts';
-import { actingStaff } from '../commands/actor.ts';
+import { actingStaff } from '../auth/acting-staff.ts';
 import { noteUuid, toView } from './representation.ts';
 
 export async function getNote(ctx: Ctx, uuid: string): Promise<Note> {

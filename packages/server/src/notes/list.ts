@@ -1,11 +1,11 @@
 // GET /core/api/v1/notes: filtered by patient and deleted flag, paginated (docs/api.md, "Notes").
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import { KEY_RE } from '../lib/ids.ts';
 import { invalid, type FieldProblem } from '../http/problem.ts';
 import { parsePage, type Page } from '../http/pagination.ts';
 import { listNotes as queryNotes } from '../storage/clinical-repository.ts';
 import type { Note } from '../http/schemas.ts';
-import { actingStaff } from '../commands/actor.ts';
+import { actingStaff } from '../auth/acting-staff.ts';
 import { toView } from './representation.ts';
 
 export async function listNotes(ctx: Ctx, query: Partial<Record<string, string>>): Promise<{ page: Page; count: number; results: Note[] }> {

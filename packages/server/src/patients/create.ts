@@ -1,12 +1,12 @@
 // POST /core/api/v1/patients/: a patient, just enough to chart against (docs/api.md, "Patients").
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import { newKey } from '../lib/ids.ts';
 import { nowMicros, parseDateMicros } from '../lib/time.ts';
 import { invalid } from '../http/problem.ts';
 import { insertPatient } from '../storage/clinical-repository.ts';
 import { writeTransaction } from '../storage/transaction.ts';
 import type { CreatePatient, Patient } from '../http/schemas.ts';
-import { actingStaff } from '../commands/actor.ts';
+import { actingStaff } from '../auth/acting-staff.ts';
 import { toView } from './representation.ts';
 
 export async function createPatient(ctx: Ctx, input: CreatePatient) {

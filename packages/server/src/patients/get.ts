@@ -1,10 +1,10 @@
 // GET /core/api/v1/patients/{key} (docs/api.md, "Patients").
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import { KEY_RE } from '../lib/ids.ts';
 import { problem } from '../http/problem.ts';
 import { getPatient as findPatient } from '../storage/clinical-repository.ts';
 import type { Patient } from '../http/schemas.ts';
-import { actingStaff } from '../commands/actor.ts';
+import { actingStaff } from '../auth/acting-staff.ts';
 import { toView } from './representation.ts';
 
 export async function getPatient(ctx: Ctx, key: string): Promise<Patient> {

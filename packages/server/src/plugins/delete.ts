@@ -1,6 +1,6 @@
 // DELETE /core/api/v1/plugins/{name}/: remove a disabled plugin (an enabled one with ?force=true),
 // in one transaction with its audit row (docs/api.md, "Plugins").
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import { problem } from '../http/problem.ts';
 import { writeTransaction } from '../storage/transaction.ts';
 import { deletePlugin as removePlugin, getPluginForUpdate } from '../storage/plugins-repository.ts';

@@ -1,5 +1,5 @@
 // GET /core/api/v1/plugins/{name}/package/: the installed package's bytes (docs/api.md, "Plugins").
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import { problem } from '../http/problem.ts';
 import { getPluginPackage } from '../storage/plugins-repository.ts';
 import { requirePluginScope } from './representation.ts';

@@ -1,5 +1,5 @@
 // POST /core/api/v1/plugins/extract-metadata/: what a package would install, without storing it (docs/api.md, "Plugins").
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import { checkPackage, type UploadedFile } from './package.ts';
 import { requirePluginScope } from './representation.ts';
 import type { PackageMetadata } from './inspection/index.ts';

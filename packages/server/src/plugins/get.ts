@@ -1,5 +1,5 @@
 // GET /core/api/v1/plugins/{name}/ (docs/api.md, "Plugins").
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import { problem } from '../http/problem.ts';
 import { getPlugin as findPlugin } from '../storage/plugins-repository.ts';
 import { requirePluginScope, toView, type PluginView } from './representation.ts';

@@ -1,5 +1,5 @@
 // GET /core/api/v1/plugins/: the installed plugins, one page at a time (docs/api.md, "Plugins").
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import type { Page } from '../http/pagination.ts';
 import { listPlugins as queryPlugins } from '../storage/plugins-repository.ts';
 import { requirePluginScope, toView, type PluginView } from './representation.ts';

@@ -1,5 +1,5 @@
 // The plugin object of the API (docs/api.md, "Plugins") and the right to use the plugin endpoints.
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import { isoMicros } from '../lib/time.ts';
 import { problem } from '../http/problem.ts';
 import { PLUGIN_SCOPE } from '../auth/principal.ts';

@@ -1,6 +1,6 @@
 // PATCH /core/api/v1/plugins/{name}/: a new package and/or a new enabled flag, in one transaction
 // with its audit row; the package is checked before it starts (docs/api.md, "Plugins").
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import { nowMicros } from '../lib/time.ts';
 import { problem } from '../http/problem.ts';
 import { writeTransaction } from '../storage/transaction.ts';

@@ -2,7 +2,7 @@
 // who may call it, a create in one transaction with its audit row (a duplicate is a 409, also when
 // two requests race past the check), and a list page with its total count.
 import type { Kysely } from 'kysely';
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import type { Database } from '../storage/schema.ts';
 import { invalid, problem, type FieldProblem } from '../http/problem.ts';
 import type { Page } from '../http/pagination.ts';

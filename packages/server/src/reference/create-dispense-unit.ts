@@ -1,5 +1,5 @@
 // POST /core/api/v1/admin/dispense-units/: add a dispense unit (docs/api.md, "Admin API").
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import { addDispenseUnit, type DispenseUnitInput } from './catalogue.ts';
 import { createEntry } from './admin-operation.ts';
 import { dispenseUnitView } from './representation.ts';

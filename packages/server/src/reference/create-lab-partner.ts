@@ -1,5 +1,5 @@
 // POST /core/api/v1/admin/lab-partners/: add a lab partner (docs/api.md, "Admin API").
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import { addLabPartner } from './catalogue.ts';
 import { createEntry } from './admin-operation.ts';
 import { labPartnerView } from './representation.ts';

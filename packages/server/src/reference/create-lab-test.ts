@@ -1,5 +1,5 @@
 // POST /core/api/v1/admin/lab-partners/{id}/tests/: add a test to a lab partner's catalogue (docs/api.md, "Admin API").
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import { addLabTest, type LabTestInput } from './catalogue.ts';
 import { createEntry } from './admin-operation.ts';
 import { labTestView } from './representation.ts';

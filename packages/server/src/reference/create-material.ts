@@ -1,5 +1,5 @@
 // POST /core/api/v1/admin/educational-materials/: add an educational material (docs/api.md, "Admin API").
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import { addMaterial, checkMaterial, type MaterialInput } from './catalogue.ts';
 import { createEntry } from './admin-operation.ts';
 import { materialView } from './representation.ts';

@@ -1,5 +1,5 @@
 // POST /core/api/v1/admin/pharmacies/: add a pharmacy (docs/api.md, "Admin API").
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import { addPharmacy, type PharmacyInput } from './catalogue.ts';
 import { createEntry } from './admin-operation.ts';
 import { pharmacyView } from './representation.ts';

@@ -1,5 +1,5 @@
 // POST /core/api/v1/admin/questionnaires/: add a questionnaire with its questions (docs/api.md, "Admin API").
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import { addQuestionnaire, checkQuestionnaire, type QuestionnaireInput } from './catalogue.ts';
 import { createEntry } from './admin-operation.ts';
 import { questionnaireView } from './representation.ts';

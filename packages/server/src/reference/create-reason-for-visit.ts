@@ -1,5 +1,5 @@
 // POST /core/api/v1/admin/reason-for-visit-codings/: add a reason-for-visit coding (docs/api.md, "Admin API").
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import { addReasonForVisit, type ReasonForVisitInput } from './catalogue.ts';
 import { createEntry } from './admin-operation.ts';
 import { reasonForVisitView } from './representation.ts';

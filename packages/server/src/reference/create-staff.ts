@@ -1,5 +1,5 @@
 // POST /core/api/v1/admin/staff/: add a staff member (docs/api.md, "Admin API").
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import { addStaff, type StaffInput } from './catalogue.ts';
 import { createEntry } from './admin-operation.ts';
 import { staffView } from './representation.ts';

@@ -1,5 +1,5 @@
 // GET /core/api/v1/admin/lab-partners/: the lab partners, one page at a time (docs/api.md, "Admin API").
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import type { Page } from '../http/pagination.ts';
 import { countLabPartners, listLabPartners as queryLabPartners } from '../storage/reference-repository.ts';
 import { listEntries } from './admin-operation.ts';

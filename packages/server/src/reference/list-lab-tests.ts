@@ -1,6 +1,6 @@
 // GET /core/api/v1/admin/lab-partners/{id}/tests/: a lab partner's tests, one page at a time; an
 // unknown partner is a 404 (docs/api.md, "Admin API").
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import { problem } from '../http/problem.ts';
 import type { Page } from '../http/pagination.ts';
 import { countLabTests, labPartnerById, listLabTests as queryLabTests } from '../storage/reference-repository.ts';

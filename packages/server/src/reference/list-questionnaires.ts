@@ -1,6 +1,6 @@
 // GET /core/api/v1/admin/questionnaires/: the questionnaires with their questions, one page at a
 // time (docs/api.md, "Admin API").
-import type { Ctx } from '../lib/context.ts';
+import type { Ctx } from '../context.ts';
 import type { Page } from '../http/pagination.ts';
 import { countQuestionnaires, listQuestionnaires as queryQuestionnaires, questionsOf } from '../storage/reference-repository.ts';
 import { requireAdmin } from './admin-operation.ts';

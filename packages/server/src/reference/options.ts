@@ -1,6 +1,6 @@
 // Reference entries as autocomplete options (the option document of the spec). What a search
 // offers and what a picked value is stored as are built here, from the stored rows only.
-import { CodeSystems } from '../commands/kinds/types.ts';
+import { CodeSystems } from '../terminology/code-systems.ts';
 import { optionDoc } from '../autocomplete/option.ts';
 import type { OptionDoc } from '../autocomplete/types.ts';
 import type {

@@ -2,7 +2,7 @@
 // Idempotency-Key response commit together or not at all.
 import crypto from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import type { Ctx } from '../lib/context.ts';
+import type { Storage } from './db.ts';
 import { nowMicros } from '../lib/time.ts';
 import { problem } from '../http/problem.ts';
 import { appendAudit } from './audit-repository.ts';
@@ -28,6 +28,16 @@ export interface Idempotency {
   request: unknown;
 }
 
+/**
+ * What a write needs to know about the request it serves: where to write, and who and which
+ * request the audit row names. An operation's context (src/context.ts) fits it.
+ */
+export interface WriteContext {
+  storage: Storage;
+  principal: { credential: string; staffKey: string | null };
+  requestId: string;
+}
+
 export interface Writer {
   trx: Kysely<Database>;
   audit(entry: AuditEntry): Promise<void>;
@@ -37,7 +47,7 @@ export interface Writer {
 export const IDEMPOTENCY_TTL_MICROS = 24 * 3600 * 1_000_000;
 
 export async function writeTransaction<T>(
-  ctx: Ctx,
+  ctx: WriteContext,
   idempotency: Idempotency | undefined,
   work: (w: Writer) => Promise<Outcome<T>>,
 ): Promise<Outcome<T> & { replayed: boolean }> {

@@ -1,5 +1,8 @@
 // Command kind `diagnose`: a new diagnosis coded with ICD-10.
-import { CodeSystems, type CommandKind } from './types.ts';
+import type { CommandKind } from './types.ts';
+import { CodeSystems } from '../../terminology/code-systems.ts';
+import { problem } from '../../http/problem.ts';
+import { codingOf, textOf } from '../../chart/writer.ts';
 
 export const diagnoseKind: CommandKind = {
   key: 'diagnose',
@@ -35,4 +38,16 @@ export const diagnoseKind: CommandKind = {
       description: "The clinician's assessment of the condition at this visit.",
     },
   ],
+  // The diagnosis becomes an active condition, unless the patient has it active already.
+  onCommit: async (chart, { data }) => {
+    const coding = codingOf(data['diagnose']);
+    const same = (await chart.rows('condition', ['active'])).find((c) => c.system === coding.system && c.code === coding.code);
+    if (same !== undefined) {
+      throw problem('condition_already_active', {
+        detail: `The patient already has the active condition ${same.display} (${same.code}); assess it instead`,
+        errors: [{ field: 'values.diagnose', message: 'already an active condition of this patient' }],
+      });
+    }
+    await chart.create('condition', { ...coding, onset: textOf(data['approximate_date_of_onset']), status: 'active' });
+  },
 };

@@ -1,6 +1,13 @@
 // Command kind `goal`: a new patient goal.
-import { achievementStatusChoices, goalPriorityChoices } from './choices.ts';
+import { goalStandingFields } from './shared-fields.ts';
 import type { CommandKind } from './types.ts';
+import { textOf } from '../../chart/writer.ts';
+
+/** Goals end with these achievement statuses. */
+const CLOSING = new Set(['achieved', 'not-achieved', 'not-attainable']);
+
+/** A goal's chart status for an achievement status: closed once it ends, open otherwise. */
+export const goalStatus = (achievement: unknown) => (typeof achievement === 'string' && CLOSING.has(achievement) ? 'closed' : 'open');
 
 export const goalKind: CommandKind = {
   key: 'goal',
@@ -26,26 +33,18 @@ export const goalKind: CommandKind = {
       required: false,
       description: 'The date by which the goal should be achieved.',
     },
-    {
-      name: 'achievement_status',
-      type: 'ChoiceField',
-      required: false,
-      choices: achievementStatusChoices,
-      description: 'How far the patient is in achieving the goal.',
-    },
-    {
-      name: 'priority',
-      type: 'ChoiceField',
-      required: false,
-      choices: goalPriorityChoices,
-      description: 'How important the goal is.',
-    },
-    {
-      name: 'progress',
-      type: 'MultiLineTextField',
-      required: false,
-      maxLength: 10000,
-      description: 'Notes on the progress made towards the goal.',
-    },
+    ...goalStandingFields,
   ],
+  // The goal becomes one of the patient's goals, open or closed by its achievement status.
+  onCommit: async (chart, { data }) => {
+    await chart.create('goal', {
+      statement: String(data['goal_statement']),
+      start_date: textOf(data['start_date']),
+      due_date: textOf(data['due_date']),
+      achievement_status: textOf(data['achievement_status']),
+      priority: textOf(data['priority']),
+      progress: textOf(data['progress']),
+      status: goalStatus(data['achievement_status']),
+    });
+  },
 };

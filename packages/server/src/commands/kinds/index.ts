@@ -44,3 +44,9 @@ export const kindKeys: readonly string[] = kinds.map((kind) => kind.key);
 export function getKind(key: string): CommandKind | undefined {
   return commandKinds.get(key);
 }
+
+/** The kind with the fields this command's data adds (its `dataFields`, e.g. a questionnaire's questions). */
+export function fieldsFor(kind: CommandKind, data: Record<string, unknown>): CommandKind {
+  const extra = kind.dataFields?.of(data) ?? [];
+  return extra.length === 0 ? kind : { ...kind, fields: [...kind.fields, ...extra] };
+}

@@ -1,5 +1,6 @@
 // Command kind `instruct`: an instruction given to the patient.
-import { CodeSystems, type CommandKind } from './types.ts';
+import type { CommandKind } from './types.ts';
+import { CodeSystems } from '../../terminology/code-systems.ts';
 
 export const instructKind: CommandKind = {
   key: 'instruct',

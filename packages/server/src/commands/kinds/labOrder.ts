@@ -1,5 +1,7 @@
 // Command kind `labOrder`: an order for laboratory tests sent to a lab partner.
-import { CodeSystems, type CommandKind } from './types.ts';
+import type { CommandKind } from './types.ts';
+import { diagnosesField, providerField } from './shared-fields.ts';
+import { CodeSystems } from '../../terminology/code-systems.ts';
 import { LAB_ORDER_CODE_SYSTEM } from '../../reference/systems.ts';
 
 export const labOrderKind: CommandKind = {
@@ -24,23 +26,8 @@ export const labOrderKind: CommandKind = {
       source: { kind: 'labTest', partnerField: 'lab_partner' },
       description: "The tests ordered, picked from the lab partner's catalogue.",
     },
-    {
-      name: 'ordering_provider',
-      type: 'AutocompleteField',
-      required: true,
-      source: { kind: 'staff', role: 'provider' },
-      description: 'The staff member ordering the tests.',
-    },
-    {
-      name: 'diagnosis',
-      type: 'AutocompleteField',
-      required: false,
-      multiple: true,
-      maxItems: 12,
-      codingSystems: [CodeSystems.ICD10, CodeSystems.UNSTRUCTURED],
-      source: { kind: 'terminology', systems: [CodeSystems.ICD10] },
-      description: 'The ICD-10 diagnoses that justify the order.',
-    },
+    providerField('ordering_provider', true, 'The staff member ordering the tests.'),
+    diagnosesField('diagnosis', 12, 'The ICD-10 diagnoses that justify the order.'),
     {
       name: 'fasting_required',
       type: 'CheckboxField',

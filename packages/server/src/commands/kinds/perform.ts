@@ -1,5 +1,6 @@
 // Command kind `perform`: a procedure performed during the visit.
-import { CodeSystems, type CommandKind } from './types.ts';
+import type { CommandKind } from './types.ts';
+import { CodeSystems } from '../../terminology/code-systems.ts';
 
 export const performKind: CommandKind = {
   key: 'perform',

@@ -1,36 +1,16 @@
 // Command kind `prescribe`: a medication prescription.
-import { CodeSystems, type CommandKind } from './types.ts';
+import type { CommandKind } from './types.ts';
+import { diagnosesField, medicationField, providerField, sigField } from './shared-fields.ts';
+import { codingOf, textOf } from '../../chart/writer.ts';
 
 export const prescribeKind: CommandKind = {
   key: 'prescribe',
   label: 'Prescribe',
   description: 'Prescribes a medication to the patient.',
   fields: [
-    {
-      name: 'prescribe',
-      type: 'AutocompleteField',
-      required: true,
-      codingSystems: [CodeSystems.RXNORM, CodeSystems.FDB, CodeSystems.UNSTRUCTURED],
-      source: { kind: 'terminology', systems: [CodeSystems.RXNORM] },
-      description: 'The medication prescribed, picked from the drug database.',
-    },
-    {
-      name: 'indications',
-      type: 'AutocompleteField',
-      required: false,
-      multiple: true,
-      maxItems: 2,
-      codingSystems: [CodeSystems.ICD10, CodeSystems.UNSTRUCTURED],
-      source: { kind: 'terminology', systems: [CodeSystems.ICD10] },
-      description: 'Up to two ICD-10 diagnoses the medication is prescribed for.',
-    },
-    {
-      name: 'sig',
-      type: 'MultiLineTextField',
-      required: true,
-      maxLength: 1000,
-      description: 'Directions for use, as printed on the label.',
-    },
+    medicationField('prescribe', 'The medication prescribed, picked from the drug database.'),
+    diagnosesField('indications', 2, 'Up to two ICD-10 diagnoses the medication is prescribed for.'),
+    sigField(true, 'Directions for use, as printed on the label.'),
     {
       name: 'days_supply',
       type: 'IntegerField',
@@ -80,20 +60,8 @@ export const prescribeKind: CommandKind = {
       source: { kind: 'pharmacy' },
       description: 'The pharmacy the prescription is sent to.',
     },
-    {
-      name: 'prescriber',
-      type: 'AutocompleteField',
-      required: true,
-      source: { kind: 'staff', role: 'provider' },
-      description: 'The staff member prescribing the medication.',
-    },
-    {
-      name: 'supervising_provider',
-      type: 'AutocompleteField',
-      required: false,
-      source: { kind: 'staff', role: 'provider' },
-      description: 'The supervising provider, when the prescriber needs one.',
-    },
+    providerField('prescriber', true, 'The staff member prescribing the medication.'),
+    providerField('supervising_provider', false, 'The supervising provider, when the prescriber needs one.'),
     {
       name: 'note_to_pharmacist',
       type: 'TextField',
@@ -102,4 +70,8 @@ export const prescribeKind: CommandKind = {
       description: 'A short note for the pharmacist.',
     },
   ],
+  // The medication prescribed becomes one of the patient's active medications.
+  onCommit: async (chart, { data }) => {
+    await chart.create('medication', { ...codingOf(data['prescribe']), sig: textOf(data['sig']), status: 'active', stopped_by_command: null });
+  },
 };

@@ -1,5 +1,6 @@
 // Command kind `reasonForVisit`: why the patient came in.
-import { CodeSystems, type CommandKind } from './types.ts';
+import type { CommandKind } from './types.ts';
+import { CodeSystems } from '../../terminology/code-systems.ts';
 import { INTERNAL_SYSTEM } from '../../reference/systems.ts';
 
 export const reasonForVisitKind: CommandKind = {

@@ -1,5 +1,6 @@
 // Command kind `stopMedication`: stops one of the patient's active medications.
 import type { CommandKind } from './types.ts';
+import type { OptionDoc } from '../../autocomplete/types.ts';
 
 export const stopMedicationKind: CommandKind = {
   key: 'stopMedication',
@@ -21,4 +22,9 @@ export const stopMedicationKind: CommandKind = {
       description: 'Why the medication is stopped.',
     },
   ],
+  // The medication picked (still active) is stopped by this command.
+  onCommit: async (chart, { uuid, data }) => {
+    const id = String((data['medication'] as OptionDoc).value);
+    await chart.change('medication', 'medication', id, { status: 'stopped', stopped_by_command: uuid });
+  },
 };

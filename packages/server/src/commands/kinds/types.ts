@@ -1,6 +1,8 @@
-// The shape of a command kind: its fields as /fields/ publishes them, plus the limits
-// and rules the server enforces on `values` (on create/PATCH) and at commit.
+// The shape of a command kind: its fields as /fields/ publishes them, the limits and rules the
+// server enforces on `values` (on create/PATCH) and at commit, and the kind's own behaviour as
+// optional hooks the operations call (docs/command-kinds.md lists the kinds and their fields).
 import type { OptionSource } from '../../autocomplete/types.ts';
+import type { ChartWriter, CommittedCommand } from '../../chart/writer.ts';
 
 /** Field type names, as the original Commands API reports them. */
 export type FieldType =
@@ -55,17 +57,24 @@ export interface CommandKind {
   readonly description: string;
   /** In the fixed order /fields/ reports them. */
   readonly fields: readonly FieldDef[];
+  /**
+   * Fields a command of this kind adds from its data (a questionnaire's questions, once the
+   * questionnaire is picked): listed by /fields/ after `fields`, checked on create and PATCH once
+   * the data they come from is known. A value of a name the kind `owns` that is no longer among
+   * the fields offered is dropped.
+   */
+  readonly dataFields?: DataFields;
+  /**
+   * What committing a command of this kind does to the patient's chart, inside the commit
+   * transaction; throwing a problem refuses the commit. Entering the command in error undoes it
+   * generically (chart/writer.ts, undoInChart), so a kind needs no undo of its own.
+   */
+  readonly onCommit?: (chart: ChartWriter, command: CommittedCommand) => Promise<void>;
 }
 
-/** Coding system strings (canvas_sdk CodeSystems). */
-export const CodeSystems = {
-  SNOMED: 'http://snomed.info/sct',
-  RXNORM: 'http://www.nlm.nih.gov/research/umls/rxnorm',
-  LOINC: 'http://loinc.org',
-  FDB: 'http://www.fdbhealth.com/',
-  ICD10: 'ICD-10',
-  CPT: 'http://www.ama-assn.org/go/cpt',
-  HCPCS: 'http://www.cms.gov/medicare/coding/medhcpcsgeninfo',
-  NDC: 'http://hl7.org/fhir/sid/ndc',
-  UNSTRUCTURED: 'UNSTRUCTURED',
-} as const;
+export interface DataFields {
+  /** Whether a field name is one of these fields (whatever the data). */
+  owns(name: string): boolean;
+  /** The fields offered for this data. */
+  of(data: Record<string, unknown>): readonly FieldDef[];
+}

@@ -1,6 +1,9 @@
 // Command kind `updateGoal`: an update to one of the patient's open goals.
-import { achievementStatusChoices, goalPriorityChoices } from './choices.ts';
+import { goalStandingFields } from './shared-fields.ts';
 import type { CommandKind } from './types.ts';
+import type { OptionDoc } from '../../autocomplete/types.ts';
+import { textOf } from '../../chart/writer.ts';
+import { goalStatus } from './goal.ts';
 
 export const updateGoalKind: CommandKind = {
   key: 'updateGoal',
@@ -20,26 +23,14 @@ export const updateGoalKind: CommandKind = {
       required: false,
       description: 'The new date by which the goal should be achieved.',
     },
-    {
-      name: 'achievement_status',
-      type: 'ChoiceField',
-      required: false,
-      choices: achievementStatusChoices,
-      description: 'How far the patient is in achieving the goal.',
-    },
-    {
-      name: 'priority',
-      type: 'ChoiceField',
-      required: false,
-      choices: goalPriorityChoices,
-      description: 'How important the goal is.',
-    },
-    {
-      name: 'progress',
-      type: 'MultiLineTextField',
-      required: false,
-      maxLength: 10000,
-      description: 'Notes on the progress made towards the goal.',
-    },
+    ...goalStandingFields,
   ],
+  // The fields given change the open goal picked; an achievement status that ends it closes it.
+  onCommit: async (chart, { data }) => {
+    const id = String((data['goal_statement'] as OptionDoc).value);
+    const set: Record<string, unknown> = {};
+    for (const field of ['due_date', 'achievement_status', 'priority', 'progress']) if (textOf(data[field]) !== null) set[field] = data[field];
+    if (set['achievement_status'] !== undefined) set['status'] = goalStatus(set['achievement_status']);
+    await chart.change('goal', 'goal_statement', id, set);
+  },
 };

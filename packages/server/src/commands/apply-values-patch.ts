@@ -1,16 +1,16 @@
-// Turns the `values` of a create or PATCH into the command's new data, inside its transaction:
-// every value checked against its field, autocomplete picks replaced by the catalogue's options,
-// a questionnaire's answers checked against the questions of the questionnaire chosen (in the
-// same request or before), answers to another questionnaire's questions dropped. Every problem
-// is reported at once, as one 400 naming the fields.
+// Applies the `values` patch of a create or PATCH to a command's data, inside its transaction:
+// every value checked against its field (check-values.ts), null removing a value, autocomplete
+// picks replaced by the catalogue's options, and the fields a kind adds from its data (a
+// questionnaire's questions) checked once that data is known, the answers to fields no longer
+// offered dropped. Every problem is reported at once, as one 400 naming the fields.
 import type { Kysely } from 'kysely';
 import type { Engine } from '../storage/db.ts';
 import type { Database } from '../storage/schema.ts';
 import { invalid } from '../http/problem.ts';
 import { dependsOn, resolveOptions } from '../autocomplete/index.ts';
 import type { CommandKind } from './kinds/types.ts';
-import { fieldsFor, isQuestionField, QUESTION_PREFIX } from './questionnaire-fields.ts';
-import { validateValues } from './values.ts';
+import { fieldsFor } from './kinds/index.ts';
+import { validateValues } from './check-values.ts';
 
 export interface Target {
   db: Kysely<Database>;
@@ -20,13 +20,14 @@ export interface Target {
 
 /**
  * The checks that need no database: each value of the kind's own fields against its type
- * (answers to questions wait for the questionnaire). Throws the 400.
+ * (values of the fields a kind adds from its data wait for that data). Throws the 400.
  */
 export function checkValues(kind: CommandKind, values: unknown): { own: Record<string, unknown>; answers: Record<string, unknown> } {
   const own: Record<string, unknown> = {};
   const answers: Record<string, unknown> = {};
   const isObject = typeof values === 'object' && values !== null && !Array.isArray(values);
-  for (const [name, value] of Object.entries(isObject ? (values as Record<string, unknown>) : {})) (isQuestionField(kind, name) ? answers : own)[name] = value;
+  for (const [name, value] of Object.entries(isObject ? (values as Record<string, unknown>) : {}))
+    (kind.dataFields?.owns(name) === true ? answers : own)[name] = value;
   const checked = validateValues(kind, isObject ? own : values);
   if (!checked.ok) throw invalid(checked.errors);
   return { own: checked.values, answers };
@@ -67,12 +68,13 @@ export async function applyValues(
       throw invalid(again.errors.map((e) => ({ ...e, message: `${e.message} (it was picked before the field it depends on changed: pick it again)` })));
   }
 
-  if (kind.key === 'questionnaire') {
-    const withQuestions = fieldsFor(kind, next);
-    const questions = new Set(withQuestions.fields.map((f) => f.name));
-    // Answers to questions of a questionnaire no longer chosen go.
-    for (const name of Object.keys(next)) if (name.startsWith(QUESTION_PREFIX) && !questions.has(name)) delete next[name];
-    const answered = validateValues(withQuestions, answers);
+  if (kind.dataFields !== undefined) {
+    const { owns } = kind.dataFields;
+    const withData = fieldsFor(kind, next);
+    const offered = new Set(withData.fields.map((f) => f.name));
+    // Values of fields no longer offered (answers to a questionnaire no longer chosen) go.
+    for (const name of Object.keys(next)) if (owns(name) && !offered.has(name)) delete next[name];
+    const answered = validateValues(withData, answers);
     if (!answered.ok) throw invalid(answered.errors);
     for (const [name, value] of Object.entries(answered.values)) {
       if (value === null) delete next[name];

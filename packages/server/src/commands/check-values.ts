@@ -1,5 +1,6 @@
-// Validation and normalisation of a command's `values` (create / PATCH) against its kind,
-// and the commit-time check of required fields.
+// The checks that need no database: each value of a command's `values` (create / PATCH)
+// against the type and limits of its field, normalised; and, at commit, which required fields
+// are missing. The field types and their rules are in docs/command-kinds.md.
 import type { CommandKind, FieldDef, FieldType } from './kinds/types.ts';
 import type { FieldProblem } from '../http/problem.ts';
 

@@ -1,7 +1,9 @@
-// What committing a command does to the patient's chart, and how entering it in error undoes
-// that. Runs inside the commit / enter-in-error transaction. Every change is logged in
-// chart_changes (the fields it changed, before and after), so the undo touches only what the
-// command did and leaves alone what later commands changed since.
+// The chart API a command kind's commit uses (ChartWriter), and the generic undo of entering a
+// command in error. What committing each kind does to the chart lives in the kind's own file
+// (commands/kinds/, its `onCommit`; docs/command-kinds.md). Runs inside the commit /
+// enter-in-error transaction. Every change is logged in chart_changes (the fields it changed,
+// before and after), so the undo touches only what the command did and leaves alone what later
+// commands changed since.
 import type { Kysely } from 'kysely';
 import type { Engine } from '../storage/db.ts';
 import type { Database } from '../storage/schema.ts';
@@ -13,13 +15,16 @@ import {
   listChartRows,
   updateChartRow,
   type ChartEntity,
+  type ChartRows,
 } from '../storage/chart-repository.ts';
 import { newUuid } from '../lib/ids.ts';
 import { lockPatient } from '../storage/clinical-repository.ts';
 import { problem } from '../http/problem.ts';
 import type { OptionDoc } from '../autocomplete/types.ts';
 import { PICKABLE } from './options.ts';
-import { CodeSystems } from '../commands/kinds/types.ts';
+import { CodeSystems } from '../terminology/code-systems.ts';
+
+export type { ChartEntity } from '../storage/chart-repository.ts';
 
 export interface CommittedCommand {
   uuid: string;
@@ -28,20 +33,14 @@ export interface CommittedCommand {
   data: Record<string, unknown>;
 }
 
-/** The kinds whose commit changes the chart. */
-const CHANGES_CHART = new Set(['diagnose', 'medicationStatement', 'prescribe', 'stopMedication', 'goal', 'updateGoal']);
-
-/** Goals end with these achievement statuses. */
-const CLOSING = new Set(['achieved', 'not-achieved', 'not-attainable']);
-const goalStatus = (achievement: unknown) => (typeof achievement === 'string' && CLOSING.has(achievement) ? 'closed' : 'open');
-
-const text = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
+/** A text value, or null when it is absent or empty. */
+export const textOf = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
 
 /**
  * The coding of a stored option. Options stored before picks were checked against their source
  * (or by hand) may have none: their text stands as free text then.
  */
-function codingOf(doc: unknown): { system: string; code: string; display: string } {
+export function codingOf(doc: unknown): { system: string; code: string; display: string } {
   const option = (doc ?? {}) as Partial<OptionDoc>;
   const coding = option.extra?.coding?.[0];
   const text = String(option.text ?? option.value ?? '');
@@ -50,7 +49,8 @@ function codingOf(doc: unknown): { system: string; code: string; display: string
   return { system: coding.system, code: coding.code, display: coding.display || text };
 }
 
-class ChartWriter {
+/** What a command's commit may do to its patient's chart; every change is logged for the undo. */
+export class ChartWriter {
   private seq = 0;
   constructor(
     private readonly trx: Kysely<Database>,
@@ -59,6 +59,12 @@ class ChartWriter {
     private readonly now: number,
   ) {}
 
+  /** The patient's rows of an entity in these statuses. */
+  async rows<E extends ChartEntity>(entity: E, statuses: string[]): Promise<Array<ChartRows[E]>> {
+    return listChartRows(this.trx, entity, this.command.patient_key, statuses);
+  }
+
+  /** Adds a row to the patient's chart, created by this command. */
   async create(entity: ChartEntity, row: Record<string, unknown>): Promise<void> {
     const id = newUuid();
     const full = { id, patient_key: this.command.patient_key, source_command: this.command.uuid, created_at: this.now, updated_at: this.now, ...row };
@@ -93,62 +99,18 @@ class ChartWriter {
   }
 }
 
-/** Applies a committed command to its patient's chart. */
-export async function applyToChart(trx: Kysely<Database>, engine: Engine, command: CommittedCommand, now: number): Promise<void> {
-  if (!CHANGES_CHART.has(command.schema_key)) return;
+/** Applies a committed command's effect (its kind's `onCommit`) to its patient's chart. */
+export async function writeChart(
+  trx: Kysely<Database>,
+  engine: Engine,
+  command: CommittedCommand,
+  now: number,
+  effect: (chart: ChartWriter, command: CommittedCommand) => Promise<void>,
+): Promise<void> {
   // One chart change per patient at a time: on PostgreSQL two commits could otherwise both see no
   // active condition and both add it (SQLite runs write transactions one after another anyway).
   if (engine === 'postgres') await lockPatient(trx, command.patient_key);
-  const w = new ChartWriter(trx, engine, command, now);
-  const d = command.data;
-  switch (command.schema_key) {
-    case 'diagnose': {
-      const coding = codingOf(d['diagnose']);
-      const active = await listChartRows(trx, 'condition', command.patient_key, ['active']);
-      const same = active.find((c) => c.system === coding.system && c.code === coding.code);
-      if (same !== undefined) {
-        throw problem('condition_already_active', {
-          detail: `The patient already has the active condition ${same.display} (${same.code}); assess it instead`,
-          errors: [{ field: 'values.diagnose', message: 'already an active condition of this patient' }],
-        });
-      }
-      await w.create('condition', { ...coding, onset: text(d['approximate_date_of_onset']), status: 'active' });
-      return;
-    }
-    case 'medicationStatement':
-    case 'prescribe': {
-      const field = command.schema_key === 'prescribe' ? 'prescribe' : 'medication';
-      await w.create('medication', { ...codingOf(d[field]), sig: text(d['sig']), status: 'active', stopped_by_command: null });
-      return;
-    }
-    case 'stopMedication': {
-      const id = String((d['medication'] as OptionDoc).value);
-      await w.change('medication', 'medication', id, { status: 'stopped', stopped_by_command: command.uuid });
-      return;
-    }
-    case 'goal': {
-      await w.create('goal', {
-        statement: String(d['goal_statement']),
-        start_date: text(d['start_date']),
-        due_date: text(d['due_date']),
-        achievement_status: text(d['achievement_status']),
-        priority: text(d['priority']),
-        progress: text(d['progress']),
-        status: goalStatus(d['achievement_status']),
-      });
-      return;
-    }
-    case 'updateGoal': {
-      const id = String((d['goal_statement'] as OptionDoc).value);
-      const set: Record<string, unknown> = {};
-      for (const field of ['due_date', 'achievement_status', 'priority', 'progress']) if (text(d[field]) !== null) set[field] = d[field];
-      if (set['achievement_status'] !== undefined) set['status'] = goalStatus(set['achievement_status']);
-      await w.change('goal', 'goal_statement', id, set);
-      return;
-    }
-    default:
-      return;
-  }
+  await effect(new ChartWriter(trx, engine, command, now), command);
 }
 
 /**

@@ -1,0 +1,109 @@
+// The one place where a command changes: every write of a command (create, PATCH, commit,
+// enter-in-error, delete) runs here, in one transaction with its audit row, and reaches the log
+// stream only once that transaction has committed. The states and transitions are in
+// docs/api.md ("States and transitions").
+//
+// `transition` performs a state transition of an existing command, in this order:
+//   1. load and lock the command (404), check If-Match (412);
+//   2. check its note takes commands and its state allows the transition (400);
+//   3. the transition's own checks and effects (`change`: values, required fields, the chart);
+//   4. write the command (or delete it) and its audit row; the transaction commits;
+//   5. emit to the log stream.
+// The plugin runtime hooks in here and nowhere else: PRE events between 2 and 3, from the locked
+// row (a plugin may veto the transition with field errors, a 400 that rolls everything back);
+// POST events as an outbox row written in 4, inside the transaction, delivered after the commit.
+// Create (create.ts) has no prior state to check; it shares the write, audit and emit below
+// (`commandWrite`, `auditCommand`), and its events take the same two places in its own steps.
+import type { Kysely } from 'kysely';
+import type { Ctx } from '../context.ts';
+import { nowMicros } from '../lib/time.ts';
+import { problem } from '../http/problem.ts';
+import type { Engine } from '../storage/db.ts';
+import type { CommandTable, Database } from '../storage/schema.ts';
+import { deleteCommand, updateCommand } from '../storage/commands-repository.ts';
+import { writeTransaction, type Idempotency, type Outcome, type Writer } from '../storage/transaction.ts';
+import { actingStaff } from '../auth/acting-staff.ts';
+import { logCommand, logCommandDeleted } from '../logs/events.ts';
+import { assertNoteWritable, loadForWrite, withEditor } from './rules.ts';
+import { toView, type CommandView } from './representation.ts';
+
+/** What a write did to a command, as the log stream and the audit trail (`command.<verb>`) name it. */
+export type CommandVerb = 'created' | 'updated' | 'committed' | 'entered in error' | 'deleted';
+
+type Committed<T> = Outcome<T> & { replayed: boolean };
+
+/** What a transition's `change` gets: the transaction, the locked row (a snapshot: the helper writes), who, and when. */
+export interface TransitionStep {
+  trx: Kysely<Database>;
+  engine: Engine;
+  row: Readonly<CommandTable>;
+  staffKey: string;
+  /** The command's new updated_at, and the time of every change the transition makes. */
+  now: number;
+}
+
+/** The columns a transition changes (edited_by and updated_at are the helper's). */
+export type CommandChange = Partial<Pick<CommandTable, 'state' | 'data' | 'committed_by' | 'entered_in_error_by'>>;
+
+export interface Transition<V extends Exclude<CommandVerb, 'created'>> {
+  verb: V;
+  /** The state the command must be in. */
+  from: 'staged' | 'committed';
+  /** The transition's own checks and effects; returns the columns to change, or null to delete the command. */
+  change(step: TransitionStep): Promise<V extends 'deleted' ? null : CommandChange>;
+}
+
+const NOT_IN_STATE = { staged: 'command_not_staged', committed: 'command_not_committed' } as const;
+
+/** Performs a state transition of the command `uuid` (see the steps above). */
+export async function transition<V extends Exclude<CommandVerb, 'created'>>(
+  ctx: Ctx,
+  uuid: string,
+  t: Transition<V>,
+  ifMatch?: string,
+  idempotency?: Idempotency,
+): Promise<Committed<V extends 'deleted' ? null : CommandView>> {
+  const staffKey = actingStaff(ctx);
+  const engine = ctx.storage.engine;
+  return commandWrite(ctx, t.verb, uuid, idempotency, async ({ trx, audit }) => {
+    const row = await loadForWrite(trx, engine, uuid, ifMatch);
+    await assertNoteWritable(trx, engine, row.note_uuid);
+    if (row.state !== t.from) throw problem(NOT_IN_STATE[t.from]);
+    // PRE events of the plugin runtime go here (before the transition's own checks and writes).
+    const now = nowMicros();
+    const change = await t.change({ trx, engine, row, staffKey, now });
+    let after: CommandView | null = null;
+    if (change === null) {
+      await deleteCommand(trx, uuid);
+    } else {
+      const set = { ...change, edited_by: withEditor(row.edited_by, staffKey), updated_at: now };
+      await updateCommand(trx, uuid, set);
+      after = toView({ ...row, ...set });
+    }
+    // POST events of the plugin runtime: their outbox row goes here, in this transaction.
+    await auditCommand(audit, t.verb, uuid, toView(row), after);
+    return { status: 200, body: after as V extends 'deleted' ? null : CommandView };
+  });
+}
+
+/**
+ * One write of a command: `work` runs in a write transaction (with the Idempotency-Key), and the
+ * log stream hears of it after the commit (never of a rolled-back write nor of a replayed answer).
+ */
+export async function commandWrite<T extends CommandView | null>(
+  ctx: Ctx,
+  verb: CommandVerb,
+  uuid: string,
+  idempotency: Idempotency | undefined,
+  work: (w: Writer) => Promise<Outcome<T>>,
+): Promise<Committed<T>> {
+  const outcome = await writeTransaction<T>(ctx, idempotency, work);
+  if (verb === 'deleted') logCommandDeleted(ctx, uuid, outcome);
+  else logCommand(ctx, verb, outcome as Committed<CommandView>);
+  return outcome;
+}
+
+/** The audit row of a command write: `command.<verb>`, the command before and after. */
+export async function auditCommand(audit: Writer['audit'], verb: CommandVerb, uuid: string, before: CommandView | null, after: CommandView | null) {
+  await audit({ action: `command.${verb.replaceAll(' ', '_')}`, entityType: 'command', entityId: uuid, before, after });
+}

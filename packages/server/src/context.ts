@@ -1,0 +1,15 @@
+// What an operation knows about the request it serves: storage, caller, request id. No HTTP.
+// It lives at the top of src/ (beside app.ts and config.ts) because it joins feature folders
+// (auth/, logs/) that lower layers must not import; storage/transaction.ts declares the narrow
+// part it needs itself.
+import type { Principal } from './auth/principal.ts';
+import type { Storage } from './storage/db.ts';
+import type { LogBus } from './logs/bus.ts';
+
+export interface Ctx {
+  storage: Storage;
+  principal: Principal;
+  requestId: string;
+  /** The log stream's bus; operations emit after their transaction committed. */
+  logs?: LogBus;
+}
