@@ -7,7 +7,7 @@ import { parsePage, type Page } from '../http/pagination.ts';
 import { getNote as findNote, getNoteLocked, getPatient, insertNote, listNotes as queryNotes, updateNote } from '../storage/clinical-repository.ts';
 import type { NoteTable } from '../storage/schema.ts';
 import { writeTransaction } from '../storage/transaction.ts';
-import type { CreateNote, Note } from '../http/schemas.ts';
+import type { CreateNote, Note } from './schemas.ts';
 import { actingStaff } from '../commands/actor.ts';
 
 const DEFAULT_TITLES: Record<string, string> = {

@@ -6,7 +6,7 @@ import { invalid, problem } from '../http/problem.ts';
 import { getPatient as findPatient, insertPatient } from '../storage/clinical-repository.ts';
 import type { PatientTable } from '../storage/schema.ts';
 import { writeTransaction } from '../storage/transaction.ts';
-import type { CreatePatient, Patient } from '../http/schemas.ts';
+import type { CreatePatient, Patient } from './schemas.ts';
 import { actingStaff } from '../commands/actor.ts';
 
 const toView = (row: PatientTable): Patient => ({
