@@ -1,5 +1,6 @@
 // Schemas of the patient's chart (docs/api.md, The patient's chart).
 import { Type } from '@sinclair/typebox';
+import { Nullable } from '../http/schemas.ts';
 import type { ChartEntity } from '../storage/chart-repository.ts';
 import { STATUSES } from './read.ts';
 
@@ -12,7 +13,6 @@ const common = {
   created_at: Iso,
   updated_at: Iso,
 };
-const Nullable = (t: ReturnType<typeof Type.String>) => Type.Union([t, Type.Null()]);
 /** A chart entry of each kind, as listed. */
 const ChartEntrySchemas: Record<ChartEntity, ReturnType<typeof Type.Object>> = {
   condition: Type.Object({ ...common, status: Type.String({ enum: [...STATUSES.condition] }), coding: Coding, onset: Nullable(Type.String()) }),

@@ -1,6 +1,7 @@
 // Schemas of the reference data admin API (docs/api.md): closed bodies (additionalProperties:
 // false), every string bounded.
 import { Type, type TSchema } from '@sinclair/typebox';
+import { Nullable } from '../http/schemas.ts';
 import { CodeSystems } from '../commands/kinds/types.ts';
 import { LANGUAGE_CODES } from './languages.ts';
 import { QUESTION_KINDS, STAFF_ROLES, INTERNAL_SYSTEM } from './systems.ts';
@@ -13,7 +14,6 @@ const Enum = <T extends string>(values: readonly T[], description?: string) =>
     values.map((v) => Type.Literal(v)),
     description ? { description } : {},
   );
-const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 const Timestamp = Type.String({ description: 'ISO 8601 UTC timestamp with microseconds' });
 const Id = Type.String({ description: 'Dashed UUID' });
 const closed = { additionalProperties: false } as const;
