@@ -1,11 +1,14 @@
-// POST /auth/token/ (public: it is where credentials are exchanged).
+// POST /auth/token/ (public: it is where credentials are exchanged), as one Fastify plugin.
 import type { FastifyInstance } from 'fastify';
-import type { Storage } from '../storage/db.ts';
-import { problemResponses, TokenRequestBody, TokenSchema } from '../http/schemas.ts';
+import rateLimit from '@fastify/rate-limit';
+import { problemResponses } from '../http/schemas.ts';
+import { requireBody, type FeatureOptions } from '../http/request.ts';
+import { TokenRequestBody, TokenSchema } from './schemas.ts';
 import { issueToken, type TokenRequest } from './token.ts';
-import { requireBody } from '../http/request.ts';
 
-export function authRoutes(app: FastifyInstance, storage: Storage, perMinute: number) {
+export async function authRoutes(app: FastifyInstance, { storage, tokenRateLimit: perMinute }: FeatureOptions & { tokenRateLimit: number }) {
+  // Only routes that ask for a limit (route config `rateLimit`) get one.
+  await app.register(rateLimit, { global: false });
   app.post('/auth/token/', {
     // Client secrets are checked with scrypt; the limit keeps guessing slow from any one address.
     config: { public: true, oauthErrors: true, rateLimit: { max: perMinute, timeWindow: '1 minute' } },
@@ -16,6 +19,7 @@ export function authRoutes(app: FastifyInstance, storage: Storage, perMinute: nu
       body: { content: { 'application/x-www-form-urlencoded': { schema: TokenRequestBody }, 'application/json': { schema: TokenRequestBody } } },
       response: { 200: TokenSchema, ...problemResponses(400, 401, 403, 413, 415, 429) },
     },
+    // The body schema depends on the content type, so the type provider cannot type it.
     handler: async (request, reply) => {
       reply.header('cache-control', 'no-store');
       return issueToken(storage, requireBody<TokenRequest>(request), basicAuth(request.headers.authorization));

@@ -1,11 +1,17 @@
 // Per-request helpers shared by the route files: the operation context, the caller's base URL,
-// If-Match and Idempotency-Key headers, and replies that carry a command's ETag.
-import type { FastifyReply, FastifyRequest } from 'fastify';
+// the Idempotency-Key header and the checks on bodies. (A command's ETag and If-Match: commands/reply.ts.)
+import type { FastifyRequest } from 'fastify';
 import type { Ctx } from '../context.ts';
 import type { Storage } from '../storage/db.ts';
 import type { Idempotency } from '../storage/transaction.ts';
 import { invalid, problem } from './problem.ts';
-import { etagOf } from '../commands/representation.ts';
+
+/** What every feature plugin is registered with (app.ts). */
+export interface FeatureOptions {
+  storage: Storage;
+  /** CHARTA_PUBLIC_URL: the base of the links in answers (pages, package downloads). */
+  publicUrl: string | undefined;
+}
 
 export function ctxOf(request: FastifyRequest, storage: Storage): Ctx {
   if (request.principal === null) throw problem('unauthorized');
@@ -17,11 +23,6 @@ export function baseUrlOf(request: FastifyRequest, publicUrl: string | undefined
   return publicUrl ?? `${request.protocol}://${request.host}`;
 }
 
-export function ifMatchOf(request: FastifyRequest): string | undefined {
-  const value = request.headers['if-match'];
-  return typeof value === 'string' ? value : undefined;
-}
-
 const IDEMPOTENCY_KEY_RE = /^[\x21-\x7e]{1,255}$/;
 
 export function idempotencyOf(request: FastifyRequest): Idempotency | undefined {
@@ -31,13 +32,6 @@ export function idempotencyOf(request: FastifyRequest): Idempotency | undefined 
     throw invalid([{ field: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' }]);
   }
   return { key, request: { method: request.method, url: request.url.split('?')[0], body: request.body ?? null } };
-}
-
-/** Sends a command (or a replayed outcome) with its ETag. */
-export function sendCommand(reply: FastifyReply, outcome: { status: number; body: { uuid: string; updated_at: string } | null; replayed?: boolean }) {
-  if (outcome.body !== null) reply.header('etag', etagOf(outcome.body));
-  if (outcome.replayed) reply.header('idempotent-replayed', 'true');
-  return reply.code(outcome.status).send(outcome.body ?? '');
 }
 
 /** Commit, enter-in-error, lock and unlock take no input: no body, or an empty JSON object. */

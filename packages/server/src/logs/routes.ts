@@ -1,8 +1,9 @@
-// GET /core/api/v1/logging/ (docs/api.md, "Log stream"): the log stream over WebSocket. The upgrade request
-// goes through the usual hooks first, so credentials (Authorization header only), scope and
-// query options are checked and refused with a problem (401/403/400) before any upgrade.
-// A plain GET without the upgrade is 426. Messages from the client are ignored (4 KiB cap).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+// GET /core/api/v1/logging/ (docs/api.md): the log stream over WebSocket, as one Fastify plugin.
+// The upgrade request goes through the usual hooks first, so credentials (Authorization header
+// only), scope and query options are checked and refused with a problem (401/403/400) before any
+// upgrade. A plain GET without the upgrade is 426. Messages from the client are ignored (4 KiB cap).
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import websocket from '@fastify/websocket';
 import { Type } from '@sinclair/typebox';
 import { PLUGIN_SCOPE } from '../auth/principal.ts';
@@ -10,7 +11,8 @@ import { invalid, problem } from '../http/problem.ts';
 import { problemResponses } from '../http/schemas.ts';
 import { nowMicros, parseTimestampMicros } from '../lib/time.ts';
 import { Consumer, DEFAULT_CONSUMER_LIMITS, type ConsumerLimits } from './consumer.ts';
-import { LEVELS, matches, type LogBus, type LogFilter, type LogLevel } from './bus.ts';
+import { matches, type LogBus, type LogFilter } from './bus.ts';
+import { LogStreamQuery, type LogStreamOptions } from './schemas.ts';
 import { normalizePluginName } from '../plugins/name.ts';
 
 declare module 'fastify' {
@@ -35,23 +37,7 @@ export function parseSince(text: string, now = nowMicros()): number | undefined 
   return parseTimestampMicros(text);
 }
 
-const querystring = Type.Object(
-  {
-    plugin: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only entries of this plugin' })),
-    level: Type.Optional(Type.Unsafe<LogLevel>({ type: 'string', enum: [...LEVELS], description: 'Minimum level' })),
-    since: Type.Optional(Type.String({ maxLength: 64, description: 'Replay recent entries first: a duration (30s, 5m, 1h, 2d) or an ISO 8601 timestamp' })),
-  },
-  { additionalProperties: false },
-);
-
-interface Query {
-  plugin?: string;
-  level?: LogLevel;
-  since?: string;
-}
-
-function filterOf(request: FastifyRequest): LogFilter {
-  const q = request.query as Query;
+function filterOf(q: LogStreamOptions): LogFilter {
   const filter: LogFilter = { plugin: q.plugin === undefined ? undefined : normalizePluginName(q.plugin), level: q.level };
   if (q.since !== undefined) {
     const since = parseSince(q.since);
@@ -62,81 +48,75 @@ function filterOf(request: FastifyRequest): LogFilter {
   return filter;
 }
 
-export async function logRoutes(app: FastifyInstance, limits: ConsumerLimits = DEFAULT_CONSUMER_LIMITS) {
+export async function logRoutes(parent: FastifyInstance, { limits = DEFAULT_CONSUMER_LIMITS }: { limits?: ConsumerLimits } = {}) {
+  const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const bus = app.logs;
-  // An upgrade request answered over HTTP instead (401, 403, 400, 404…) has left Node's HTTP
-  // parser, so nothing else would ever close its connection: end it once the answer is out.
-  app.addHook('onResponse', (request, _reply, done) => {
-    if ((request.raw as { upgrade?: boolean }).upgrade === true) request.raw.socket.destroySoon();
-    done();
+  // The end of upgrade requests answered over HTTP (401, 403, 400, 404…) is http/hooks.ts.
+  // Encapsulated (one Fastify plugin): the websocket plugin's hooks wrap only this route, not the whole API.
+  await app.register(websocket, {
+    options: { maxPayload: MAX_PAYLOAD, perMessageDeflate: false },
+    preClose: async function closeSockets() {
+      const clients = [...app.websocketServer.clients];
+      await Promise.all(
+        clients.map(
+          (client) =>
+            new Promise<void>((resolve) => {
+              if (client.readyState === 3) return resolve();
+              const timer = setTimeout(() => {
+                client.terminate();
+                resolve();
+              }, CLOSE_GRACE_MS);
+              client.on('close', () => {
+                clearTimeout(timer);
+                resolve();
+              });
+              client.close(1001, 'server shutting down');
+            }),
+        ),
+      );
+    },
   });
-  // Encapsulated: the websocket plugin's hooks wrap only this scope's route, not the whole API.
-  await app.register(async (scope) => {
-    await scope.register(websocket, {
-      options: { maxPayload: MAX_PAYLOAD, perMessageDeflate: false },
-      preClose: async function closeSockets() {
-        const clients = [...scope.websocketServer.clients];
-        await Promise.all(
-          clients.map(
-            (client) =>
-              new Promise<void>((resolve) => {
-                if (client.readyState === 3) return resolve();
-                const timer = setTimeout(() => {
-                  client.terminate();
-                  resolve();
-                }, CLOSE_GRACE_MS);
-                client.on('close', () => {
-                  clearTimeout(timer);
-                  resolve();
-                });
-                client.close(1001, 'server shutting down');
-              }),
-          ),
-        );
-      },
-    });
 
-    scope.route({
-      method: 'GET',
-      url: LOGGING_PATH,
-      schema: {
-        tags: ['Logs'],
-        security: [{ apiKey: [] }, { bearer: [] }],
-        summary: 'Log stream (WebSocket upgrade; one JSON entry per message)',
-        description:
-          'Connect with a WebSocket; credentials in the Authorization header (an API key, or a token with the scope system/Plugins.*). ' +
-          'Each message is `{"event", "level", "timestamp", "source", "plugin"?, "request_id"?}`.',
-        querystring,
-        response: {
-          101: Type.Null({ description: 'Switching protocols: the stream follows' }),
-          ...problemResponses(400, 401, 403),
-          426: { ...problemResponses(426)[426], description: 'Not a WebSocket upgrade request' },
-        },
+  app.route({
+    method: 'GET',
+    url: LOGGING_PATH,
+    schema: {
+      tags: ['Logs'],
+      security: [{ apiKey: [] }, { bearer: [] }],
+      summary: 'Log stream (WebSocket upgrade; one JSON entry per message)',
+      description:
+        'Connect with a WebSocket; credentials in the Authorization header (an API key, or a token with the scope system/Plugins.*). ' +
+        'Each message is `{"event", "level", "timestamp", "source", "plugin"?, "request_id"?}`.',
+      querystring: LogStreamQuery,
+      response: {
+        101: Type.Null({ description: 'Switching protocols: the stream follows' }),
+        ...problemResponses(400, 401, 403),
+        426: { ...problemResponses(426)[426], description: 'Not a WebSocket upgrade request' },
       },
-      preHandler: (request, _reply, done) => {
-        if (!request.principal?.scopes.includes(PLUGIN_SCOPE)) return done(problem('forbidden', { detail: `The log stream needs the scope ${PLUGIN_SCOPE}` }));
-        try {
-          filterOf(request);
-        } catch (err) {
-          return done(err as Error);
-        }
-        done();
-      },
-      handler: async () => {
-        throw problem('upgrade_required');
-      },
-      wsHandler: (socket, request) => {
-        const filter = filterOf(request);
-        const consumer = new Consumer(socket, limits);
-        socket.on('message', () => undefined);
-        // Replay, then follow: both synchronous, so no entry falls between them.
-        if (filter.sinceMicros !== undefined) for (const { line } of bus.recent(filter)) consumer.push(line);
-        const live: LogFilter = { plugin: filter.plugin, level: filter.level };
-        const unsubscribe = bus.subscribe((entry, line) => {
-          if (matches(entry, live)) consumer.push(line);
-        });
-        socket.on('close', unsubscribe);
-      },
-    });
+    },
+    preHandler: (request, _reply, done) => {
+      if (!request.principal?.scopes.includes(PLUGIN_SCOPE)) return done(problem('forbidden', { detail: `The log stream needs the scope ${PLUGIN_SCOPE}` }));
+      try {
+        filterOf(request.query);
+      } catch (err) {
+        return done(err as Error);
+      }
+      done();
+    },
+    handler: async () => {
+      throw problem('upgrade_required');
+    },
+    wsHandler: (socket, request) => {
+      const filter = filterOf(request.query);
+      const consumer = new Consumer(socket, limits);
+      socket.on('message', () => undefined);
+      // Replay, then follow: both synchronous, so no entry falls between them.
+      if (filter.sinceMicros !== undefined) for (const { line } of bus.recent(filter)) consumer.push(line);
+      const live: LogFilter = { plugin: filter.plugin, level: filter.level };
+      const unsubscribe = bus.subscribe((entry, line) => {
+        if (matches(entry, live)) consumer.push(line);
+      });
+      socket.on('close', unsubscribe);
+    },
   });
 }

@@ -4,7 +4,7 @@ import { KEY_RE } from '../lib/ids.ts';
 import { invalid, type FieldProblem } from '../http/problem.ts';
 import { parsePage, type Page } from '../http/pagination.ts';
 import { listNotes as queryNotes } from '../storage/clinical-repository.ts';
-import type { Note } from '../http/schemas.ts';
+import type { Note } from './schemas.ts';
 import { actingStaff } from '../auth/acting-staff.ts';
 import { toView } from './representation.ts';
 

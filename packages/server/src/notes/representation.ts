@@ -3,7 +3,7 @@ import { UUID_RE } from '../lib/ids.ts';
 import { isoMicros } from '../lib/time.ts';
 import { problem } from '../http/problem.ts';
 import type { NoteTable } from '../storage/schema.ts';
-import type { Note } from '../http/schemas.ts';
+import type { Note } from './schemas.ts';
 
 export const toView = (row: NoteTable): Note => ({
   uuid: row.uuid,

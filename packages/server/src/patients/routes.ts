@@ -1,16 +1,20 @@
-// Patients API routes.
+// Patients API routes, as one Fastify plugin.
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { Storage } from '../storage/db.ts';
-import { ctxOf } from '../http/request.ts';
-import { CreatePatientBody, problemResponses as problems, type CreatePatient } from '../http/schemas.ts';
+import { ctxOf, type FeatureOptions } from '../http/request.ts';
+import { problemResponses as problems } from '../http/schemas.ts';
+import { CreatePatientBody, PatientParams, patientComponents } from './schemas.ts';
 import { createPatient } from './create.ts';
 import { getPatient } from './get.ts';
 
 const tags = ['Patients'];
 const security = [{ bearer: [] }];
 
-export function patientRoutes(app: FastifyInstance, storage: Storage) {
+export async function patientRoutes(parent: FastifyInstance, { storage }: FeatureOptions) {
+  const app = parent.withTypeProvider<TypeBoxTypeProvider>();
+  for (const schema of patientComponents) app.addSchema(schema);
+
   app.post('/core/api/v1/patients/', {
     schema: {
       tags,
@@ -20,7 +24,7 @@ export function patientRoutes(app: FastifyInstance, storage: Storage) {
       response: { 201: Type.Ref('Patient'), ...problems(400, 401, 403, 413, 415) },
     },
     handler: async (request, reply) => {
-      const outcome = await createPatient(ctxOf(request, storage), request.body as CreatePatient);
+      const outcome = await createPatient(ctxOf(request, storage), request.body);
       return reply.code(201).send(outcome.body);
     },
   });
@@ -29,9 +33,9 @@ export function patientRoutes(app: FastifyInstance, storage: Storage) {
       tags,
       security,
       summary: 'Read a patient',
-      params: Type.Object({ key: Type.String() }),
+      params: PatientParams,
       response: { 200: Type.Ref('Patient'), ...problems(401, 403, 404) },
     },
-    handler: async (request) => getPatient(ctxOf(request, storage), (request.params as { key: string }).key),
+    handler: async (request) => getPatient(ctxOf(request, storage), request.params.key),
   });
 }

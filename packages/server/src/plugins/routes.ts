@@ -1,14 +1,14 @@
-// Plugin API routes (docs/api.md, "Plugins"), wire-compatible with the original plugin tool: multipart
+// Plugin API routes (docs/plugins.md), wire-compatible with the original plugin tool: multipart
 // field `package` (file) and `is_enabled` (`true`/`True`/…); a PATCH carrying only `is_enabled`
-// arrives form-encoded. Multipart parsing lives in this encapsulated scope only.
+// arrives form-encoded. One Fastify plugin: multipart parsing lives in its encapsulated scope only.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import multipart from '@fastify/multipart';
 import { Type } from '@sinclair/typebox';
-import type { Storage } from '../storage/db.ts';
-import { baseUrlOf, ctxOf } from '../http/request.ts';
+import { baseUrlOf, ctxOf, type FeatureOptions } from '../http/request.ts';
 import { pageLinks, parsePage } from '../http/pagination.ts';
 import { invalid, problem, Problem, type FieldProblem } from '../http/problem.ts';
-import { problemResponses } from '../http/schemas.ts';
+import { EmptyBody, problemResponses } from '../http/schemas.ts';
 import { DEFAULT_LIMITS } from './inspection/index.ts';
 import { installPlugin } from './install.ts';
 import { extractMetadata } from './extract-metadata.ts';
@@ -19,25 +19,11 @@ import { deletePlugin } from './delete.ts';
 import { downloadPackage } from './download.ts';
 import { pluginName } from './representation.ts';
 import type { UploadedFile } from './package.ts';
+import { DeletePluginQuery, PluginPage, PluginPageQuery, PluginParams as params, PluginSchema } from './schemas.ts';
 
 const BASE = '/core/api/v1/plugins';
 const tags = ['Plugins'];
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }];
-const params = Type.Object({ name: Type.String({ description: 'Plugin name (slug)' }) });
-
-const PluginSchema = Type.Object(
-  {
-    name: Type.String(),
-    description: Type.String(),
-    package: Type.String({ format: 'uri', description: 'Download URL of the package' }),
-    package_checksum: Type.String({ description: 'sha256 hex of the package' }),
-    version: Type.String(),
-    is_enabled: Type.Boolean(),
-    created_at: Type.String(),
-    updated_at: Type.String(),
-  },
-  { $id: 'Plugin' },
-);
 
 interface Upload {
   file?: UploadedFile;
@@ -98,124 +84,112 @@ function enabledFlag(fields: Record<string, string>, fallback: boolean | undefin
   return value;
 }
 
-export async function pluginRoutes(app: FastifyInstance, storage: Storage, publicUrl: string | undefined) {
-  await app.register(async (scope) => {
-    await scope.register(multipart, {
-      limits: { fileSize: DEFAULT_LIMITS.maxCompressedBytes, files: 2, fields: 5, parts: 8, fieldSize: 1024, headerPairs: 100 },
-      throwFileSizeLimit: true,
-    });
-    scope.addSchema(PluginSchema);
-    const base = (request: FastifyRequest) => baseUrlOf(request, publicUrl);
-    const problems = problemResponses;
+export async function pluginRoutes(parent: FastifyInstance, { storage, publicUrl }: FeatureOptions) {
+  const app = parent.withTypeProvider<TypeBoxTypeProvider>();
+  await app.register(multipart, {
+    limits: { fileSize: DEFAULT_LIMITS.maxCompressedBytes, files: 2, fields: 5, parts: 8, fieldSize: 1024, headerPairs: 100 },
+    throwFileSizeLimit: true,
+  });
+  app.addSchema(PluginSchema);
+  const base = (request: FastifyRequest) => baseUrlOf(request, publicUrl);
+  const problems = problemResponses;
 
-    scope.post(`${BASE}/`, {
-      schema: {
-        tags,
-        security,
-        summary: 'Install a plugin (multipart: package, is_enabled)',
-        response: { 201: Type.Ref('Plugin'), ...problems(400, 401, 403, 413, 415) },
-      },
-      handler: async (request, reply) => {
-        const upload = await readUpload(request);
-        const outcome = await installPlugin(ctxOf(request, storage), base(request), { file: upload.file, isEnabled: enabledFlag(upload.fields, true)! });
-        return reply.code(201).send(outcome.body);
-      },
-    });
+  app.post(`${BASE}/`, {
+    schema: {
+      tags,
+      security,
+      summary: 'Install a plugin (multipart: package, is_enabled)',
+      response: { 201: Type.Ref('Plugin'), ...problems(400, 401, 403, 413, 415) },
+    },
+    handler: async (request, reply) => {
+      const upload = await readUpload(request);
+      const outcome = await installPlugin(ctxOf(request, storage), base(request), { file: upload.file, isEnabled: enabledFlag(upload.fields, true)! });
+      return reply.code(201).send(outcome.body);
+    },
+  });
 
-    scope.post(`${BASE}/extract-metadata/`, {
-      schema: {
-        tags,
-        security,
-        summary: "Read a package's name, version and description without installing it",
-        response: { ...problems(400, 401, 403, 413, 415) },
-      },
-      handler: async (request) => {
-        const upload = await readUpload(request);
-        enabledFlag(upload.fields, undefined);
-        return extractMetadata(ctxOf(request, storage), upload.file);
-      },
-    });
+  app.post(`${BASE}/extract-metadata/`, {
+    schema: {
+      tags,
+      security,
+      summary: "Read a package's name, version and description without installing it",
+      response: { ...problems(400, 401, 403, 413, 415) },
+    },
+    handler: async (request) => {
+      const upload = await readUpload(request);
+      enabledFlag(upload.fields, undefined);
+      return extractMetadata(ctxOf(request, storage), upload.file);
+    },
+  });
 
-    scope.get(`${BASE}/`, {
-      schema: {
-        tags,
-        security,
-        summary: 'List plugins',
-        querystring: Type.Object(
-          { limit: Type.Optional(Type.String({ pattern: '^\\d+$' })), offset: Type.Optional(Type.String({ pattern: '^\\d+$' })) },
-          { additionalProperties: false },
-        ),
-        response: {
-          200: Type.Object({
-            count: Type.Integer(),
-            next: Type.Union([Type.String(), Type.Null()]),
-            previous: Type.Union([Type.String(), Type.Null()]),
-            results: Type.Array(Type.Ref('Plugin')),
-          }),
-          ...problems(400, 401, 403),
-        },
-      },
-      handler: async (request) => {
-        const query = request.query as Record<string, string>;
-        const errors: FieldProblem[] = [];
-        const page = parsePage(query, errors);
-        if (errors.length > 0) throw invalid(errors);
-        const { count, results } = await listPlugins(ctxOf(request, storage), base(request), page);
-        return { count, ...pageLinks(base(request), `${BASE}/`, query, page, count), results };
-      },
-    });
+  app.get(`${BASE}/`, {
+    schema: {
+      tags,
+      security,
+      summary: 'List plugins',
+      querystring: PluginPageQuery,
+      response: { 200: PluginPage, ...problems(400, 401, 403) },
+    },
+    handler: async (request) => {
+      const query = request.query;
+      const errors: FieldProblem[] = [];
+      const page = parsePage(query, errors);
+      if (errors.length > 0) throw invalid(errors);
+      const { count, results } = await listPlugins(ctxOf(request, storage), base(request), page);
+      return { count, ...pageLinks(base(request), `${BASE}/`, query, page, count), results };
+    },
+  });
 
-    scope.get(`${BASE}/:name/`, {
-      schema: { tags, security, summary: 'Read a plugin', params, response: { 200: Type.Ref('Plugin'), ...problems(401, 403, 404) } },
-      handler: async (request) => getPlugin(ctxOf(request, storage), base(request), pluginName((request.params as { name: string }).name)),
-    });
+  app.get(`${BASE}/:name/`, {
+    schema: { tags, security, summary: 'Read a plugin', params, response: { 200: Type.Ref('Plugin'), ...problems(401, 403, 404) } },
+    handler: async (request) => getPlugin(ctxOf(request, storage), base(request), pluginName(request.params.name)),
+  });
 
-    scope.patch(`${BASE}/:name/`, {
-      schema: {
-        tags,
-        security,
-        summary: 'Replace the package and/or set is_enabled',
-        params,
-        response: { 200: Type.Ref('Plugin'), ...problems(400, 401, 403, 404, 413, 415) },
-      },
-      handler: async (request) => {
-        const name = pluginName((request.params as { name: string }).name);
-        const upload = await readUpload(request);
-        const outcome = await updatePlugin(ctxOf(request, storage), base(request), name, {
-          file: upload.file,
-          isEnabled: enabledFlag(upload.fields, undefined),
-        });
-        return outcome.body;
-      },
-    });
+  app.patch(`${BASE}/:name/`, {
+    schema: {
+      tags,
+      security,
+      summary: 'Replace the package and/or set is_enabled',
+      params,
+      response: { 200: Type.Ref('Plugin'), ...problems(400, 401, 403, 404, 413, 415) },
+    },
+    handler: async (request) => {
+      const name = pluginName(request.params.name);
+      const upload = await readUpload(request);
+      const outcome = await updatePlugin(ctxOf(request, storage), base(request), name, {
+        file: upload.file,
+        isEnabled: enabledFlag(upload.fields, undefined),
+      });
+      return outcome.body;
+    },
+  });
 
-    scope.delete(`${BASE}/:name/`, {
-      schema: {
-        tags,
-        security,
-        summary: 'Delete a plugin (disable it first, or force=true)',
-        params,
-        querystring: Type.Object({ force: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])) }, { additionalProperties: false }),
-        response: { 204: Type.Null({ description: 'Deleted' }), ...problems(400, 401, 403, 404) },
-      },
-      handler: async (request, reply) => {
-        const name = pluginName((request.params as { name: string }).name);
-        await deletePlugin(ctxOf(request, storage), base(request), name, (request.query as { force?: string }).force === 'true');
-        return reply.code(204).send();
-      },
-    });
+  app.delete(`${BASE}/:name/`, {
+    schema: {
+      tags,
+      security,
+      summary: 'Delete a plugin (disable it first, or force=true)',
+      params,
+      querystring: DeletePluginQuery,
+      response: { 204: EmptyBody('Deleted'), ...problems(400, 401, 403, 404) },
+    },
+    handler: async (request, reply) => {
+      const name = pluginName(request.params.name);
+      await deletePlugin(ctxOf(request, storage), base(request), name, request.query.force === 'true');
+      return reply.code(204).send();
+    },
+  });
 
-    scope.get(`${BASE}/:name/package/`, {
-      schema: { tags, security, summary: 'Download the package archive', params, response: { ...problems(401, 403, 404) } },
-      handler: async (request, reply) => {
-        const row = await downloadPackage(ctxOf(request, storage), pluginName((request.params as { name: string }).name));
-        const ext = row.format === 'wheel' ? 'whl' : 'tar.gz';
-        return reply
-          .header('content-type', row.format === 'wheel' ? 'application/zip' : 'application/gzip')
-          .header('content-disposition', `attachment; filename="${row.name}-${row.version.replace(/[^A-Za-z0-9._+-]/g, '_')}.${ext}"`)
-          .header('x-checksum-sha256', row.checksum)
-          .send(Buffer.from(row.package));
-      },
-    });
+  app.get(`${BASE}/:name/package/`, {
+    schema: { tags, security, summary: 'Download the package archive', params, response: { ...problems(401, 403, 404) } },
+    handler: async (request, reply) => {
+      const row = await downloadPackage(ctxOf(request, storage), pluginName(request.params.name));
+      const ext = row.format === 'wheel' ? 'whl' : 'tar.gz';
+      return reply
+        .header('content-type', row.format === 'wheel' ? 'application/zip' : 'application/gzip')
+        .header('content-disposition', `attachment; filename="${row.name}-${row.version.replace(/[^A-Za-z0-9._+-]/g, '_')}.${ext}"`)
+        .header('x-checksum-sha256', row.checksum)
+        .send(Buffer.from(row.package));
+    },
   });
 }

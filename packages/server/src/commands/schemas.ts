@@ -1,0 +1,109 @@
+// Schemas of the Commands API: the command resource, its page, the create and change bodies,
+// the fields of a kind and an autocomplete option (docs/api.md, The nine Commands API endpoints).
+import { Type, type Static, type TOptional, type TString } from '@sinclair/typebox';
+import { Key, Nullable, Timestamp, Uuid, pageOf } from '../http/schemas.ts';
+import { MAX_SEARCH_TERM } from '../terminology/normalize.ts';
+import { LIST_FILTERS, ORDERINGS, TIME_FILTERS } from './list.ts';
+
+export const CommandSchema = Type.Object(
+  {
+    uuid: Uuid,
+    state: Type.Union([Type.Literal('staged'), Type.Literal('committed'), Type.Literal('entered_in_error')]),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    schema_key: Type.String(),
+    patient_key: Key,
+    note_key: Uuid,
+    originated_by: Key,
+    edited_by: Type.Array(Key),
+    committed_by: Nullable(Key),
+    entered_in_error_by: Nullable(Key),
+    data: Type.Record(Type.String(), Type.Unknown(), { description: 'Field values keyed by field name' }),
+  },
+  { $id: 'Command' },
+);
+export type Command = Static<typeof CommandSchema>;
+
+export const CommandPageSchema = pageOf(Type.Ref('Command'), 'CommandPage');
+
+const ValuesSchema = Type.Record(Type.String(), Type.Unknown(), { description: 'Field name → value; see the fields endpoint' });
+
+export const CreateCommandJson = Type.Object(
+  {
+    schemaKey: Type.String({ description: 'Command kind, e.g. plan' }),
+    noteKey: Type.Optional(Type.Unknown({ description: 'UUID of the note (anything else: 400 Note does not exist)' })),
+    values: Type.Optional(ValuesSchema),
+  },
+  { additionalProperties: false },
+);
+export const CreateCommandForm = Type.Object(
+  {
+    schemaKey: Type.String(),
+    noteKey: Type.Optional(Type.String()),
+    values: Type.Optional(Type.String({ description: 'JSON object of values' })),
+  },
+  { additionalProperties: false },
+);
+export type CreateCommandBody = Static<typeof CreateCommandJson>;
+export type CreateCommandFormBody = Static<typeof CreateCommandForm>;
+
+export const PatchCommandJson = Type.Object({ values: ValuesSchema }, { additionalProperties: false });
+export type PatchCommandBody = Static<typeof PatchCommandJson>;
+
+export const FieldsSchema = Type.Object(
+  {
+    schema: Type.String(),
+    fields: Type.Array(
+      Type.Object({
+        name: Type.String(),
+        type: Type.String(),
+        required: Type.Boolean(),
+        choices: Type.Array(Type.Object({ value: Type.String(), text: Type.String() })),
+      }),
+    ),
+  },
+  { $id: 'Fields' },
+);
+export type Fields = Static<typeof FieldsSchema>;
+
+export const AutocompleteOptionSchema = Type.Object(
+  { text: Type.String(), value: Type.String({ description: 'JSON document {text, disabled, description, annotations, extra, value}' }) },
+  { $id: 'AutocompleteOption' },
+);
+export type AutocompleteOption = Static<typeof AutocompleteOptionSchema>;
+
+/** Registered by the commands plugin so its routes (and /openapi.json) can $ref them. */
+export const commandComponents = [CommandSchema, CommandPageSchema, FieldsSchema, AutocompleteOptionSchema];
+
+export const CommandParams = Type.Object({ uuid: Type.String({ description: 'Command UUID' }) });
+const IfMatch = Type.Optional(Type.String({ description: 'ETag from a previous response; 412 if the command changed since' }));
+export const IfMatchHeaders = Type.Object({ 'if-match': IfMatch });
+export const TransitionHeaders = Type.Object({
+  'if-match': IfMatch,
+  'idempotency-key': Type.Optional(Type.String({ description: 'Replays the first response to a repeated request' })),
+});
+export const CreateCommandHeaders = Type.Object({ 'idempotency-key': Type.Optional(Type.String()) });
+
+const FILTER_NAMES = [...LIST_FILTERS, ...TIME_FILTERS];
+const filters = Object.fromEntries(FILTER_NAMES.map((name) => [name, Type.Optional(Type.String({ maxLength: 100 }))])) as Record<
+  (typeof FILTER_NAMES)[number],
+  TOptional<TString>
+>;
+export const ListCommandsQuery = Type.Object(
+  {
+    ...filters,
+    ordering: Type.Optional(Type.Union(ORDERINGS.map((o) => Type.Literal(o)))),
+    limit: Type.Optional(Type.String({ pattern: '^\\d+$', description: '1–1000, default 20' })),
+    offset: Type.Optional(Type.String({ pattern: '^\\d+$', description: 'default 0' })),
+  },
+  { additionalProperties: false },
+);
+
+export const AutocompleteParams = Type.Object({ uuid: Type.String(), field: Type.String({ maxLength: 100 }) });
+export const AutocompleteQuery = Type.Object(
+  {
+    search_term: Type.Optional(Type.String({ maxLength: MAX_SEARCH_TERM })),
+    limit: Type.Optional(Type.String({ pattern: '^\\d+$', description: '1–100, default 20' })),
+  },
+  { additionalProperties: false },
+);

@@ -1,0 +1,24 @@
+// Schemas of the Patients API (docs/api.md, Patients).
+import { Type, type Static } from '@sinclair/typebox';
+import { Key, Nullable, Timestamp } from '../http/schemas.ts';
+
+export const PatientSchema = Type.Object(
+  { key: Key, first_name: Type.String(), last_name: Type.String(), birth_date: Nullable(Type.String({ format: 'date' })), created_at: Timestamp },
+  { $id: 'Patient' },
+);
+export type Patient = Static<typeof PatientSchema>;
+
+export const CreatePatientBody = Type.Object(
+  {
+    firstName: Type.String({ minLength: 1, maxLength: 100 }),
+    lastName: Type.String({ minLength: 1, maxLength: 100 }),
+    birthDate: Type.Optional(Type.String({ format: 'date', description: 'YYYY-MM-DD' })),
+  },
+  { additionalProperties: false },
+);
+export type CreatePatient = Static<typeof CreatePatientBody>;
+
+/** Registered by the patients plugin so its routes (and /openapi.json) can $ref them. */
+export const patientComponents = [PatientSchema];
+
+export const PatientParams = Type.Object({ key: Type.String() });

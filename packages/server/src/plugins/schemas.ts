@@ -1,0 +1,35 @@
+// Schemas of the plugin API (docs/plugins.md).
+import { Type } from '@sinclair/typebox';
+
+export const PluginParams = Type.Object({ name: Type.String({ description: 'Plugin name (slug)' }) });
+
+export const PluginSchema = Type.Object(
+  {
+    name: Type.String(),
+    description: Type.String(),
+    package: Type.String({ format: 'uri', description: 'Download URL of the package' }),
+    package_checksum: Type.String({ description: 'sha256 hex of the package' }),
+    version: Type.String(),
+    is_enabled: Type.Boolean(),
+    created_at: Type.String(),
+    updated_at: Type.String(),
+  },
+  { $id: 'Plugin' },
+);
+
+export const PluginPageQuery = Type.Object(
+  { limit: Type.Optional(Type.String({ pattern: '^\\d+$' })), offset: Type.Optional(Type.String({ pattern: '^\\d+$' })) },
+  { additionalProperties: false },
+);
+
+export const PluginPage = Type.Object({
+  count: Type.Integer(),
+  next: Type.Union([Type.String(), Type.Null()]),
+  previous: Type.Union([Type.String(), Type.Null()]),
+  results: Type.Array(Type.Ref('Plugin')),
+});
+
+export const DeletePluginQuery = Type.Object(
+  { force: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])) },
+  { additionalProperties: false },
+);

@@ -1,0 +1,48 @@
+// The shape of the server (README, layout): the HTTP layer imports no feature, each feature with
+// routes keeps its schemas beside them and registers as one Fastify plugin, and handlers read
+// typed requests (the TypeBox type provider) rather than casting them.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const src = path.resolve(import.meta.dirname, '..', 'src');
+const FEATURES = ['commands', 'notes', 'patients', 'auth', 'plugins', 'logs', 'chart', 'reference', 'terminology', 'options', 'autocomplete', 'demo'];
+
+const filesOf = (dir: string): string[] =>
+  fs
+    .readdirSync(path.join(src, dir), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => path.join(dir, f));
+const importsOf = (file: string) => [...fs.readFileSync(path.join(src, file), 'utf8').matchAll(/\sfrom\s+'([^']+)'/g)].map((m) => m[1]!);
+
+describe('server layout', () => {
+  it('http/ imports no feature folder', () => {
+    for (const file of filesOf('http')) {
+      for (const specifier of importsOf(file)) {
+        if (!specifier.startsWith('.')) continue;
+        const target = path.relative(src, path.resolve(path.join(src, path.dirname(file)), specifier)).split(path.sep)[0]!;
+        assert.ok(!FEATURES.includes(target), `${file} imports ${specifier}`);
+      }
+    }
+  });
+
+  it('every feature with routes has a schemas.ts and is registered with app.register', () => {
+    const app = fs.readFileSync(path.join(src, 'app.ts'), 'utf8');
+    const withRoutes = fs.readdirSync(src).filter((d) => fs.existsSync(path.join(src, d, 'routes.ts')));
+    assert.ok(withRoutes.length >= 8, withRoutes.join());
+    for (const feature of withRoutes) {
+      assert.ok(fs.existsSync(path.join(src, feature, 'schemas.ts')), `${feature}/schemas.ts`);
+      const plugin = /export async function (\w+Routes)\(/.exec(fs.readFileSync(path.join(src, feature, 'routes.ts'), 'utf8'))?.[1];
+      assert.ok(plugin !== undefined, `${feature}/routes.ts exports its plugin`);
+      assert.match(app, new RegExp(`await app\\.register\\(${plugin}\\b`), `app.ts registers ${plugin}`);
+    }
+  });
+
+  it('route handlers read typed requests, never `request.… as`', () => {
+    for (const file of fs.readdirSync(src).flatMap((d) => (fs.statSync(path.join(src, d)).isDirectory() ? filesOf(d) : []))) {
+      const text = fs.readFileSync(path.join(src, file), 'utf8');
+      assert.doesNotMatch(text, /request\.(params|query|body|headers)\s+as\b/, file);
+    }
+  });
+});
