@@ -12,6 +12,7 @@ import { Authenticator } from './auth/authenticate.ts';
 import { Problem, invalid, problem, type FieldProblem } from './http/problem.ts';
 import { sharedSchemas } from './http/schemas.ts';
 import { registerBodyParsers } from './http/body.ts';
+import { isStorageFault, storageProblem } from './http/storage-errors.ts';
 import { authRoutes } from './auth/routes.ts';
 import { commandRoutes } from './commands/routes.ts';
 import { noteRoutes } from './notes/routes.ts';
@@ -21,6 +22,7 @@ import { pluginRoutes } from './plugins/routes.ts';
 import { referenceRoutes } from './reference/routes.ts';
 import { LogBus } from './logs/bus.ts';
 import { logRoutes } from './logs/routes.ts';
+import { healthRoutes } from './health/routes.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -125,6 +127,7 @@ export async function buildApp(config: Config, storage: Storage): Promise<Fastif
   await pluginRoutes(app, storage, config.publicUrl);
   referenceRoutes(app, storage, config.publicUrl);
   await logRoutes(app);
+  healthRoutes(app, storage);
   return app;
 }
 
@@ -149,6 +152,7 @@ function withOAuthError(p: Problem, oauth: boolean, body: unknown): Problem {
 /** Everything thrown becomes a catalog problem; nothing unexpected leaks detail. */
 function toProblem(error: FastifyError | Problem): Problem {
   if (error instanceof Problem) return error;
+  if (isStorageFault(error)) return storageProblem(error);
   if (error.validation) {
     const errors: FieldProblem[] = error.validation.map((v) => {
       const params = v.params as { missingProperty?: string; additionalProperty?: string; allowedValues?: unknown[] };

@@ -20,7 +20,13 @@ export interface Running {
   app: FastifyInstance;
   storage: Storage;
   url: string;
-  close(): Promise<void>;
+  /**
+   * Graceful shutdown (docs/configuration.md, "Stopping"): stop accepting, let in-flight requests
+   * finish (at most `shutdownTimeoutMs`, then their connections are cut), close the log stream's
+   * WebSockets with a close frame, the log relay and the database. `complete` is false if the
+   * timeout cut requests off.
+   */
+  close(): Promise<{ complete: boolean }>;
 }
 
 /** What a start against an empty database made: credentials (unless bootstrapped) and demo data. */
@@ -64,7 +70,12 @@ export async function startServer(config: Config, announce: (text: string) => vo
   let relay: PgRelay | undefined;
   if (storage.engine === 'postgres') {
     try {
-      relay = await startPgRelay(config.databaseUrl, app.logs, (err) => app.log.warn({ err }, 'log relay: connection trouble'));
+      relay = await startPgRelay(
+        config.databaseUrl,
+        app.logs,
+        (err) => app.log.warn({ err }, 'log relay: connection trouble'),
+        (stats) => app.log.warn(stats, 'log relay: reconnected and listening again; entries relayed and dropped so far'),
+      );
     } catch (err) {
       await app.close();
       await storage.close();
@@ -93,9 +104,19 @@ export async function startServer(config: Config, announce: (text: string) => vo
     close: async () => {
       clearInterval(purge);
       clearInterval(optimize);
-      await relay?.stop();
-      await app.close();
-      await storage.close();
+      let complete = true;
+      const deadline = setTimeout(() => {
+        complete = false;
+        app.server.closeAllConnections();
+      }, config.shutdownTimeoutMs);
+      try {
+        await app.close();
+      } finally {
+        clearTimeout(deadline);
+        await relay?.stop();
+        await storage.close();
+      }
+      return { complete };
     },
   };
 }
