@@ -37,8 +37,8 @@ export interface ServerProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** `charta-server start` on the database; resolves once it listens. */
-export async function startServerProcess(db: TestDatabase): Promise<ServerProcess> {
+/** `charta-server start` on the database (with `extraEnv` on top); resolves once it listens. */
+export async function startServerProcess(db: TestDatabase, extraEnv: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
   const port = await freePort();
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('CHARTA_') && k !== 'NODE_TEST_CONTEXT') env[k] = v;
@@ -52,6 +52,7 @@ export async function startServerProcess(db: TestDatabase): Promise<ServerProces
     CHARTA_BOOTSTRAP_API_KEY: TEST_API_KEY,
     CHARTA_BOOTSTRAP_CLIENT_ID: TEST_CLIENT_ID,
     CHARTA_BOOTSTRAP_CLIENT_SECRET: TEST_CLIENT_SECRET,
+    ...extraEnv,
   });
   const child = spawn(process.execPath, [BIN, 'start'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
