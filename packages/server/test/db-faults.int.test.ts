@@ -14,7 +14,7 @@ import { migrate } from '../src/storage/migrations/index.ts';
 import { getSetting, putSetting } from '../src/storage/settings-repository.ts';
 import { sql } from 'kysely';
 import { createDatabase, ENGINES, PG_ADMIN_URL, request, type Reply, type TestDatabase } from './support/harness.ts';
-import { children, killAll, startServerProcess, tokenFor, type ServerProcess } from './support/processes.ts';
+import { startServerProcess, tokenFor, type ServerProcess, stopAll } from './support/processes.ts';
 
 const BASE = '/core/api/v1/commands';
 /** Recovery must come within this (a functional deadline on a loaded machine, not a performance figure). */
@@ -80,9 +80,7 @@ if (ENGINES.includes('postgres')) {
 
     after(async () => {
       if (db) await admin((c) => c.query(`ALTER DATABASE ${dbName(db)} ALLOW_CONNECTIONS true`)).catch(() => undefined);
-      killAll();
-      await Promise.all([...children].map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : Promise.resolve())));
-      children.clear();
+      await stopAll();
       await db?.drop();
     });
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import WebSocket from 'ws';
 import { createDatabase, ENGINES, request, TEST_API_KEY, type Reply, type TestDatabase } from './support/harness.ts';
-import { children, killAll, startServerProcess, tokenFor } from './support/processes.ts';
+import { startServerProcess, tokenFor, stopAll } from './support/processes.ts';
 
 const BASE = '/core/api/v1/commands';
 
@@ -21,9 +21,7 @@ for (const engine of ENGINES) {
     });
 
     after(async () => {
-      killAll();
-      await Promise.all([...children].map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : Promise.resolve())));
-      children.clear();
+      await stopAll();
       await db?.drop();
     });
 
@@ -97,9 +95,7 @@ describe('graceful shutdown: the timeout', () => {
     db = await createDatabase('sqlite');
   });
   after(async () => {
-    killAll();
-    await Promise.all([...children].map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : Promise.resolve())));
-    children.clear();
+    await stopAll();
     await db?.drop();
   });
 

@@ -16,6 +16,12 @@ export const killAll = () => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 };
 process.once('exit', killAll);
+/** Kills every child left and waits until each has exited (for `after`). */
+export async function stopAll(): Promise<void> {
+  killAll();
+  await Promise.all([...children].map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : Promise.resolve())));
+  children.clear();
+}
 
 export async function freePort(): Promise<number> {
   const server = net.createServer();
