@@ -87,6 +87,12 @@ export async function startServer(config: Config, announce: (text: string) => vo
   const optimize = setInterval(() => void storage.optimize().catch(() => undefined), 600_000);
   purge.unref();
   optimize.unref();
+  // While closing, every answer ends its keep-alive connection, so none outlives the shutdown.
+  let closing = false;
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close');
+    done(null, payload);
+  });
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (err) {
@@ -105,14 +111,18 @@ export async function startServer(config: Config, announce: (text: string) => vo
       clearInterval(purge);
       clearInterval(optimize);
       let complete = true;
+      closing = true;
       const deadline = setTimeout(() => {
         complete = false;
         app.server.closeAllConnections();
       }, config.shutdownTimeoutMs);
+      // A connection whose last answer was already on its way when closing began goes idle later.
+      const idle = setInterval(() => app.server.closeIdleConnections(), 100);
       try {
         await app.close();
       } finally {
         clearTimeout(deadline);
+        clearInterval(idle);
         await relay?.stop();
         await storage.close();
       }
