@@ -23,6 +23,7 @@ import { pluginRoutes } from './plugins/routes.ts';
 import { referenceRoutes } from './reference/routes.ts';
 import { LogBus } from './logs/bus.ts';
 import { logRoutes } from './logs/routes.ts';
+import { healthRoutes } from './health/routes.ts';
 
 export const VERSION = '0.1.0';
 
@@ -65,5 +66,6 @@ export async function buildApp(config: Config, storage: Storage): Promise<Fastif
   await app.register(pluginRoutes, features);
   await app.register(referenceRoutes, features);
   await app.register(logRoutes);
+  await app.register(healthRoutes, features);
   return app;
 }

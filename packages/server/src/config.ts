@@ -18,6 +18,8 @@ export interface Config {
   bodyLimit: number;
   /** Token requests allowed per client address per minute (brute-force guard). */
   tokenRateLimit: number;
+  /** Graceful shutdown: how long in-flight requests may take to finish after SIGTERM, in milliseconds. */
+  shutdownTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -57,6 +59,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
   const rateText = get('tokenRateLimit', 'CHARTA_TOKEN_RATE_LIMIT') ?? '30';
   const tokenRateLimit = Number(rateText);
   if (!Number.isInteger(tokenRateLimit) || tokenRateLimit < 1) throw new ConfigError(`CHARTA_TOKEN_RATE_LIMIT must be a positive integer, got ${rateText}`);
+  const shutdownText = get('shutdownTimeout', 'CHARTA_SHUTDOWN_TIMEOUT') ?? '10';
+  const shutdownSeconds = Number(shutdownText);
+  if (!Number.isFinite(shutdownSeconds) || shutdownSeconds <= 0 || shutdownSeconds > 3600)
+    throw new ConfigError(`CHARTA_SHUTDOWN_TIMEOUT must be a number of seconds above 0 and at most 3600, got ${shutdownText}`);
   const demoText = get('demo', 'CHARTA_DEMO');
   const demo = demoText === undefined ? databaseUrl.startsWith('sqlite:') : demoText === '1' || demoText === 'true';
   return {
@@ -73,6 +79,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
     sqliteSynchronous: sync,
     bodyLimit: 1024 * 1024,
     tokenRateLimit,
+    shutdownTimeoutMs: Math.round(shutdownSeconds * 1000),
   };
 }
 

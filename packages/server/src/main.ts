@@ -28,13 +28,28 @@ withDatabase(program.command('start', { isDefault: true }).description('migrate,
   .option('--public-url <url>', 'base of absolute links (CHARTA_PUBLIC_URL)')
   .option('--log-level <level>', 'server log level (CHARTA_LOG_LEVEL)')
   .action(async (opts: Record<string, string>) => {
-    const running = await startServer(config(opts));
-    const stop = async () => {
-      await running.close();
-      process.exit(0);
+    const cfg = config(opts);
+    const running = await startServer(cfg);
+    // Graceful shutdown (docs/configuration.md, "Stopping"): exit 0 once everything in flight has
+    // finished, 1 if CHARTA_SHUTDOWN_TIMEOUT had to cut requests off. A second signal is ignored.
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      running.app.log.info({ signal, timeoutMs: cfg.shutdownTimeoutMs }, 'shutting down');
+      running.close().then(
+        ({ complete }) => {
+          if (!complete) console.error(`charta-server: requests still running after ${cfg.shutdownTimeoutMs} ms were cut off`);
+          process.exit(complete ? 0 : 1);
+        },
+        (err: unknown) => {
+          console.error(`charta-server: shutdown failed: ${(err as Error).message}`);
+          process.exit(1);
+        },
+      );
     };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    process.on('SIGINT', () => stop('SIGINT'));
+    process.on('SIGTERM', () => stop('SIGTERM'));
   });
 
 withDatabase(program.command('migrate').description('bring the database schema up to date')).action(async (opts: Record<string, string>) => {

@@ -22,7 +22,13 @@ export interface Running {
   app: FastifyInstance;
   storage: Storage;
   url: string;
-  close(): Promise<void>;
+  /**
+   * Graceful shutdown (docs/configuration.md, "Stopping"): stop accepting, let in-flight requests
+   * finish (at most `shutdownTimeoutMs`, then their connections are cut), close the log stream's
+   * WebSockets with a close frame, the log relay and the database. `complete` is false if the
+   * timeout cut requests off.
+   */
+  close(): Promise<{ complete: boolean }>;
 }
 
 /** What a start against an empty database made: credentials (unless bootstrapped) and demo data. */
@@ -66,7 +72,12 @@ export async function startServer(config: Config, announce: (text: string) => vo
   let relay: PgRelay | undefined;
   if (storage.engine === 'postgres') {
     try {
-      relay = await startPgRelay(config.databaseUrl, app.logs, (err) => app.log.warn({ err }, 'log relay: connection trouble'));
+      relay = await startPgRelay(
+        config.databaseUrl,
+        app.logs,
+        (err) => app.log.warn({ err }, 'log relay: connection trouble'),
+        (stats) => app.log.warn(stats, 'log relay: reconnected and listening again; entries relayed and dropped so far'),
+      );
     } catch (err) {
       await app.close();
       await storage.close();
@@ -78,6 +89,12 @@ export async function startServer(config: Config, announce: (text: string) => vo
   const optimize = setInterval(() => void storage.optimize().catch(() => undefined), 600_000);
   purge.unref();
   optimize.unref();
+  // While closing, every answer ends its keep-alive connection, so none outlives the shutdown.
+  let closing = false;
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close');
+    done(null, payload);
+  });
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (err) {
@@ -95,9 +112,23 @@ export async function startServer(config: Config, announce: (text: string) => vo
     close: async () => {
       clearInterval(purge);
       clearInterval(optimize);
-      await relay?.stop();
-      await app.close();
-      await storage.close();
+      let complete = true;
+      closing = true;
+      const deadline = setTimeout(() => {
+        complete = false;
+        app.server.closeAllConnections();
+      }, config.shutdownTimeoutMs);
+      // A connection whose last answer was already on its way when closing began goes idle later.
+      const idle = setInterval(() => app.server.closeIdleConnections(), 100);
+      try {
+        await app.close();
+      } finally {
+        clearTimeout(deadline);
+        clearInterval(idle);
+        await relay?.stop();
+        await storage.close();
+      }
+      return { complete };
     },
   };
 }

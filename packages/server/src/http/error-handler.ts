@@ -3,6 +3,7 @@
 // way Fastify keeps its errors (lib/errors.js) apart from its error handler (lib/error-handler.js).
 // docs/errors.md lists the codes.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyServerOptions } from 'fastify';
+import { isStorageFault, storageProblem } from './storage-errors.ts';
 import { Problem, invalid, problem, type FieldProblem } from './problem.ts';
 
 declare module 'fastify' {
@@ -50,6 +51,7 @@ function withOAuthError(p: Problem, oauth: boolean, body: unknown): Problem {
 /** Everything thrown becomes a catalog problem; nothing unexpected leaks detail. */
 function toProblem(error: FastifyError | Problem): Problem {
   if (error instanceof Problem) return error;
+  if (isStorageFault(error)) return storageProblem(error);
   if (error.validation) {
     const errors: FieldProblem[] = error.validation.map((v) => {
       const params = v.params as { missingProperty?: string; additionalProperty?: string; allowedValues?: unknown[] };

@@ -62,6 +62,16 @@ export const catalog = {
   // Safe retries
   precondition_failed: { status: 412, title: 'Precondition failed', detail: 'The resource has changed since the ETag in If-Match' },
   idempotency_key_reused: { status: 422, title: 'Idempotency key reused', detail: 'This Idempotency-Key was used with a different request' },
+  // The database (storage's own errors, mapped in http/storage-errors.ts)
+  database_unavailable: { status: 503, title: 'Database unavailable', detail: 'The database cannot be reached; retry after the time in Retry-After' },
+  write_outcome_unknown: {
+    status: 503,
+    title: 'Write outcome unknown',
+    detail: 'The connection to the database broke while the write was being committed; retry with the same Idempotency-Key',
+  },
+  storage_full: { status: 507, title: 'Storage full', detail: 'The database has no room left; nothing was written' },
+  database_read_only: { status: 503, title: 'Database read-only', detail: 'The database refuses writes; nothing was written' },
+  database_busy: { status: 503, title: 'Database busy', detail: 'The database was locked by another writer for too long; nothing was written' },
   // Anything else
   too_many_requests: { status: 429, title: 'Too many requests', detail: 'Slow down' },
   internal_error: { status: 500, title: 'Internal error', detail: 'Something went wrong on our side; it has been logged' },

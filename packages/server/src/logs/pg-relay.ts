@@ -2,7 +2,9 @@
 // NOTIFY on `charta_logs` (payload: the JSON entry plus `origin`, at most 7,900 bytes); entries
 // from other processes arrive by LISTEN on a dedicated connection (not the pool) and are
 // delivered locally. A process skips its own entries by their origin. A lost connection is
-// re-established with backoff; entries emitted meanwhile reach only this process.
+// re-established (retried every second at most) and LISTEN again; entries emitted meanwhile are
+// queued (up to MAX_PENDING) and published once it is back. Every entry is counted as relayed or
+// dropped, never silently lost; after a reconnection the counts are logged (docs/api.md, "Log stream").
 import pg from 'pg';
 import { isLevel, type LogBus, type LogEntry } from './bus.ts';
 
@@ -14,7 +16,20 @@ const MAX_PENDING = 1000;
 /** Entries published by one query. */
 const BATCH = 100;
 
+/** Longest wait between reconnection attempts. */
+const MAX_RETRY_MS = 1000;
+
+export interface RelayStats {
+  /** Entries published with NOTIFY. */
+  relayed: number;
+  /** Entries not published: the queue was full, or the connection broke while publishing them. */
+  dropped: number;
+  /** Connections made after the first (each one LISTENs again). */
+  reconnections: number;
+}
+
 export interface PgRelay {
+  readonly stats: RelayStats;
   stop(): Promise<void>;
 }
 
@@ -50,10 +65,17 @@ export function entryOf(payload: string, ownOrigin: string): LogEntry | undefine
   return entry;
 }
 
-export async function startPgRelay(url: string, bus: LogBus, onError: (err: unknown) => void = () => undefined): Promise<PgRelay> {
+export async function startPgRelay(
+  url: string,
+  bus: LogBus,
+  onError: (err: unknown) => void = () => undefined,
+  onReconnect: (stats: RelayStats) => void = () => undefined,
+): Promise<PgRelay> {
   let client: pg.Client | undefined;
   let stopped = false;
-  let retryMs = 500;
+  let retryMs = 250;
+  let connected = false;
+  const stats: RelayStats = { relayed: 0, dropped: 0, reconnections: 0 };
   let retryTimer: NodeJS.Timeout | undefined;
   // One query at a time on the connection (pg wants no overlapping queries): entries that arrive
   // while one is running wait, and the next query publishes up to BATCH of them at once.
@@ -74,9 +96,18 @@ export async function startPgRelay(url: string, bus: LogBus, onError: (err: unkn
     });
     await c.connect();
     await c.query(`LISTEN ${CHANNEL}`);
+    if (stopped) {
+      await c.end().catch(() => undefined);
+      return;
+    }
     client = c;
-    retryMs = 500;
-    flush(); // entries queued before a reconnection
+    retryMs = 250;
+    if (connected) {
+      stats.reconnections += 1;
+      onReconnect({ ...stats });
+    }
+    connected = true;
+    flush(); // entries queued while the connection was away
   };
 
   const lost = (c: pg.Client) => {
@@ -89,7 +120,7 @@ export async function startPgRelay(url: string, bus: LogBus, onError: (err: unkn
         if (!stopped && client === undefined)
           connect().catch((err) => {
             onError(err);
-            retryMs = Math.min(retryMs * 2, 30_000);
+            retryMs = Math.min(retryMs * 2, MAX_RETRY_MS);
             lost(c);
           });
       }, retryMs);
@@ -107,28 +138,37 @@ export async function startPgRelay(url: string, bus: LogBus, onError: (err: unkn
     c.query('SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload', [CHANNEL, batch]).then(
       () => {
         sending = false;
+        stats.relayed += batch.length;
         flush();
       },
       (err: unknown) => {
+        // Whether the NOTIFY went out is unknown; sending again could deliver twice: counted as dropped.
         sending = false;
+        stats.dropped += batch.length;
         onError(err);
         flush();
       },
     );
   }
   const off = bus.onLocal((entry) => {
-    if (client === undefined || queue.length >= MAX_PENDING) return;
+    if (queue.length >= MAX_PENDING) {
+      stats.dropped += 1;
+      return;
+    }
     queue.push(payloadOf(entry, bus.origin));
     flush();
   });
 
   return {
+    stats,
     stop: async () => {
       stopped = true;
       off();
       if (retryTimer !== undefined) clearTimeout(retryTimer);
       const c = client;
       client = undefined;
+      // Entries still queued will not be published now.
+      stats.dropped += queue.splice(0).length;
       if (c !== undefined) await c.end().catch(() => undefined);
     },
   };

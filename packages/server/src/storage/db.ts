@@ -8,6 +8,7 @@ import pg from 'pg';
 import type { Database } from './schema.ts';
 import { GroupCommit } from './group-commit.ts';
 import { SqliteReaderDialect } from './sqlite-reader.ts';
+import { isConnectionError, OutcomeUnknownError, storageErrorOf } from './errors.ts';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -46,18 +47,54 @@ export function engineOf(url: string): Engine {
 
 export function openStorage(url: string, options: OpenOptions = {}): Storage {
   if (engineOf(url) === 'sqlite') return openSqlite(url.slice('sqlite:'.length), options);
-  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
-  // An idle client losing its connection must not crash the process.
+  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  // No database fault may end the process (docs/api.md, "When the database is away"): an idle
+  // client losing its connection is reported to the pool, and every client gets its own
+  // listener when it connects, so one checked out when the server ends it does not throw either.
+  // A broken client is not reused: the pool discards it on release (it is no longer queryable).
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
     reader: db,
     engine: 'postgres',
-    transact: (work) => db.transaction().execute(work),
+    transact: (work) => pgTransaction(db, work),
     optimize: async () => undefined,
     close: () => db.destroy(),
   };
+}
+
+/** How long a request waits for a new PostgreSQL connection before it is refused (503). */
+const CONNECT_TIMEOUT_MS = 5000;
+
+/**
+ * One PostgreSQL transaction on one connection. A COMMIT whose connection breaks has an unknown
+ * outcome (the server may have committed before the answer was lost): OutcomeUnknownError, so
+ * the caller is told to retry with its Idempotency-Key instead of being told the write failed.
+ */
+async function pgTransaction<T>(db: Kysely<Database>, work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+  try {
+    return await db.connection().execute(async (conn) => {
+      await sql`BEGIN`.execute(conn);
+      let result: T;
+      try {
+        result = await work(conn);
+      } catch (err) {
+        await sql`ROLLBACK`.execute(conn).catch(() => undefined);
+        throw err;
+      }
+      try {
+        await sql`COMMIT`.execute(conn);
+      } catch (err) {
+        if (isConnectionError(err)) throw new OutcomeUnknownError('The connection broke during COMMIT', { cause: err });
+        throw err;
+      }
+      return result;
+    });
+  } catch (err) {
+    throw storageErrorOf(err) ?? err;
+  }
 }
 
 function openSqlite(file: string, options: OpenOptions): Storage {
@@ -88,7 +125,7 @@ function openSqlite(file: string, options: OpenOptions): Storage {
     db,
     reader,
     engine: 'sqlite',
-    transact: (work) => group.run(work),
+    transact: (work) => group.run(work).catch((err: unknown) => Promise.reject(storageErrorOf(err) ?? err)),
     groupCommit: group.stats,
     optimize: async () => {
       await sql`PRAGMA optimize`.execute(db);

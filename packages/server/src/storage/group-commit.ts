@@ -1,8 +1,9 @@
 // Group commit for SQLite. Every write waits for its COMMIT, and a COMMIT costs far more than
 // the statements before it (each changed page is one write to the log). Writes that arrive
 // while a batch runs form the next batch: one transaction, one savepoint per write, one COMMIT.
-// A write that fails rolls back to its savepoint and fails alone; an answer is only given once
-// its batch is committed, so nothing acknowledged can be lost.
+// A write that fails rolls back to its savepoint and fails alone (unless SQLite rolled back the
+// whole transaction, as on a full disk: then the batch fails with that write's error); an answer
+// is only given once its batch is committed, so nothing acknowledged can be lost.
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.ts';
 
@@ -60,8 +61,14 @@ export class GroupCommit {
               await sql`RELEASE write`.execute(conn);
               outcomes.push({ ok: true, value });
             } catch (error) {
-              await sql`ROLLBACK TO write`.execute(conn);
-              await sql`RELEASE write`.execute(conn);
+              try {
+                await sql`ROLLBACK TO write`.execute(conn);
+                await sql`RELEASE write`.execute(conn);
+              } catch {
+                // SQLite rolled the whole transaction back itself (a full disk, an I/O error): the
+                // batch failed, with this write's error rather than the missing savepoint's.
+                throw error;
+              }
               outcomes.push({ ok: false, error });
             }
           }

@@ -4,9 +4,9 @@ import crypto from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Storage } from './db.ts';
 import { nowMicros } from '../lib/time.ts';
-import { problem } from '../http/problem.ts';
 import { appendAudit } from './audit-repository.ts';
 import { deleteIdempotent, findIdempotent, saveIdempotent } from './idempotency-repository.ts';
+import { IdempotencyKeyReusedError } from './errors.ts';
 import type { Database } from './schema.ts';
 
 export interface AuditEntry {
@@ -101,6 +101,6 @@ async function replayed<T>(db: Kysely<Database>, principal: string, key: string,
     await deleteIdempotent(db, principal, key);
     return undefined;
   }
-  if (stored.fingerprint !== fingerprint) throw problem('idempotency_key_reused');
+  if (stored.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError();
   return { status: stored.status, body: JSON.parse(stored.body) as T, replayed: true };
 }

@@ -16,6 +16,12 @@ export const killAll = () => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 };
 process.once('exit', killAll);
+/** Kills every child left and waits until each has exited (for `after`). */
+export async function stopAll(): Promise<void> {
+  killAll();
+  await Promise.all([...children].map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : Promise.resolve())));
+  children.clear();
+}
 
 export async function freePort(): Promise<number> {
   const server = net.createServer();
@@ -37,8 +43,8 @@ export interface ServerProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** `charta-server start` on the database (with `env` on top of the test settings); resolves once it listens. */
-export async function startServerProcess(db: TestDatabase, extraEnv: Record<string, string> = {}): Promise<ServerProcess> {
+/** `charta-server start` on the database (with `extraEnv` on top); resolves once it listens. */
+export async function startServerProcess(db: TestDatabase, extraEnv: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
   const port = await freePort();
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('CHARTA_') && k !== 'NODE_TEST_CONTEXT') env[k] = v;

@@ -1,0 +1,34 @@
+// GET /healthz and GET /readyz (docs/api.md, "Health"), as one Fastify plugin: public probes for a
+// process manager or a load balancer. /healthz says the process answers and never touches the
+// database; /readyz says the database answers a query too, and is 503 (database_unavailable,
+// Retry-After) otherwise.
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { sql } from 'kysely';
+import type { FeatureOptions } from '../http/request.ts';
+import { problemResponses } from '../http/schemas.ts';
+import { HealthStatus, PUBLIC } from './schemas.ts';
+
+export async function healthRoutes(parent: FastifyInstance, { storage }: FeatureOptions) {
+  const app = parent.withTypeProvider<TypeBoxTypeProvider>();
+  app.get('/healthz', {
+    config: { public: true },
+    schema: { tags: ['Health'], security: PUBLIC, summary: 'Liveness: the process answers (no database query)', response: { 200: HealthStatus } },
+    handler: async () => ({ status: 'ok' as const }),
+  });
+  app.get('/readyz', {
+    config: { public: true },
+    schema: {
+      tags: ['Health'],
+      security: PUBLIC,
+      summary: 'Readiness: the database answers a query',
+      description: '200 when a query on the database answers; 503 `database_unavailable` with `Retry-After` otherwise.',
+      response: { 200: HealthStatus, 503: { ...problemResponses(503)[503], description: 'The database does not answer' } },
+    },
+    handler: async () => {
+      // A real read of the schema: on SQLite too, where `SELECT 1` would not open the file.
+      await sql`SELECT count(*) AS n FROM settings`.execute(storage.reader);
+      return { status: 'ok' as const };
+    },
+  });
+}
