@@ -1,5 +1,5 @@
-// PostgreSQL faults against a real `charta-server` child process (docs/api.md, "When the database
-// is away"): its backends terminated under a concurrent write load, and an outage (the database
+// PostgreSQL faults against a real `charta-server` child process (docs/api.md,
+// "When the database is away"): its backends terminated under a concurrent write load, and an outage (the database
 // refusing connections). The process must stay up with no uncaught driver error, answer 503 with
 // Retry-After (never 500) while the database is away, keep every acknowledged write, and serve
 // again without a restart. Only this test's own database is touched (never the PostgreSQL server).

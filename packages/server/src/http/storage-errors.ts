@@ -1,4 +1,4 @@
-// Storage's own errors (storage/errors.ts) as catalog problems (docs/errors.md, "The database").
+// Storage's own errors (storage/errors.ts) as catalog problems (docs/errors.md, "Catalog").
 // The error handler calls `storageProblem` first: a database fault is a 503 or 507, never a 500.
 import {
   DatabaseBusyError,

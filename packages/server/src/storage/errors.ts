@@ -22,7 +22,7 @@ export class DatabaseUnavailableError extends StorageError {}
 
 /**
  * The connection broke while COMMIT was under way: the write may or may not have been stored.
- * A retry with the same Idempotency-Key tells which (docs/api.md, "Safe retries").
+ * A retry with the same Idempotency-Key tells which (docs/api.md, "When the database is away").
  */
 export class OutcomeUnknownError extends StorageError {}
 
