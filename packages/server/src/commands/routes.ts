@@ -117,37 +117,21 @@ export async function commandRoutes(parent: FastifyInstance, { storage, publicUr
     },
   });
 
-  app.post(`${BASE}/:uuid/commit/`, {
-    schema: {
-      tags,
-      security,
-      summary: 'Commit a staged command',
-      params,
-      headers: TransitionHeaders,
-      response: { 200: ref('Command'), ...problems(400, 401, 403, 404, 412, 422) },
-    },
-    handler: async (request, reply) => {
-      const uuid = commandUuid(request.params.uuid);
-      expectEmptyBody(request);
-      return sendCommand(reply, await commitCommand(ctxOf(request, storage), uuid, ifMatchOf(request), idempotencyOf(request)));
-    },
-  });
-
-  app.post(`${BASE}/:uuid/enter-in-error/`, {
-    schema: {
-      tags,
-      security,
-      summary: 'Mark a committed command entered in error',
-      params,
-      headers: TransitionHeaders,
-      response: { 200: ref('Command'), ...problems(400, 401, 403, 404, 412, 422) },
-    },
-    handler: async (request, reply) => {
-      const uuid = commandUuid(request.params.uuid);
-      expectEmptyBody(request);
-      return sendCommand(reply, await enterInError(ctxOf(request, storage), uuid, ifMatchOf(request), idempotencyOf(request)));
-    },
-  });
+  // Commit and enter-in-error: a state change with no body, If-Match and Idempotency-Key honoured.
+  const transitions = [
+    { path: 'commit', summary: 'Commit a staged command', operation: commitCommand },
+    { path: 'enter-in-error', summary: 'Mark a committed command entered in error', operation: enterInError },
+  ] as const;
+  for (const { path, summary, operation } of transitions) {
+    app.post(`${BASE}/:uuid/${path}/`, {
+      schema: { tags, security, summary, params, headers: TransitionHeaders, response: { 200: ref('Command'), ...problems(400, 401, 403, 404, 412, 422) } },
+      handler: async (request, reply) => {
+        const uuid = commandUuid(request.params.uuid);
+        expectEmptyBody(request);
+        return sendCommand(reply, await operation(ctxOf(request, storage), uuid, ifMatchOf(request), idempotencyOf(request)));
+      },
+    });
+  }
 
   app.get(`${BASE}/:uuid/fields/`, {
     schema: { tags, security, summary: "The fields of the command's kind", params, response: { 200: ref('Fields'), ...problems(401, 403, 404) } },

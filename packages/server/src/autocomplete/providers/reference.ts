@@ -25,12 +25,35 @@ import {
 import { languageName } from '../../reference/languages.ts';
 import { matchesAllWords, normalizeText, parseSearchTerm } from '../../terminology/normalize.ts';
 import { codingsOf } from '../option.ts';
-import type { OptionDoc, OptionProvider, OptionSource, PickedOption } from '../types.ts';
+import type { OptionDoc, OptionProvider, OptionSource, PickedOption, SourceContext } from '../types.ts';
 
 type Source<K extends OptionSource['kind']> = Extract<OptionSource, { kind: K }>;
 type Db = Kysely<Database>;
 
 const shown = (picked: PickedOption) => JSON.stringify(String(picked.value).slice(0, 100));
+
+/** The catalogue rows a search of the reference index finds, in the index's order. */
+async function searchRows<R>(
+  ctx: SourceContext,
+  systems: string[],
+  term: string,
+  limit: number,
+  byIds: (db: Db, ids: string[]) => Promise<R[]>,
+  idOf: (row: R) => string,
+) {
+  const ids = await searchIds(ctx.db, ctx.engine, systems, term, limit);
+  return inOrder(ids, await byIds(ctx.db, ids), idOf);
+}
+
+/** A catalogue row named by its id, else by its natural name (the original takes either). */
+async function byIdOrName<R>(
+  db: Db,
+  value: string,
+  byId: (db: Db, v: string) => Promise<R | undefined>,
+  byName: (db: Db, v: string) => Promise<R | undefined>,
+) {
+  return (await byId(db, value)) ?? (await byName(db, value));
+}
 
 /** The value of another field of the command (a picked option, or the stored one), as text. */
 function valueOf(data: Record<string, unknown>, field: string): string | undefined {
@@ -44,21 +67,18 @@ function valueOf(data: Record<string, unknown>, field: string): string | undefin
 
 const partnerOf = async (db: Db, data: Record<string, unknown>, field: string) => {
   const v = valueOf(data, field);
-  return v === undefined ? undefined : ((await repo.labPartnerById(db, v)) ?? (await repo.labPartnerByName(db, v)));
+  return v === undefined ? undefined : byIdOrName(db, v, repo.labPartnerById, repo.labPartnerByName);
 };
 
 const materialOf = async (db: Db, data: Record<string, unknown>, field: string) => {
   const v = valueOf(data, field);
-  return v === undefined ? undefined : ((await repo.materialById(db, v)) ?? (await repo.materialByTitle(db, v)));
+  return v === undefined ? undefined : byIdOrName(db, v, repo.materialById, repo.materialByTitle);
 };
 
 export const staffProvider: OptionProvider<Source<'staff'>> = {
   async search(source, ctx, term, limit) {
     const systems = source.role !== undefined ? [IndexSystems.staff(source.role)] : STAFF_ROLES.map(IndexSystems.staff);
-    const ids = await searchIds(ctx.db, ctx.engine, systems, term, limit);
-    return inOrder(ids, await repo.staffByKeys(ctx.db, ids), (r) => r.key)
-      .filter((r) => r.active === 1)
-      .map(staffOption);
+    return (await searchRows(ctx, systems, term, limit, repo.staffByKeys, (r) => r.key)).filter((r) => r.active === 1).map(staffOption);
   },
   async resolve(source, ctx, picked) {
     const row = await repo.staffByKey(ctx.db, String(picked.value));
@@ -71,12 +91,11 @@ export const staffProvider: OptionProvider<Source<'staff'>> = {
 
 export const labPartnerProvider: OptionProvider<Source<'labPartner'>> = {
   async search(_source, ctx, term, limit) {
-    const ids = await searchIds(ctx.db, ctx.engine, [IndexSystems.labPartner], term, limit);
-    return inOrder(ids, await repo.labPartnersByIds(ctx.db, ids), (r) => r.id).map(labPartnerOption);
+    return (await searchRows(ctx, [IndexSystems.labPartner], term, limit, repo.labPartnersByIds, (r) => r.id)).map(labPartnerOption);
   },
   async resolve(_source, ctx, picked) {
     const v = String(picked.value);
-    const row = (await repo.labPartnerById(ctx.db, v)) ?? (await repo.labPartnerByName(ctx.db, v));
+    const row = await byIdOrName(ctx.db, v, repo.labPartnerById, repo.labPartnerByName);
     return row === undefined ? `${shown(picked)} is not a lab partner of this instance` : labPartnerOption(row);
   },
 };
@@ -85,8 +104,7 @@ export const labTestProvider: OptionProvider<Source<'labTest'>> = {
   async search(source, ctx, term, limit) {
     const partner = await partnerOf(ctx.db, ctx.data, source.partnerField);
     if (partner === undefined) return []; // no partner chosen: no tests to offer
-    const ids = await searchIds(ctx.db, ctx.engine, [IndexSystems.labTest(partner.id)], term, limit);
-    return inOrder(ids, await repo.labTestsByIds(ctx.db, ids), (r) => r.id).map(labTestOption);
+    return (await searchRows(ctx, [IndexSystems.labTest(partner.id)], term, limit, repo.labTestsByIds, (r) => r.id)).map(labTestOption);
   },
   async resolve(source, ctx, picked) {
     const v = String(picked.value);
@@ -107,8 +125,7 @@ export const labTestProvider: OptionProvider<Source<'labTest'>> = {
 
 export const pharmacyProvider: OptionProvider<Source<'pharmacy'>> = {
   async search(_source, ctx, term, limit) {
-    const ids = await searchIds(ctx.db, ctx.engine, [IndexSystems.pharmacy], term, limit);
-    return inOrder(ids, await repo.pharmaciesByIds(ctx.db, ids), (r) => r.ncpdp_id).map(pharmacyOption);
+    return (await searchRows(ctx, [IndexSystems.pharmacy], term, limit, repo.pharmaciesByIds, (r) => r.ncpdp_id)).map(pharmacyOption);
   },
   async resolve(_source, ctx, picked) {
     const row = await repo.pharmacyById(ctx.db, String(picked.value));
@@ -118,8 +135,7 @@ export const pharmacyProvider: OptionProvider<Source<'pharmacy'>> = {
 
 export const reasonForVisitProvider: OptionProvider<Source<'reasonForVisit'>> = {
   async search(_source, ctx, term, limit) {
-    const ids = await searchIds(ctx.db, ctx.engine, [IndexSystems.reasonForVisit], term, limit);
-    return inOrder(ids, await repo.reasonsForVisitByIds(ctx.db, ids), (r) => r.id).map(reasonForVisitOption);
+    return (await searchRows(ctx, [IndexSystems.reasonForVisit], term, limit, repo.reasonsForVisitByIds, (r) => r.id)).map(reasonForVisitOption);
   },
   async resolve(_source, ctx, picked) {
     const byId = await repo.reasonForVisitById(ctx.db, String(picked.value));
@@ -150,15 +166,11 @@ export const questionnaireProvider: OptionProvider<Source<'questionnaire'>> = {
   async search(_source, ctx, term, limit) {
     // An empty term: the instance's questionnaires, by name (the field's default list).
     if (isEmptyTerm(term)) return withQuestions(ctx.db, await repo.questionnairesByName(ctx.db, limit));
-    const ids = await searchIds(ctx.db, ctx.engine, [IndexSystems.questionnaire], term, limit);
-    return withQuestions(
-      ctx.db,
-      inOrder(ids, await repo.questionnairesByIds(ctx.db, ids), (r) => r.id),
-    );
+    return withQuestions(ctx.db, await searchRows(ctx, [IndexSystems.questionnaire], term, limit, repo.questionnairesByIds, (r) => r.id));
   },
   async resolve(_source, ctx, picked) {
     const v = String(picked.value);
-    const row = (await repo.questionnaireById(ctx.db, v)) ?? (await repo.questionnaireByCode(ctx.db, v));
+    const row = await byIdOrName(ctx.db, v, repo.questionnaireById, repo.questionnaireByCode);
     if (row === undefined) return `${shown(picked)} is not a questionnaire of this instance`;
     return (await withQuestions(ctx.db, [row]))[0]!;
   },
@@ -166,12 +178,11 @@ export const questionnaireProvider: OptionProvider<Source<'questionnaire'>> = {
 
 export const educationalMaterialProvider: OptionProvider<Source<'educationalMaterial'>> = {
   async search(_source, ctx, term, limit) {
-    const ids = await searchIds(ctx.db, ctx.engine, [IndexSystems.educationalMaterial], term, limit);
-    return inOrder(ids, await repo.materialsByIds(ctx.db, ids), (r) => r.id).map(materialOption);
+    return (await searchRows(ctx, [IndexSystems.educationalMaterial], term, limit, repo.materialsByIds, (r) => r.id)).map(materialOption);
   },
   async resolve(_source, ctx, picked) {
     const v = String(picked.value);
-    const row = (await repo.materialById(ctx.db, v)) ?? (await repo.materialByTitle(ctx.db, v));
+    const row = await byIdOrName(ctx.db, v, repo.materialById, repo.materialByTitle);
     return row === undefined ? `${shown(picked)} is not an educational material of this instance` : materialOption(row);
   },
 };
@@ -202,8 +213,7 @@ export const materialLanguageProvider: OptionProvider<Source<'materialLanguage'>
 
 export const dispenseUnitProvider: OptionProvider<Source<'dispenseUnit'>> = {
   async search(_source, ctx, term, limit) {
-    const ids = await searchIds(ctx.db, ctx.engine, [IndexSystems.dispenseUnit], term, limit);
-    return inOrder(ids, await repo.dispenseUnitsByCodes(ctx.db, ids), (r) => r.code).map(dispenseUnitOption);
+    return (await searchRows(ctx, [IndexSystems.dispenseUnit], term, limit, repo.dispenseUnitsByCodes, (r) => r.code)).map(dispenseUnitOption);
   },
   async resolve(_source, ctx, picked) {
     const row = await repo.dispenseUnitByCode(ctx.db, String(picked.value).toUpperCase());
