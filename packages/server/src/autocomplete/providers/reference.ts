@@ -89,16 +89,38 @@ export const staffProvider: OptionProvider<Source<'staff'>> = {
   },
 };
 
-export const labPartnerProvider: OptionProvider<Source<'labPartner'>> = {
-  async search(_source, ctx, term, limit) {
-    return (await searchRows(ctx, [IndexSystems.labPartner], term, limit, repo.labPartnersByIds, (r) => r.id)).map(labPartnerOption);
-  },
-  async resolve(_source, ctx, picked) {
-    const v = String(picked.value);
-    const row = await byIdOrName(ctx.db, v, repo.labPartnerById, repo.labPartnerByName);
-    return row === undefined ? `${shown(picked)} is not a lab partner of this instance` : labPartnerOption(row);
-  },
-};
+/**
+ * A catalogue searched through the reference index and picked by id or by name, with no field it
+ * depends on: lab partners, educational materials.
+ */
+function catalogueProvider<R, K extends OptionSource['kind']>(c: {
+  system: string;
+  byIds: (db: Db, ids: string[]) => Promise<R[]>;
+  byId: (db: Db, v: string) => Promise<R | undefined>;
+  byName: (db: Db, v: string) => Promise<R | undefined>;
+  idOf: (row: R) => string;
+  option: (row: R) => OptionDoc;
+  /** "a lab partner": what a wrong pick is not. */
+  noun: string;
+}): OptionProvider<Source<K>> {
+  return {
+    search: async (_source, ctx, term, limit) => (await searchRows(ctx, [c.system], term, limit, c.byIds, c.idOf)).map(c.option),
+    async resolve(_source, ctx, picked) {
+      const row = await byIdOrName(ctx.db, String(picked.value), c.byId, c.byName);
+      return row === undefined ? `${shown(picked)} is not ${c.noun} of this instance` : c.option(row);
+    },
+  };
+}
+
+export const labPartnerProvider = catalogueProvider<repo.LabPartnerRow, 'labPartner'>({
+  system: IndexSystems.labPartner,
+  byIds: repo.labPartnersByIds,
+  byId: repo.labPartnerById,
+  byName: repo.labPartnerByName,
+  idOf: (r) => r.id,
+  option: labPartnerOption,
+  noun: 'a lab partner',
+});
 
 export const labTestProvider: OptionProvider<Source<'labTest'>> = {
   async search(source, ctx, term, limit) {
@@ -176,16 +198,15 @@ export const questionnaireProvider: OptionProvider<Source<'questionnaire'>> = {
   },
 };
 
-export const educationalMaterialProvider: OptionProvider<Source<'educationalMaterial'>> = {
-  async search(_source, ctx, term, limit) {
-    return (await searchRows(ctx, [IndexSystems.educationalMaterial], term, limit, repo.materialsByIds, (r) => r.id)).map(materialOption);
-  },
-  async resolve(_source, ctx, picked) {
-    const v = String(picked.value);
-    const row = await byIdOrName(ctx.db, v, repo.materialById, repo.materialByTitle);
-    return row === undefined ? `${shown(picked)} is not an educational material of this instance` : materialOption(row);
-  },
-};
+export const educationalMaterialProvider = catalogueProvider<repo.MaterialRow, 'educationalMaterial'>({
+  system: IndexSystems.educationalMaterial,
+  byIds: repo.materialsByIds,
+  byId: repo.materialById,
+  byName: repo.materialByTitle,
+  idOf: (r) => r.id,
+  option: materialOption,
+  noun: 'an educational material',
+});
 
 export const materialLanguageProvider: OptionProvider<Source<'materialLanguage'>> = {
   // A material has a handful of languages (at most 26): they are filtered here, not searched;
