@@ -51,7 +51,7 @@ function text(rnd: () => number, words: number, maxLength = 10_000): string {
   return out.join(' ').slice(0, maxLength);
 }
 
-/** A value for every field of the kind, in the normalised form values.ts stores. */
+/** A value for every field of the kind, in the normalised form check-values.ts stores. */
 export function fullValues(kind: CommandKind, rnd: () => number): Record<string, unknown> {
   const data: Record<string, unknown> = {};
   for (const field of kind.fields) data[field.name] = sampleValue(field, rnd);

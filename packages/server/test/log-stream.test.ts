@@ -234,11 +234,12 @@ for (const engine of ENGINES) {
     it('closes every stream when the instance stops', async () => {
       const other = await startInstance(engine);
       const s = await openStream(other.url);
+      // The server closes the stream itself (1001, going away) as part of stopping: by the time
+      // stop() is done the client has had the close frame, not waited for a timeout of its own.
       const closed = new Promise<number>((resolve) => s.ws.on('close', (code) => resolve(code)));
-      const started = Date.now();
       await other.stop();
+      assert.notEqual(s.ws.readyState, s.ws.OPEN);
       assert.equal(await closed, 1001);
-      assert.ok(Date.now() - started < 5000);
     });
   });
 }

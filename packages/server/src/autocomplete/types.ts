@@ -64,7 +64,7 @@ export interface OptionProvider<S extends OptionSource = OptionSource> {
   resolve(source: S, ctx: SourceContext, picked: PickedOption): Promise<OptionDoc | string>;
 }
 
-/** A picked option after the shape check of values.ts. */
+/** A picked option after the shape check of check-values.ts. */
 export interface PickedOption {
   text: string;
   value: string | number;
