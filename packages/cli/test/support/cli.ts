@@ -20,10 +20,16 @@ export interface Result {
   lines: Envelope[];
 }
 
+/** Directories made by tempDir(), removed by one exit listener (one per directory would pile up). */
+const made: string[] = [];
+process.once('exit', () => {
+  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
+});
+
 /** A fresh directory; removed when the process exits. */
 export function tempDir(prefix = 'charta-cli-'): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  made.push(dir);
   return dir;
 }
 
