@@ -27,7 +27,10 @@ export const frameworkErrors: NonNullable<FastifyServerOptions['frameworkErrors'
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | Problem, request, reply) => {
     const p = withOAuthError(toProblem(error), request.routeOptions.config.oauthErrors === true, request.body);
-    if (p.status >= 500) request.log.error({ err: error, reqId: request.id }, 'request failed');
+    // A database fault is the operator's to see once per request, not a defect with a stack: an
+    // outage would otherwise flood the error level (docs/api.md, "When the database is away").
+    if (p.status >= 500 && isStorageFault(error)) request.log.warn({ code: p.code, reqId: request.id, fault: error.message }, 'database fault');
+    else if (p.status >= 500) request.log.error({ err: error, reqId: request.id }, 'request failed');
     return sendProblem(reply, p);
   });
   app.setNotFoundHandler((request, reply) =>
