@@ -183,6 +183,26 @@ describe('OpenAPI document and API reference', () => {
     assert.deepEqual(offenders, []);
   });
 
+  it('documents the database faults (503, and 507 for writes) of every operation that uses the database', async () => {
+    doc ??= await (await fetch(`${instance.url}/openapi.json`)).json();
+    const missing: string[] = [];
+    let checked = 0;
+    for (const { method, path, op } of operations(doc)) {
+      if (path === '/healthz') {
+        assert.equal(op.responses?.['503'], undefined, 'liveness never touches the database');
+        continue;
+      }
+      checked++;
+      const codes = method === 'get' || method === 'head' ? ['503'] : ['503', '507'];
+      for (const code of codes) {
+        const response = op.responses?.[code];
+        if (response === undefined || responseRefs(doc, response).some((r) => r !== PROBLEM_REF)) missing.push(`${method.toUpperCase()} ${path} ${code}`);
+      }
+    }
+    assert.ok(checked > 30, `only ${checked} operations checked`);
+    assert.deepEqual(missing, []);
+  });
+
   it('serves the API reference at /docs without credentials', async () => {
     const res = await getFollowing(`${instance.url}/docs`);
     assert.equal(res.status, 200);

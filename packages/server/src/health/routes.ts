@@ -12,7 +12,7 @@ import { HealthStatus, PUBLIC } from './schemas.ts';
 export async function healthRoutes(parent: FastifyInstance, { storage }: FeatureOptions) {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   app.get('/healthz', {
-    config: { public: true },
+    config: { public: true, database: false },
     schema: { tags: ['Health'], security: PUBLIC, summary: 'Liveness: the process answers (no database query)', response: { 200: HealthStatus } },
     handler: async () => ({ status: 'ok' as const }),
   });

@@ -3,6 +3,14 @@
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { problemResponses } from './schemas.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route never touches the database (liveness): it documents no database fault. */
+    database?: false;
+  }
+}
 
 export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {
   await app.register(swagger, {
@@ -25,6 +33,13 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
   // The API reference page and its assets are public, like /openapi.json.
   app.addHook('onRoute', (route) => {
     if (route.url === '/docs' || route.url.startsWith('/docs/')) route.config = { ...(route.config ?? {}), public: true };
+    // Every API route that uses the database can answer its faults (docs/api.md, "When the
+    // database is away"): 503 for any, 507 (full) for a write. Routes documenting their own keep it.
+    const response = route.schema?.response as Record<string, unknown> | undefined;
+    if (response === undefined || route.config?.database === false) return;
+    const methods = [route.method].flat();
+    const faults = methods.every((m) => m === 'GET' || m === 'HEAD') ? problemResponses(503) : problemResponses(503, 507);
+    route.schema!.response = { ...faults, ...response };
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' }, uiHooks: {} });
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());

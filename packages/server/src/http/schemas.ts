@@ -50,6 +50,8 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   415: 'Unsupported media type',
   422: 'Idempotency-Key reused with another request',
   429: 'Too many requests',
+  503: 'The database is away, busy or read-only (or the outcome of a write is unknown): retry after Retry-After seconds',
+  507: 'The database is full',
 };
 
 /** Error responses of a route, documented as RFC 9457 problem bodies. */
