@@ -10,6 +10,7 @@ import { BOOTSTRAP_SOURCE } from './bootstrap.ts';
 import type { CallOutcome, CallResult, HandlerInfo, JsonObject, LoadResult, LoadedPlugin, SandboxBackend, SandboxLimits, SandboxLogLine } from './types.ts';
 import { DEFAULT_SANDBOX_LIMITS } from './types.ts';
 
+const BOOTSTRAP_BUDGET_MS = 10_000;
 const LEVELS: ReadonlySet<string> = new Set(['debug', 'info', 'warning', 'error']);
 
 type Settled = { state: 'fulfilled'; value: QuickJSHandle } | { state: 'rejected'; error: QuickJSHandle } | { state: 'timeout' } | { state: 'stuck' };
@@ -59,8 +60,8 @@ class Instance {
     return true;
   }
 
-  private begin(): void {
-    this.deadline = Date.now() + this.limits.deadlineMs;
+  private begin(budgetMs = this.limits.deadlineMs): void {
+    this.deadline = Date.now() + budgetMs;
     this.fired = false;
     this.active = true;
     this.logs = [];
@@ -70,7 +71,8 @@ class Instance {
   private start(name: string, source: string): void {
     const ctx = this.context;
     this.hostLog = ctx.newFunction('log', (level, message) => this.log(level, message));
-    this.begin();
+    // The bootstrap is the sandbox's own code: it does not spend the plugin's deadline.
+    this.begin(BOOTSTRAP_BUDGET_MS);
     try {
       const factory = this.unwrapOrFail(
         ctx.evalCode(BOOTSTRAP_SOURCE, 'charta-bootstrap.js', { type: 'global', strict: true }),
@@ -84,6 +86,7 @@ class Instance {
       this.invokeFn = ctx.getProp(this.api, 'invoke');
       this.describeFn = ctx.getProp(this.api, 'describe');
 
+      this.begin();
       const evaluated = ctx.evalCode(source, `${name}.js`, { type: 'module', strict: true });
       if (evaluated.error) throw new LoadFailure(this.failureText(evaluated.error, 'evaluating the module'));
       const held = [evaluated.value];
@@ -222,6 +225,9 @@ class Instance {
           if (leftover) outcome = this.faultOutcome(leftover, true);
         }
       }
+      // An interrupt inside a promise job rejects that job's promise instead of stopping the
+      // call; whatever the call then returned, a deadline that fired makes it a timeout.
+      if (this.fired) outcome = this.timeout();
     } finally {
       this.active = false;
     }
@@ -324,9 +330,19 @@ class QuickJSPlugin implements LoadedPlugin {
     if (!instance.handlers.some((h) => h.name === handler)) {
       return { outcome: { kind: 'no-such-handler', handler }, logs: [], droppedLogLines: 0, reloaded: false };
     }
-    const result = instance.call(handler, eventJson, secretsJson);
-    if (result.outcome.kind !== 'timeout' && result.outcome.kind !== 'out-of-memory') return { ...result, reloaded: false };
-    instance.dispose();
+    let result: ReturnType<Instance['call']>;
+    let crashed = false;
+    try {
+      result = instance.call(handler, eventJson, secretsJson);
+    } catch (err) {
+      // Only the host's own errors get here (the WebAssembly stack exhausted, a trap): the
+      // instance may be inconsistent, so it is dropped without being touched again.
+      crashed = true;
+      const message = err instanceof Error ? `${err.name}: ${err.message}` : 'the sandbox failed';
+      result = { outcome: { kind: 'crashed', message }, logs: [], droppedLogLines: 0 };
+    }
+    if (!crashed && result.outcome.kind !== 'timeout' && result.outcome.kind !== 'out-of-memory') return { ...result, reloaded: false };
+    if (!crashed) instance.dispose();
     this.instance = null;
     const loaded = await loadInstance(this.name, this.source, this.limits);
     if (loaded.ok) this.instance = loaded.instance;
@@ -345,7 +361,7 @@ async function loadInstance(name: string, source: string, limits: SandboxLimits)
     return { ok: true, instance: await Instance.create(name, source, limits) };
   } catch (err) {
     if (err instanceof LoadFailure) return { ok: false, reasons: [err.message] };
-    throw err;
+    return { ok: false, reasons: [`the sandbox failed while loading the module: ${err instanceof Error ? `${err.name}: ${err.message}` : 'unknown error'}`] };
   }
 }
 

@@ -25,7 +25,7 @@ export interface SandboxLimits {
 
 export const DEFAULT_SANDBOX_LIMITS: Readonly<SandboxLimits> = Object.freeze({
   memoryBytes: 32 * 1024 * 1024,
-  stackBytes: 512 * 1024,
+  stackBytes: 256 * 1024,
   deadlineMs: 1000,
   logMessageChars: 4096,
   logLinesPerCall: 100,
@@ -54,6 +54,8 @@ export type CallOutcome =
   /** The handler returned something that is not a list of JSON objects within the size cap. */
   | { kind: 'invalid-result'; message: string }
   | { kind: 'no-such-handler'; handler: string }
+  /** The sandbox itself failed under the call (e.g. the WebAssembly stack ran out); it was replaced. */
+  | { kind: 'crashed'; message: string }
   /** The plugin's runtime is gone: disposed, or a reload after a fault failed. */
   | { kind: 'unavailable'; message: string };
 
@@ -62,7 +64,7 @@ export interface CallResult {
   logs: SandboxLogLine[];
   /** Log lines written past `logLinesPerCall` (or with an unknown level): counted, not kept. */
   droppedLogLines: number;
-  /** True when a fault (timeout, out of memory) made the sandbox replace the plugin's runtime. */
+  /** True when a fault (timeout, out of memory, crash) made the sandbox replace the plugin's runtime. */
   reloaded: boolean;
 }
 
