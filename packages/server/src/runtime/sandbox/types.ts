@@ -70,7 +70,7 @@ export interface CallResult {
 
 export interface LoadedPlugin {
   readonly name: string;
-  /** The exported handler classes, in export order. */
+  /** The exported handler classes (classes with a RESPONDS_TO list and a compute method), by export name. */
   handlers(): HandlerInfo[];
   /** Runs the handler as the SDK's runHandler does, with the event and secrets as JSON. */
   call(handler: string, event: JsonObject, secrets: Readonly<Record<string, string>>): Promise<CallResult>;
