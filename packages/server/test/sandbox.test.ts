@@ -156,6 +156,11 @@ return [];`,
     assert.match(syntax.ok ? '' : syntax.reasons[0]!, /^evaluating the module failed: SyntaxError/);
   });
 
+  it('promise jobs a module queues while it evaluates run within the load deadline', async () => {
+    const spinning = await tryLoad(`const spin = () => Promise.resolve().then(spin);\nspin();\nexport {};\n`, { deadlineMs: 200 });
+    assert.deepEqual(spinning.ok ? [] : spinning.reasons, ['evaluating the module took longer than 200 ms']);
+  });
+
   it("two plugins see neither each other's globals nor secrets", async () => {
     const a = await load(
       handler(`globalThis.shared = this.secrets.KEY; moduleState = this.secrets.KEY; return [{ type: 'A' }];`, 'let moduleState = null;'),

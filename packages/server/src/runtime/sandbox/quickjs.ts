@@ -76,13 +76,13 @@ class Instance {
     try {
       const factory = this.unwrapOrFail(
         ctx.evalCode(BOOTSTRAP_SOURCE, 'charta-bootstrap.js', { type: 'global', strict: true }),
-        'the sandbox bootstrap failed',
+        'running the sandbox bootstrap',
       );
       const limitsJson = ctx.newString(JSON.stringify(this.limits));
       const api = ctx.callFunction(factory, ctx.undefined, this.hostLog, limitsJson);
       factory.dispose();
       limitsJson.dispose();
-      this.api = this.unwrapOrFail(api, 'the sandbox bootstrap failed');
+      this.api = this.unwrapOrFail(api, 'running the sandbox bootstrap');
       this.invokeFn = ctx.getProp(this.api, 'invoke');
       this.describeFn = ctx.getProp(this.api, 'describe');
 
@@ -102,7 +102,8 @@ class Instance {
       } finally {
         for (const handle of held) if (handle.alive) handle.dispose();
       }
-      this.drain();
+      const leftover = this.drain();
+      if (leftover) throw new LoadFailure(this.failureText(leftover, 'evaluating the module'));
       if (this.fired) throw new LoadFailure(`evaluating the module took longer than ${this.limits.deadlineMs} ms`);
     } finally {
       this.active = false;
