@@ -44,12 +44,8 @@ class Instance {
     runtime.setModuleLoader((specifier) => ({ error: new Error(`the bundle imports "${specifier}": a plugin bundle must inline everything it imports`) }));
     const instance = new Instance(runtime, runtime.newContext(), limits);
     runtime.setInterruptHandler(() => instance.shouldInterrupt());
-    try {
-      instance.start(name, source);
-    } catch (err) {
-      instance.dispose();
-      throw err;
-    }
+    // A failed load is abandoned, not disposed: see abandon().
+    instance.start(name, source);
     return instance;
   }
 
@@ -274,6 +270,15 @@ class Instance {
     }
   }
 
+  /**
+   * Drops the instance without freeing it inside: QuickJS can hold on to objects of a job it was
+   * interrupted in, and freeing such a runtime fails an assertion. Each instance has its own
+   * WebAssembly module, so dropping every reference to it frees all of it at once.
+   */
+  abandon(): void {
+    this.active = false;
+  }
+
   dispose(): void {
     for (const handle of [this.invokeFn, this.describeFn, this.api, this.hostLog]) if (handle?.alive) handle.dispose();
     try {
@@ -343,7 +348,7 @@ class QuickJSPlugin implements LoadedPlugin {
       result = { outcome: { kind: 'crashed', message }, logs: [], droppedLogLines: 0 };
     }
     if (!crashed && result.outcome.kind !== 'timeout' && result.outcome.kind !== 'out-of-memory') return { ...result, reloaded: false };
-    if (!crashed) instance.dispose();
+    instance.abandon();
     this.instance = null;
     const loaded = await loadInstance(this.name, this.source, this.limits);
     if (loaded.ok) this.instance = loaded.instance;
