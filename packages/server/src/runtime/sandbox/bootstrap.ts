@@ -1,0 +1,143 @@
+// The script the QuickJS backend evaluates in each plugin's context before the plugin's module
+// (docs/plugins.md, "The sandbox"). It removes what a plugin must not have, freezes the built-in
+// objects so that nothing a plugin does to them reaches the next call, and returns the three
+// functions the host calls: bind (the module's namespace → its handler classes), invoke (one
+// handler, one event, as the SDK's runHandler does) and nothing else. The host's only function
+// inside, `hostLog`, stays in this closure; a plugin sees a frozen logger that wraps it.
+// Every value the host reads back is a string or a frozen record of strings made here.
+export const BOOTSTRAP_SOURCE = String.raw`(function (hostLog, limitsJson) {
+  'use strict';
+  const limits = JSON.parse(limitsJson);
+  const parse = JSON.parse;
+  const stringify = JSON.stringify;
+  const isArray = Array.isArray;
+  const freeze = Object.freeze;
+  const keys = Object.keys;
+  const toText = String;
+  const slice = Function.prototype.call.bind(String.prototype.slice);
+  const includes = Function.prototype.call.bind(Array.prototype.includes);
+
+  for (const name of ['SharedArrayBuffer', 'Atomics', 'WebAssembly', 'setTimeout', 'setInterval', 'setImmediate', 'queueMicrotask']) {
+    delete globalThis[name];
+  }
+
+  // Assigning to a property that a frozen prototype holds would throw (the "override mistake"):
+  // these common ones become accessors whose setter defines the property on the object itself,
+  // so that this.name = 'MyError' in an Error subclass keeps working.
+  const overridable = ['constructor', 'name', 'message', 'stack', 'toString', 'toLocaleString', 'valueOf', 'toJSON', 'then'];
+  const defineProperty = Object.defineProperty;
+  const tame = (object) => {
+    for (const key of overridable) {
+      const d = Reflect.getOwnPropertyDescriptor(object, key);
+      if (d === undefined || !('value' in d) || !d.writable || !d.configurable) continue;
+      const value = d.value;
+      defineProperty(object, key, {
+        get() { return value; },
+        set(next) {
+          if (this === object) throw new TypeError('Cannot assign to read only property ' + toText(key) + ' of a built-in object');
+          defineProperty(this, key, { value: next, writable: true, enumerable: true, configurable: true });
+        },
+        enumerable: d.enumerable,
+        configurable: false,
+      });
+    }
+  };
+  const seen = new WeakSet();
+  const deepFreeze = (value) => {
+    if ((typeof value !== 'object' && typeof value !== 'function') || value === null || seen.has(value)) return;
+    seen.add(value);
+    tame(value);
+    freeze(value);
+    deepFreeze(Object.getPrototypeOf(value));
+    for (const key of Reflect.ownKeys(value)) {
+      const d = Reflect.getOwnPropertyDescriptor(value, key);
+      if (d === undefined) continue;
+      deepFreeze(d.value);
+      deepFreeze(d.get);
+      deepFreeze(d.set);
+    }
+  };
+  for (const key of Reflect.ownKeys(globalThis)) {
+    if (key === 'globalThis') continue;
+    deepFreeze(Reflect.getOwnPropertyDescriptor(globalThis, key).value);
+  }
+
+  const cut = (text, max) => (text.length > max ? slice(text, 0, max + 1) : text);
+  const emit = (level) => (message) => {
+    let text;
+    try {
+      text = typeof message === 'string' ? message : toText(message);
+    } catch (e) {
+      text = '[a message that cannot be turned into text]';
+    }
+    hostLog(level, cut(text, limits.logMessageChars));
+  };
+  const logger = freeze({ debug: emit('debug'), info: emit('info'), warning: emit('warning'), error: emit('error') });
+
+  const describe = (kind, e) => {
+    let name = 'Error';
+    let message;
+    try {
+      if ((typeof e === 'object' && e !== null) || typeof e === 'function') {
+        const n = e.name;
+        if (typeof n === 'string') name = n;
+        const m = e.message;
+        message = typeof m === 'string' ? m : toText(m);
+      } else {
+        message = toText(e);
+      }
+    } catch (_) {
+      message = 'a value that cannot be described was thrown';
+    }
+    return freeze({ kind, name: cut(name, 200), message: cut(message, limits.logMessageChars) });
+  };
+
+  const handlers = new Map();
+
+  const bind = (namespace) => {
+    const found = [];
+    for (const name of keys(namespace)) {
+      const value = namespace[name];
+      if (typeof value !== 'function' || !isArray(value.RESPONDS_TO)) continue;
+      const proto = value.prototype;
+      if (proto === null || typeof proto !== 'object' || typeof proto.compute !== 'function') continue;
+      handlers.set(name, value);
+      const respondsTo = [];
+      for (const event of value.RESPONDS_TO) if (typeof event === 'string') respondsTo.push(event);
+      found.push({ name, respondsTo });
+    }
+    return stringify(found);
+  };
+
+  const run = async (name, eventJson, secretsJson) => {
+    const Handler = handlers.get(name);
+    const event = parse(eventJson);
+    const secrets = freeze(parse(secretsJson));
+    if (!isArray(Handler.RESPONDS_TO) || !includes(Handler.RESPONDS_TO, event.type)) return '[]';
+    const handler = new Handler(event, secrets, logger);
+    if (!handler.acceptEvent()) return '[]';
+    const effects = (await handler.compute()) ?? [];
+    if (!isArray(effects)) return describe('invalid-result', { name: 'TypeError', message: 'compute() must return a list of effects' });
+    let json;
+    try {
+      json = stringify(effects);
+    } catch (e) {
+      return describe('invalid-result', e);
+    }
+    if (typeof json !== 'string') return describe('invalid-result', { name: 'TypeError', message: 'the effects are not JSON' });
+    if (json.length > limits.resultChars) {
+      return describe('invalid-result', { name: 'RangeError', message: 'the effects are longer than ' + limits.resultChars + ' characters of JSON' });
+    }
+    return json;
+  };
+
+  const invoke = async (name, eventJson, secretsJson) => {
+    try {
+      return await run(name, eventJson, secretsJson);
+    } catch (e) {
+      return describe('threw', e);
+    }
+  };
+
+  return freeze({ bind, invoke, describe: (e) => describe('threw', e) });
+})`;
