@@ -33,8 +33,8 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
   // The API reference page and its assets are public, like /openapi.json.
   app.addHook('onRoute', (route) => {
     if (route.url === '/docs' || route.url.startsWith('/docs/')) route.config = { ...(route.config ?? {}), public: true };
-    // Every API route that uses the database can answer its faults (docs/api.md, "When the
-    // database is away"): 503 for any, 507 (full) for a write. Routes documenting their own keep it.
+    // Every API route that uses the database can answer its faults: 503 for any, 507 (full) for
+    // a write (docs/api.md, "When the database is away"). Routes documenting their own keep it.
     const response = route.schema?.response as Record<string, unknown> | undefined;
     if (response === undefined || route.config?.database === false) return;
     const methods = [route.method].flat();
