@@ -105,22 +105,7 @@ export async function startInstance(engine: Engine, overrides: Partial<Config> =
   const db = await createDatabase(engine);
   const running = await startServer(testConfig(db, overrides), () => undefined);
   const call = (method: string, urlPath: string, options: CallOptions = {}) => request(running.url, method, urlPath, options, token);
-  let token = '';
-  const tokenReply = await request(
-    running.url,
-    'POST',
-    '/auth/token/',
-    {
-      raw: {
-        contentType: 'application/x-www-form-urlencoded',
-        data: `grant_type=client_credentials&client_id=${TEST_CLIENT_ID}&client_secret=${TEST_CLIENT_SECRET}`,
-      },
-      token: null,
-    },
-    '',
-  );
-  if (tokenReply.status !== 200) throw new Error(`token: ${tokenReply.status} ${tokenReply.text}`);
-  token = tokenReply.json.access_token;
+  const token = await tokenFor(running.url);
   const instance: Instance = {
     ...running,
     engine,
@@ -179,4 +164,23 @@ export async function toReply(res: Response): Promise<Reply> {
 /** Runs `fn` once per engine as a describe-style group name prefix. */
 export function eachEngine(fn: (engine: Engine) => void) {
   for (const engine of ENGINES) fn(engine);
+}
+
+/** A bearer token of the test client from the instance at `url` (client credentials, form-encoded). */
+export async function tokenFor(url: string): Promise<string> {
+  const r = await request(
+    url,
+    'POST',
+    '/auth/token/',
+    {
+      raw: {
+        contentType: 'application/x-www-form-urlencoded',
+        data: `grant_type=client_credentials&client_id=${TEST_CLIENT_ID}&client_secret=${TEST_CLIENT_SECRET}`,
+      },
+      token: null,
+    },
+    '',
+  );
+  if (r.status !== 200) throw new Error(`token: ${r.status} ${r.text}`);
+  return r.json.access_token as string;
 }

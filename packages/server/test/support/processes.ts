@@ -5,7 +5,9 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
-import { request, TEST_API_KEY, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type TestDatabase } from './harness.ts';
+import { TEST_API_KEY, TEST_CLIENT_ID, TEST_CLIENT_SECRET, tokenFor, type TestDatabase } from './harness.ts';
+
+export { tokenFor };
 
 const ROOT = path.resolve(import.meta.dirname, '../../../..');
 const BIN = path.join(ROOT, 'packages/server/bin/charta-server.js');
@@ -84,22 +86,4 @@ export async function startServerProcess(db: TestDatabase, extraEnv: NodeJS.Proc
     });
   });
   return { child, url, output: () => out, exited };
-}
-
-export async function tokenFor(url: string): Promise<string> {
-  const r = await request(
-    url,
-    'POST',
-    '/auth/token/',
-    {
-      raw: {
-        contentType: 'application/x-www-form-urlencoded',
-        data: `grant_type=client_credentials&client_id=${TEST_CLIENT_ID}&client_secret=${TEST_CLIENT_SECRET}`,
-      },
-      token: null,
-    },
-    '',
-  );
-  assert.equal(r.status, 200, `token: ${r.status} ${r.text}`);
-  return r.json.access_token as string;
 }
