@@ -4,7 +4,7 @@ import type { Ctx } from '../context.ts';
 import { nowMicros } from '../lib/time.ts';
 import { problem } from '../http/problem.ts';
 import { writeTransaction } from '../storage/transaction.ts';
-import { isUniqueViolation } from '../storage/db.ts';
+import { isUniqueViolation } from '../storage/errors.ts';
 import { getPluginForUpdate, insertPlugin } from '../storage/plugins-repository.ts';
 import { checkPackage, packageColumns, type UploadedFile } from './package.ts';
 import { requirePluginScope, toView, type PluginView } from './representation.ts';

@@ -7,7 +7,7 @@ import type { Database } from '../storage/schema.ts';
 import { invalid, problem, type FieldProblem } from '../http/problem.ts';
 import type { Page } from '../http/pagination.ts';
 import { writeTransaction } from '../storage/transaction.ts';
-import { isUniqueViolation } from '../storage/db.ts';
+import { isUniqueViolation } from '../storage/errors.ts';
 
 export const ADMIN_SCOPE = 'admin';
 

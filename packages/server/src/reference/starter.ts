@@ -7,7 +7,7 @@ import type { Storage } from '../storage/db.ts';
 import type { Database } from '../storage/schema.ts';
 import * as repo from '../storage/reference-repository.ts';
 import * as add from './catalogue.ts';
-import { isUniqueViolation } from '../storage/db.ts';
+import { isUniqueViolation } from '../storage/errors.ts';
 import { readStarterRows, STARTER_DIR } from '../terminology/starter.ts';
 import { INTERNAL_SYSTEM, type QuestionKind, type StaffRole } from './systems.ts';
 

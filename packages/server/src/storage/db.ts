@@ -35,12 +35,6 @@ export interface OpenOptions {
 // bigint (int8) columns hold microsecond timestamps and ids: well inside 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
 
-/** A unique or primary-key constraint hit (either engine): a concurrent writer got there first. */
-export function isUniqueViolation(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
-}
-
 export function engineOf(url: string): Engine {
   return url.startsWith('sqlite:') ? 'sqlite' : 'postgres';
 }

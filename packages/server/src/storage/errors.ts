@@ -35,6 +35,12 @@ export class ReadOnlyError extends StorageError {}
 /** Another writer held the database past the busy timeout (SQLite: SQLITE_BUSY, SQLITE_LOCKED). */
 export class DatabaseBusyError extends StorageError {}
 
+/** A unique or primary-key constraint hit (either engine): a concurrent writer got there first. */
+export function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
 /** PostgreSQL SQLSTATEs and Node socket codes that mean the connection or the server is gone. */
 const PG_UNAVAILABLE = new Set([
   '57P01', // admin_shutdown (pg_terminate_backend, a restart)
