@@ -91,6 +91,15 @@ export const manifestSchema = {
     license: { type: 'string', maxLength: 256 },
     readme: { type: ['string', 'boolean'] },
     secrets: stringList({ type: 'string', maxLength: 128, ...MANIFEST_FORMATS.secret }, 100),
+    limits: {
+      type: 'object',
+      additionalProperties: false,
+      description: "The plugin's runtime limits; an instance refuses values over its own maximums.",
+      properties: {
+        memory_mb: { type: 'integer', minimum: 1, maximum: 1024, description: "Heap of the plugin's runtime, in MiB (default 32)." },
+        timeout_ms: { type: 'integer', minimum: 10, maximum: 60000, description: 'Deadline of one handler call, in milliseconds (default 1000).' },
+      },
+    },
   },
 } as const;
 
@@ -116,6 +125,7 @@ export interface ChartaManifest {
   license?: string;
   readme?: string | boolean;
   secrets?: string[];
+  limits?: { memory_mb?: number; timeout_ms?: number };
 }
 
 const ajv = new Ajv({ allErrors: true, verbose: true, strict: true, strictRequired: false, allowUnionTypes: true });

@@ -5,6 +5,7 @@
 import type { Principal } from './auth/principal.ts';
 import type { Storage } from './storage/db.ts';
 import type { LogBus } from './logs/bus.ts';
+import type { PluginRuntime } from './runtime/types.ts';
 
 export interface Ctx {
   storage: Storage;
@@ -12,4 +13,8 @@ export interface Ctx {
   requestId: string;
   /** The log stream's bus; operations emit after their transaction committed. */
   logs?: LogBus;
+  /** The plugin runtime (runtime/): absent where no plugin may run (unit tests of operations). */
+  runtime?: PluginRuntime;
+  /** How deep in a chain of plugin effects this operation runs (0, or absent, for a client's request). */
+  eventDepth?: number;
 }

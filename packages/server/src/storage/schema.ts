@@ -125,6 +125,41 @@ export interface PluginTable {
   updated_at: number;
 }
 
+export interface PluginSecretTable {
+  plugin_name: string;
+  name: string;
+  /** The value as set: handlers read it, so it cannot be hashed; no endpoint returns it. */
+  value: string;
+  updated_at: number;
+}
+
+/** The outbox of POST events (docs/plugins.md, "Delivery"). */
+export interface PluginEventTable {
+  id: Generated<number>;
+  event_id: string;
+  command_uuid: string;
+  event_type: string;
+  payload: string;
+  depth: number;
+  request_id: string | null;
+  /** The process delivering it, until `claimed_until` (microseconds). */
+  claimed_by: string | null;
+  claimed_until: number | null;
+  attempts: Generated<number>;
+  created_at: number;
+}
+
+export interface BannerAlertTable {
+  patient_key: string;
+  plugin_name: string;
+  key: string;
+  narrative: string;
+  placement: string;
+  intent: string;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface ConceptTable {
   id: Generated<number>;
   /** Coding system string: `ICD-10`, `http://www.nlm.nih.gov/research/umls/rxnorm`… */
@@ -289,6 +324,9 @@ export interface Database {
   audit_events: AuditEventTable;
   idempotency_keys: IdempotencyKeyTable;
   plugins: PluginTable;
+  plugin_secrets: PluginSecretTable;
+  plugin_events: PluginEventTable;
+  banner_alerts: BannerAlertTable;
   concepts: ConceptTable;
   conditions: ConditionTable;
   medications: MedicationTable;

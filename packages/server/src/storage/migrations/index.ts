@@ -6,6 +6,7 @@ import * as plugins from './002-plugins.ts';
 import * as terminology from './003-terminology.ts';
 import * as reference from './004-reference.ts';
 import * as chart from './005-chart.ts';
+import * as pluginRuntime from './006-plugin-runtime.ts';
 
 export async function migrate(storage: Storage): Promise<string[]> {
   const all: Record<string, { up: typeof initial.up }> = {
@@ -14,6 +15,7 @@ export async function migrate(storage: Storage): Promise<string[]> {
     '003-terminology': terminology,
     '004-reference': reference,
     '005-chart': chart,
+    '006-plugin-runtime': pluginRuntime,
   };
   const migrations: Record<string, Migration> = {};
   for (const [name, m] of Object.entries(all)) migrations[name] = { up: (db) => m.up(db, storage.engine) };
