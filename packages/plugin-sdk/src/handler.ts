@@ -7,8 +7,15 @@ import type { EventName, PluginEvent } from './events.ts';
 export type LogLevel = 'debug' | 'info' | 'warning' | 'error';
 export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warning', 'error'];
 
+/**
+ * `this.log`: each call is one line on the instance's log stream (`charta logs`), tagged with the
+ * plugin, the handler and the event. A message that is not a string is turned into text; the
+ * instance cuts a message at 4096 characters and keeps at most 100 lines of one call
+ * (docs/plugins.md, "Limits and their defaults").
+ */
 export type Logger = Record<LogLevel, (message: string) => void>;
 
+/** `this.secrets`: the values an admin set for the names the manifest's `secrets` declares (a name with no value is absent). */
 export type Secrets = Readonly<Record<string, string>>;
 
 export abstract class BaseHandler<E extends EventName = EventName> {

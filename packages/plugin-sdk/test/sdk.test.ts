@@ -5,29 +5,44 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import {
   addBannerAlert,
+  autocompleteResults,
   BaseHandler,
+  commandEffectOf,
   commandEvent,
   commandStep,
   COMMAND_EVENT_PREFIXES,
   createEvent,
+  createSearchEvent,
   editCommand,
+  EFFECT_TYPES,
   EVENT_NAMES,
+  isEffectType,
   isEventName,
   originateCommand,
   recordingLogger,
   removeBannerAlert,
   runHandler,
   SDK_VERSION,
+  SEARCH_FIELDS,
+  searchEvent,
+  searchEventField,
   slugify,
+  validationError,
+  type AutocompleteOption,
+  type CommandSnapshot,
   type Effect,
   type EventName,
+  type PluginEvent,
+  type SearchEventName,
 } from '../src/index.ts';
 import { parseManifest, validateManifest } from '../src/manifest.ts';
 
 describe('event names', () => {
-  it('has ten lifecycle events per kind, the generic ten and the two plugin events, all distinct', () => {
+  it('has ten lifecycle events per kind, the generic ten, one after-search event per autocomplete field and the two plugin events, all distinct', () => {
     assert.equal(Object.keys(COMMAND_EVENT_PREFIXES).length, 15);
-    assert.equal(EVENT_NAMES.length, 15 * 10 + 10 + 2);
+    const searchFields = Object.values(SEARCH_FIELDS).reduce((n, fields) => n + fields.length, 0);
+    assert.equal(searchFields, 21);
+    assert.equal(EVENT_NAMES.length, 15 * 10 + 10 + searchFields + 2);
     assert.equal(new Set(EVENT_NAMES).size, EVENT_NAMES.length);
     for (const name of EVENT_NAMES) assert.match(name, /^[A-Z][A-Z0-9_]*$/);
   });
@@ -47,15 +62,137 @@ describe('event names', () => {
   });
 });
 
+describe('after-search event names', () => {
+  it('names each autocomplete field <PREFIX>_COMMAND__<FIELD>__POST_SEARCH', () => {
+    assert.equal(searchEvent('diagnose', 'diagnose'), 'DIAGNOSE_COMMAND__DIAGNOSE__POST_SEARCH');
+    assert.equal(searchEvent('prescribe', 'indications'), 'PRESCRIBE_COMMAND__INDICATIONS__POST_SEARCH');
+    assert.equal(searchEvent('labOrder', 'lab_partner'), 'LAB_ORDER_COMMAND__LAB_PARTNER__POST_SEARCH');
+    assert.equal(searchEvent('updateGoal', 'goal_statement'), 'UPDATE_GOAL_COMMAND__GOAL_STATEMENT__POST_SEARCH');
+    assert.ok(isEventName('STOP_MEDICATION_COMMAND__MEDICATION__POST_SEARCH'));
+    assert.ok(isEventName('EDUCATIONAL_MATERIAL_COMMAND__LANGUAGE__POST_SEARCH'));
+    assert.ok(!isEventName('PLAN_COMMAND__NARRATIVE__POST_SEARCH'));
+    assert.ok(!isEventName('PRESCRIBE_COMMAND__INDICATIONS__PRE_SEARCH'));
+  });
+
+  it('goal, hpi and plan have no autocomplete field, so no after-search event', () => {
+    assert.deepEqual([SEARCH_FIELDS.goal, SEARCH_FIELDS.hpi, SEARCH_FIELDS.plan], [[], [], []]);
+    for (const prefix of ['GOAL', 'HISTORY_OF_PRESENT_ILLNESS', 'PLAN']) {
+      assert.deepEqual(
+        EVENT_NAMES.filter((n) => n.startsWith(`${prefix}_COMMAND__`) && n.endsWith('__POST_SEARCH')),
+        [],
+      );
+    }
+  });
+
+  it('every after-search event maps back to its kind and field', () => {
+    const names = EVENT_NAMES.filter((n) => n.endsWith('__POST_SEARCH'));
+    assert.equal(names.length, 21);
+    for (const name of names) {
+      const found = searchEventField(name);
+      assert.ok(found, name);
+      assert.equal(searchEvent(found.kind, found.field as never), name);
+    }
+    assert.equal(searchEventField('PLAN_COMMAND__POST_COMMIT'), undefined);
+  });
+
+  it('refuses a field that is not an autocomplete field of the kind', () => {
+    assert.throws(() => searchEvent('plan', 'narrative' as never), /plan has no autocomplete field "narrative"/);
+    assert.throws(() => searchEvent('task' as 'plan', 'x' as never), /unknown command kind "task"/);
+  });
+});
+
 describe('createEvent', () => {
-  it('builds a command event with its fields and note', () => {
-    const event = createEvent('PLAN_COMMAND__POST_COMMIT', { target: 'c-1', fields: { narrative: 'x' }, note: 'n-1', patient: 'p-1', actor: 'staff-1' });
+  it('builds a command event the way the instance sends it: id, command, previous, fields, note, patient, actor, depth', () => {
+    const event = createEvent('PLAN_COMMAND__POST_COMMIT', {
+      target: 'c-1',
+      fields: { narrative: 'x' },
+      note: 'n-1',
+      patient: 'p-1',
+      actor: 'staff-1',
+      id: 'e-1',
+      depth: 1,
+    });
+    const command: CommandSnapshot = {
+      uuid: 'c-1',
+      state: 'committed',
+      created_at: '2026-01-01T00:00:00.000000Z',
+      updated_at: '2026-01-01T00:00:00.000000Z',
+      schema_key: 'plan',
+      patient_key: 'p-1',
+      note_key: 'n-1',
+      originated_by: 'staff-1',
+      edited_by: ['staff-1'],
+      committed_by: 'staff-1',
+      entered_in_error_by: null,
+      data: { narrative: 'x' },
+    };
     assert.deepEqual(event, {
+      id: 'e-1',
       type: 'PLAN_COMMAND__POST_COMMIT',
       target: { id: 'c-1', type: 'command' },
-      context: { fields: { narrative: 'x' }, note: { uuid: 'n-1' }, patient: { key: 'p-1' } },
+      context: {
+        command,
+        previous: { ...command, state: 'staged', committed_by: null },
+        fields: { narrative: 'x' },
+        note: { uuid: 'n-1' },
+        patient: { key: 'p-1' },
+      },
       actor: { id: 'staff-1' },
+      depth: 1,
     });
+  });
+
+  it('fills the command consistently: the kind of the event, the state its action leaves, no previous on originate', () => {
+    const originated = createEvent('HISTORY_OF_PRESENT_ILLNESS_COMMAND__PRE_ORIGINATE', { target: 'c' });
+    assert.equal(originated.context.command.schema_key, 'hpi');
+    assert.equal(originated.context.command.state, 'staged');
+    assert.deepEqual(originated.context.command.edited_by, []);
+    assert.equal(originated.context.previous, null);
+    assert.deepEqual(originated.context.fields, {});
+    assert.equal(originated.context.patient.key, originated.context.command.patient_key);
+    assert.equal(originated.context.note.uuid, originated.context.command.note_key);
+    assert.equal(originated.depth, 0);
+    assert.match(originated.id, /^[0-9a-f-]{36}$/);
+
+    const erred = createEvent('LAB_ORDER_COMMAND__POST_ENTER_IN_ERROR', { target: 'c', actor: 's' });
+    assert.equal(erred.context.command.state, 'entered_in_error');
+    assert.equal(erred.context.command.entered_in_error_by, 's');
+    assert.equal(erred.context.previous?.state, 'committed');
+    assert.equal(erred.context.previous?.entered_in_error_by, null);
+
+    const generic = createEvent('POST_COMMAND_UPDATE', { target: 'c', kind: 'prescribe', fields: { sig: 'daily' } });
+    assert.equal(generic.context.command.schema_key, 'prescribe');
+    assert.deepEqual(generic.context.command.data, { sig: 'daily' });
+    assert.equal(createEvent('PRE_COMMAND_DELETE', { target: 'c' }).context.command.schema_key, 'plan');
+  });
+
+  it('lets a test set any member of the command, and the previous command', () => {
+    const previous = createEvent('PLAN_COMMAND__POST_UPDATE', { target: 'c', fields: { narrative: 'old' } }).context.command;
+    const event = createEvent('PLAN_COMMAND__POST_UPDATE', {
+      target: 'c',
+      fields: { narrative: 'new' },
+      command: { updated_at: '2026-02-02T00:00:00.000001Z', originated_by: 'someone' },
+      previous,
+    });
+    assert.equal(event.context.command.updated_at, '2026-02-02T00:00:00.000001Z');
+    assert.equal(event.context.command.originated_by, 'someone');
+    assert.deepEqual(event.context.previous?.data, { narrative: 'old' });
+    assert.deepEqual(event.context.fields, { narrative: 'new' });
+  });
+
+  it('builds an after-search event with its field, term and results', () => {
+    const results = [option('Asthma', 'J45')];
+    const event = createSearchEvent('PRESCRIBE_COMMAND__INDICATIONS__POST_SEARCH', { term: 'asth', results, actor: 'staff-1', id: 'e-2' });
+    assert.deepEqual(event, {
+      id: 'e-2',
+      type: 'PRESCRIBE_COMMAND__INDICATIONS__POST_SEARCH',
+      target: { id: 'prescribe.indications', type: 'field' },
+      context: { schema_key: 'prescribe', field: 'indications', search_term: 'asth', results },
+      actor: { id: 'staff-1' },
+      depth: 0,
+    });
+    assert.throws(() => createSearchEvent('PLAN_COMMAND__POST_COMMIT' as SearchEventName, {}), /unknown after-search event name/);
+    assert.throws(() => createEvent('DIAGNOSE_COMMAND__DIAGNOSE__POST_SEARCH' as 'PLAN_COMMAND__POST_COMMIT', { target: 'x' }), /unknown event name/);
   });
 
   it('refuses an unknown event name', () => {
@@ -92,6 +229,53 @@ describe('effects', () => {
     assert.throws(() => addBannerAlert({ ...ok, intent: 'loud' as 'info' }), /unknown banner intent "loud"/);
     assert.deepEqual(removeBannerAlert('p', 'k'), { type: 'REMOVE_BANNER_ALERT', payload: { patient: 'p', key: 'k' } });
   });
+
+  it('a validation error carries its message (1–500 characters) and, when given, the field', () => {
+    assert.deepEqual(validationError('An indication is required'), {
+      type: 'EVENT_VALIDATION_ERROR',
+      payload: { errors: [{ message: 'An indication is required' }] },
+    });
+    assert.deepEqual(validationError('Pick one', { field: 'indications' }), {
+      type: 'EVENT_VALIDATION_ERROR',
+      payload: { errors: [{ message: 'Pick one', field: 'indications' }] },
+    });
+    assert.equal(validationError('x'.repeat(500)).payload.errors[0]?.message.length, 500);
+    assert.throws(() => validationError('x'.repeat(501)), RangeError);
+    assert.throws(() => validationError(''), RangeError);
+    assert.throws(() => validationError(42 as unknown as string), RangeError);
+    assert.throws(() => validationError('x', { field: '' }), RangeError);
+  });
+
+  it('autocomplete results carry the options list as the payload, copied', () => {
+    const options = [option('B', 2), option('A', 1)];
+    const effect = autocompleteResults(options);
+    assert.deepEqual(effect, { type: 'AUTOCOMPLETE_SEARCH_RESULTS', payload: options });
+    assert.notEqual(effect.payload, options);
+    assert.deepEqual(autocompleteResults([]).payload, []);
+    assert.throws(() => autocompleteResults('x' as never), TypeError);
+    assert.throws(() => autocompleteResults([null as never]), TypeError);
+  });
+
+  it('every effect a builder makes is one of EFFECT_TYPES, and command effect types map back to their kind', () => {
+    assert.equal(EFFECT_TYPES.length, 15 * 5 + 4);
+    assert.equal(new Set(EFFECT_TYPES).size, EFFECT_TYPES.length);
+    const built: Effect[] = [
+      originateCommand('hpi', 'n', {}),
+      editCommand('educationalMaterial', 'c', {}),
+      commandStep('DELETE', 'reasonForVisit', 'c'),
+      addBannerAlert({ patient: 'p', key: 'k', narrative: 'n', placement: ['chart'], intent: 'info' }),
+      removeBannerAlert('p', 'k'),
+      validationError('no'),
+      autocompleteResults([]),
+    ];
+    for (const effect of built) assert.ok(isEffectType(effect.type), effect.type);
+    assert.ok(!isEffectType('ORIGINATE_HISTORY_OF_PRESENT_ILLNESS_COMMAND'));
+    assert.deepEqual(commandEffectOf('ENTER_IN_ERROR_LAB_ORDER_COMMAND'), { kind: 'labOrder', step: 'ENTER_IN_ERROR' });
+    assert.deepEqual(commandEffectOf('ORIGINATE_HPI_COMMAND'), { kind: 'hpi', step: 'ORIGINATE' });
+    assert.equal(commandEffectOf('ORIGINATE_TASK_COMMAND'), undefined);
+    assert.equal(commandEffectOf('ADD_BANNER_ALERT'), undefined);
+    assert.throws(() => commandStep('SEND' as 'COMMIT', 'plan', 'c'), /unknown command step "SEND"/);
+  });
 });
 
 describe('runHandler', () => {
@@ -120,6 +304,51 @@ describe('runHandler', () => {
     const other = createEvent('PLAN_COMMAND__PRE_COMMIT', { target: 'c' });
     assert.deepEqual(await runHandler(Echo as never, other), []);
     assert.deepEqual(await runHandler(Echo, createEvent('PLAN_COMMAND__POST_COMMIT', { target: 'c', fields: { narrative: 'skip' } })), []);
+  });
+});
+
+describe('typed handlers', () => {
+  // An after-search handler sees the search's context; a command handler the command's.
+  class Reorder extends BaseHandler<'PRESCRIBE_COMMAND__INDICATIONS__POST_SEARCH'> {
+    static override readonly RESPONDS_TO: readonly EventName[] = ['PRESCRIBE_COMMAND__INDICATIONS__POST_SEARCH'];
+    compute(): Effect[] {
+      const { results, search_term } = this.event.context;
+      return [autocompleteResults([...results].reverse().map((o) => ({ ...o, annotations: [`for ${search_term}`] })))];
+    }
+  }
+  class RequireIndication extends BaseHandler<'PRESCRIBE_COMMAND__PRE_COMMIT'> {
+    static override readonly RESPONDS_TO: readonly EventName[] = ['PRESCRIBE_COMMAND__PRE_COMMIT'];
+    compute(): Effect[] {
+      const indications = this.event.context.command.data['indications'];
+      return Array.isArray(indications) && indications.length > 0 ? [] : [validationError('A prescription needs an indication', { field: 'indications' })];
+    }
+  }
+
+  it('an after-search handler reorders and annotates the results', async () => {
+    const event = createSearchEvent('PRESCRIBE_COMMAND__INDICATIONS__POST_SEARCH', { term: 'a', results: [option('One', 1), option('Two', 2)] });
+    const [effect] = await runHandler(Reorder, event);
+    assert.deepEqual(
+      (effect?.payload as AutocompleteOption[]).map((o) => [o.text, o.annotations]),
+      [
+        ['Two', ['for a']],
+        ['One', ['for a']],
+      ],
+    );
+  });
+
+  it('a PRE handler answers a validation error from the command it is given', async () => {
+    const without = createEvent('PRESCRIBE_COMMAND__PRE_COMMIT', { target: 'c', fields: { indications: [] } });
+    assert.deepEqual(await runHandler(RequireIndication, without), [validationError('A prescription needs an indication', { field: 'indications' })]);
+    const withOne = createEvent('PRESCRIBE_COMMAND__PRE_COMMIT', { target: 'c', fields: { indications: [option('Asthma', 'J45')] } });
+    assert.deepEqual(await runHandler(RequireIndication, withOne), []);
+  });
+
+  it('an event is plain JSON: it survives a round trip unchanged, as it crosses into the sandbox', () => {
+    const events: PluginEvent[] = [
+      createEvent('PLAN_COMMAND__POST_COMMIT', { target: 'c', fields: { narrative: 'x' } }),
+      createSearchEvent('DIAGNOSE_COMMAND__DIAGNOSE__POST_SEARCH', {}),
+    ];
+    for (const event of events) assert.deepEqual(JSON.parse(JSON.stringify(event)), event);
   });
 });
 
@@ -158,4 +387,8 @@ function manifestWith(handler: Partial<{ events: string[] }>): object {
     description: '',
     components: { handlers: [{ entry: 'handlers.js', class: 'Echo', events: ['PLAN_COMMAND__POST_COMMIT'], description: '', ...handler }] },
   };
+}
+
+function option(text: string, value: string | number): AutocompleteOption {
+  return { text, disabled: false, description: null, annotations: null, extra: { coding: [] }, value };
 }
