@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as tar from 'tar';
-import { createEvent, recordingLogger, runHandler, type HandlerClass } from '@charta/plugin-sdk';
+import { createEvent, originateCommand, recordingLogger, runHandler, type HandlerClass } from '@charta/plugin-sdk';
 import { buildProject } from '../src/packaging/index.ts';
 import { BuildFailure } from '../src/packaging/project.ts';
 import { charta, single, tempDir } from './support/cli.ts';
@@ -86,10 +86,10 @@ describe('building a plugin project', () => {
     assert.doesNotMatch(bundle, /from ["']@charta\/plugin-sdk["']/);
     const module = (await import(pathToFileURL(path.join(unpacked, 'build_me/handlers.js')).href)) as { PlanCommittedHandler: HandlerClass };
     const log = recordingLogger();
-    const event = createEvent('PLAN_COMMAND__POST_COMMIT', { target: 'c-1', fields: { narrative: 'Follow-up in 2 weeks' }, patient: 'p-1' });
+    const event = createEvent('PLAN_COMMAND__POST_COMMIT', { target: 'c-1', fields: { narrative: 'Recheck in 2 weeks' }, note: 'n-1', actor: 's-1' });
     const effects = await runHandler(module.PlanCommittedHandler, event, { log });
-    assert.equal(effects[0]?.type, 'ADD_BANNER_ALERT');
-    assert.deepEqual(log.lines, [{ level: 'info', message: 'plan c-1 committed: Follow-up in 2 weeks' }]);
+    assert.deepEqual(effects, [originateCommand('instruct', 'n-1', { comment: 'Follow up on: Recheck in 2 weeks' })]);
+    assert.deepEqual(log.lines, [{ level: 'info', message: 'plan c-1 committed by s-1: Recheck in 2 weeks' }]);
   });
 
   it("the generated project's own test and typecheck pass once its dependencies are installed", () => {
@@ -110,7 +110,7 @@ describe('building a plugin project', () => {
       encoding: 'utf8',
       env,
     });
-    assert.match(test, /# pass 3\n/);
+    assert.match(test, /# pass 4\n/);
     assert.match(test, /# fail 0\n/);
     execFileSync(process.execPath, [path.join(modules, 'typescript/bin/tsc'), '-p', '.'], { cwd: project, encoding: 'utf8' });
   });

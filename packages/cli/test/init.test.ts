@@ -43,8 +43,9 @@ describe('charta plugin init', () => {
       entry: 'plugin_boilerplate/handlers.js',
       class: 'PlanCommittedHandler',
       events: ['PLAN_COMMAND__POST_COMMIT'],
-      description: 'Logs each committed plan and flags planned follow-ups on the chart.',
+      description: 'Logs each committed plan and adds a follow-up instruction to its note.',
     });
+    assert.deepEqual(manifest.secrets, []);
     const pkg = json(dir, 'package.json');
     assert.equal(pkg.author, 'Plugin Developer <developer@email.com>');
     assert.match(pkg.devDependencies['@charta/plugin-sdk'], /^file:.+plugin-sdk$/);

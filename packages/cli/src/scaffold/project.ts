@@ -31,10 +31,12 @@ export function manifestFor(answers: Answers): ChartaManifest {
           entry: `${answers.project_package_name}/handlers.js`,
           class: 'PlanCommittedHandler',
           events: ['PLAN_COMMAND__POST_COMMIT'],
-          description: 'Logs each committed plan and flags planned follow-ups on the chart.',
+          description: 'Logs each committed plan and adds a follow-up instruction to its note.',
         },
       ],
     },
+    // The names of the secrets the handlers read (this.secrets); values are set on the instance.
+    secrets: [],
     readme: './README.md',
   };
   const checked = validateManifest(manifest);
