@@ -352,6 +352,23 @@ describe('typed handlers', () => {
   });
 });
 
+describe('docs/plugins.md', () => {
+  const doc = fs.readFileSync(new URL('../../../docs/plugins.md', import.meta.url), 'utf8');
+
+  it('names every after-search event, every kind prefix and the generic events', () => {
+    const missing = EVENT_NAMES.filter((n) => n.endsWith('__POST_SEARCH') || n.startsWith('PLUGIN_')).filter((n) => !doc.includes(`\`${n}\``));
+    assert.deepEqual(missing, []);
+    for (const prefix of Object.values(COMMAND_EVENT_PREFIXES)) assert.ok(doc.includes(`| \`${prefix}\` |`), prefix);
+    assert.ok(doc.includes('`PRE_COMMAND_<ACTION>`') && doc.includes('`POST_COMMAND_<ACTION>`'));
+  });
+
+  it('lists every effect type in its Effects table', () => {
+    const rows = EFFECT_TYPES.map((t) => t.replace(/^(ORIGINATE|EDIT|COMMIT|DELETE|ENTER_IN_ERROR)_.+_COMMAND$/, '$1_<KEY>_COMMAND'));
+    const missing = [...new Set(rows)].filter((t) => !doc.includes(`| \`${t}\` |`));
+    assert.deepEqual(missing, []);
+  });
+});
+
 describe('package', () => {
   it('SDK_VERSION is the package version', () => {
     const pkg = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
