@@ -24,6 +24,15 @@ import { referenceRoutes } from './reference/routes.ts';
 import { LogBus } from './logs/bus.ts';
 import { logRoutes } from './logs/routes.ts';
 import { healthRoutes } from './health/routes.ts';
+import { createPluginRuntime } from './runtime/index.ts';
+import type { PluginHost } from './runtime/host.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The plugin runtime of this process (runtime/): loaded on ready, stopped on close. */
+    pluginRuntime: PluginHost;
+  }
+}
 
 export const VERSION = '0.1.0';
 
@@ -49,6 +58,10 @@ export async function buildApp(config: Config, storage: Storage): Promise<Fastif
   });
 
   app.decorate('logs', new LogBus()); // the log stream's bus (logs/)
+  const runtime = createPluginRuntime(config, storage, app.logs);
+  app.decorate('pluginRuntime', runtime);
+  app.addHook('onReady', () => runtime.start());
+  app.addHook('onClose', () => runtime.close());
   // Shared schemas at the root, before any feature, so every encapsulated feature can $ref them.
   for (const schema of sharedSchemas) app.addSchema(schema);
   registerBodyParsers(app);

@@ -10,7 +10,7 @@ import { applyValues, checkValues } from './apply-values-patch.ts';
 import { assertNoteWritable } from './rules.ts';
 import { toView } from './representation.ts';
 import { actingStaff } from '../auth/acting-staff.ts';
-import { auditCommand, commandWrite } from './transition.ts';
+import { auditCommand, commandEvents, commandWrite } from './transition.ts';
 
 export interface CreateInput {
   schemaKey: string;
@@ -47,8 +47,11 @@ export async function createCommand(ctx: Ctx, input: CreateInput, idempotency?: 
       created_at: now,
       updated_at: now,
     };
-    await insertCommand(trx, row);
     const view = toView(row);
+    const events = commandEvents(ctx, staffKey, { action: 'ORIGINATE', command: view, previous: null });
+    await events.pre(trx);
+    await insertCommand(trx, row);
+    await events.post(trx);
     await auditCommand(audit, 'created', uuid, null, view);
     return { status: 201, body: view };
   });

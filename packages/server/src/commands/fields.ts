@@ -46,6 +46,9 @@ export async function autocomplete(ctx: Ctx, uuid: string, fieldName: string, se
   if (field.type !== 'AutocompleteField') throw problem('field_not_autocomplete');
   if (field.source === undefined) return [];
   const context = { db: ctx.storage.reader, engine: ctx.storage.engine, patientKey: command.patient_key, data: command.data };
-  const options = await searchOptions({ ...field, source: field.source }, context, searchTerm, limit);
+  const found = await searchOptions({ ...field, source: field.source }, context, searchTerm, limit);
+  // The after-search event: enabled plugins may reorder, filter or annotate (docs/plugins.md, "Events").
+  const actor = { staffKey: ctx.principal.staffKey ?? ctx.principal.credential, requestId: ctx.requestId, depth: ctx.eventDepth ?? 0 };
+  const options = ctx.runtime === undefined ? found : await ctx.runtime.afterSearch({ schemaKey: command.schema_key, field: field.name, term: searchTerm, options: found }, actor);
   return options.map(toWire);
 }

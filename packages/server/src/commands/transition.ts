@@ -7,13 +7,13 @@
 //   1. load and lock the command (404), check If-Match (412);
 //   2. check its note takes commands and its state allows the transition (400);
 //   3. the transition's own checks and effects (`change`: values, required fields, the chart);
-//   4. write the command (or delete it) and its audit row; the transaction commits;
-//   5. emit to the log stream.
-// The plugin runtime hooks in here and nowhere else: PRE events between 2 and 3, from the locked
-// row (a plugin may veto the transition with field errors, a 400 that rolls everything back);
-// POST events as an outbox row written in 4, inside the transaction, delivered after the commit.
-// Create (create.ts) has no prior state to check; it shares the write, audit and emit below
-// (`commandWrite`, `auditCommand`), and its events take the same two places in its own steps.
+//   4. the PRE event of the plugin runtime, from the locked row and the change: a plugin's
+//      validation error is a 400 that rolls everything back (docs/plugins.md, "Events");
+//   5. write the command (or delete it), the POST event's outbox row and the audit row; the
+//      transaction commits;
+//   6. emit to the log stream and wake the delivery of POST events.
+// Create (create.ts) has no prior state to check; it shares the events, write, audit and emit
+// below (`commandEvents`, `commandWrite`, `auditCommand`).
 import type { Kysely } from 'kysely';
 import type { Ctx } from '../context.ts';
 import { nowMicros } from '../lib/time.ts';
@@ -26,6 +26,7 @@ import { actingStaff } from '../auth/acting-staff.ts';
 import { logCommand, logCommandDeleted } from '../logs/events.ts';
 import { assertNoteWritable, loadForWrite, withEditor } from './rules.ts';
 import { toView, type CommandView } from './representation.ts';
+import type { CommandChangeEvent } from '../runtime/types.ts';
 
 /** What a write did to a command, as the log stream and the audit trail (`command.<verb>`) name it. */
 export type CommandVerb = 'created' | 'updated' | 'committed' | 'entered in error' | 'deleted';
@@ -69,19 +70,17 @@ export async function transition<V extends Exclude<CommandVerb, 'created'>>(
     const row = await loadForWrite(trx, engine, uuid, ifMatch);
     await assertNoteWritable(trx, engine, row.note_uuid);
     if (row.state !== t.from) throw problem(NOT_IN_STATE[t.from]);
-    // PRE events of the plugin runtime go here (before the transition's own checks and writes).
     const now = nowMicros();
     const change = await t.change({ trx, engine, row, staffKey, now });
-    let after: CommandView | null = null;
-    if (change === null) {
-      await deleteCommand(trx, uuid);
-    } else {
-      const set = { ...change, edited_by: withEditor(row.edited_by, staffKey), updated_at: now };
-      await updateCommand(trx, uuid, set);
-      after = toView({ ...row, ...set });
-    }
-    // POST events of the plugin runtime: their outbox row goes here, in this transaction.
-    await auditCommand(audit, t.verb, uuid, toView(row), after);
+    const before = toView(row);
+    const set = change === null ? null : { ...change, edited_by: withEditor(row.edited_by, staffKey), updated_at: now };
+    const after = set === null ? null : toView({ ...row, ...set });
+    const events = commandEvents(ctx, staffKey, { action: ACTIONS[t.verb], command: after ?? before, previous: before });
+    await events.pre(trx);
+    if (set === null) await deleteCommand(trx, uuid);
+    else await updateCommand(trx, uuid, set);
+    await events.post(trx);
+    await auditCommand(audit, t.verb, uuid, before, after);
     return { status: 200, body: after as V extends 'deleted' ? null : CommandView };
   });
 }
@@ -100,7 +99,20 @@ export async function commandWrite<T extends CommandView | null>(
   const outcome = await writeTransaction<T>(ctx, idempotency, work);
   if (verb === 'deleted') logCommandDeleted(ctx, uuid, outcome);
   else logCommand(ctx, verb, outcome as Committed<CommandView>);
+  if (!outcome.replayed) ctx.runtime?.committed();
   return outcome;
+}
+
+/** The plugin runtime's name of each verb's action (`PLAN_COMMAND__PRE_COMMIT`…). */
+const ACTIONS = { created: 'ORIGINATE', updated: 'UPDATE', committed: 'COMMIT', 'entered in error': 'ENTER_IN_ERROR', deleted: 'DELETE' } as const;
+
+/** The PRE and POST events of one command change, for the write transaction to run (nothing without a runtime). */
+export function commandEvents(ctx: Ctx, staffKey: string, change: CommandChangeEvent) {
+  const actor = { staffKey, requestId: ctx.requestId, depth: ctx.eventDepth ?? 0 };
+  return {
+    pre: (trx: Kysely<Database>) => ctx.runtime?.pre(trx, change, actor) ?? Promise.resolve(),
+    post: (trx: Kysely<Database>) => ctx.runtime?.post(trx, change, actor) ?? Promise.resolve(),
+  };
 }
 
 /** The audit row of a command write: `command.<verb>`, the command before and after. */

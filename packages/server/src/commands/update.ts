@@ -1,10 +1,11 @@
 // PATCH /core/api/v1/commands/{uuid}/: replace the named field values of a staged command.
 import type { Ctx } from '../context.ts';
+import type { Idempotency } from '../storage/transaction.ts';
 import { getKind } from './kinds/index.ts';
 import { applyValues } from './apply-values-patch.ts';
 import { transition } from './transition.ts';
 
-export async function updateCommand(ctx: Ctx, uuid: string, values: unknown, ifMatch?: string) {
+export async function updateCommand(ctx: Ctx, uuid: string, values: unknown, ifMatch?: string, idempotency?: Idempotency) {
   return transition(
     ctx,
     uuid,
@@ -18,5 +19,6 @@ export async function updateCommand(ctx: Ctx, uuid: string, values: unknown, ifM
       },
     },
     ifMatch,
+    idempotency,
   );
 }

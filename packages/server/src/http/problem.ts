@@ -5,6 +5,8 @@
 export interface FieldProblem {
   field: string;
   message: string;
+  /** The plugin that raised it (plugin_validation_failed). */
+  plugin?: string;
 }
 
 interface Entry {
@@ -25,6 +27,7 @@ export const catalog = {
   field_not_found: { status: 404, title: 'Not found', detail: 'Field not found' },
   unknown_schema_key: { status: 400, title: 'Unknown command kind', detail: 'Unknown schemaKey' },
   required_field_missing: { status: 400, title: 'Required field missing', detail: 'A field required to commit is missing' },
+  plugin_validation_failed: { status: 400, title: 'Refused by a plugin', detail: 'A plugin refused the change' },
   // The patient's chart (commit)
   condition_already_active: { status: 400, title: 'Condition already active', detail: 'The patient already has this active condition' },
   chart_entry_not_active: { status: 400, title: 'Chart entry not active', detail: 'The chart entry picked is no longer active' },

@@ -15,7 +15,7 @@ export interface FeatureOptions {
 
 export function ctxOf(request: FastifyRequest, storage: Storage): Ctx {
   if (request.principal === null) throw problem('unauthorized');
-  return { storage, principal: request.principal, requestId: request.id, logs: request.server.logs };
+  return { storage, principal: request.principal, requestId: request.id, logs: request.server.logs, runtime: request.server.pluginRuntime };
 }
 
 /** CHARTA_PUBLIC_URL, else scheme and host of the request. */

@@ -18,15 +18,18 @@ export interface LogEntry {
   source: LogSource;
   plugin?: string;
   request_id?: string;
+  /** The plugin handler a line is about (`<entry>:<export>`). */
+  handler?: string;
+  /** The event the handler was given, e.g. `PLAN_COMMAND__POST_COMMIT`. */
+  event_type?: string;
+  /** false on every line that reports a failure of a plugin (docs/plugins.md, "Faults"); absent elsewhere. */
+  success?: boolean;
 }
 
-export interface LogInput {
-  event: string;
-  level: LogLevel;
-  source?: LogSource;
-  plugin?: string;
-  request_id?: string;
-}
+/** The optional members of an entry, in the order a line shows them. */
+export const OPTIONAL_MEMBERS = ['plugin', 'request_id', 'handler', 'event_type', 'success'] as const;
+
+export type LogInput = Omit<LogEntry, 'timestamp' | 'source'> & { source?: LogSource };
 
 export interface LogFilter {
   plugin?: string;
@@ -67,6 +70,15 @@ export function oneLine(text: string): string {
   return flat.length > MAX_EVENT_CHARS ? `${flat.slice(0, MAX_EVENT_CHARS - 1)}…` : flat;
 }
 
+/** Copies the optional members that have the right type from `from` to `to`. */
+export function copyOptional(from: Record<string, unknown> | LogInput, to: LogEntry): void {
+  const source = from as Record<string, unknown>;
+  for (const key of OPTIONAL_MEMBERS) {
+    const value = source[key];
+    if (key === 'success' ? typeof value === 'boolean' : typeof value === 'string') (to as unknown as Record<string, unknown>)[key] = value;
+  }
+}
+
 export class LogBus {
   /** Names this bus across processes (host, pid, random): a relay skips its own entries. */
   readonly origin = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
@@ -83,8 +95,7 @@ export class LogBus {
   emit(input: LogInput): LogEntry {
     const micros = nowMicros();
     const entry: LogEntry = { event: oneLine(input.event), level: input.level, timestamp: isoMicros(micros), source: input.source ?? 'server' };
-    if (input.plugin !== undefined) entry.plugin = input.plugin;
-    if (input.request_id !== undefined) entry.request_id = input.request_id;
+    copyOptional(input, entry);
     this.deliver(entry, micros);
     for (const relay of this.relays) {
       try {

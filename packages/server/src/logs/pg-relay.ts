@@ -6,7 +6,7 @@
 // queued (up to MAX_PENDING) and published once it is back. Every entry is counted as relayed or
 // dropped, never silently lost; after a reconnection the counts are logged (docs/api.md, "Log stream").
 import pg from 'pg';
-import { isLevel, type LogBus, type LogEntry } from './bus.ts';
+import { copyOptional, isLevel, type LogBus, type LogEntry } from './bus.ts';
 
 export const CHANNEL = 'charta_logs';
 /** PostgreSQL's NOTIFY payload limit is 8,000 bytes; stay below it. */
@@ -60,8 +60,7 @@ export function entryOf(payload: string, ownOrigin: string): LogEntry | undefine
   if (typeof r.event !== 'string' || !isLevel(r.level) || typeof r.timestamp !== 'string') return undefined;
   if (r.source !== 'server' && r.source !== 'plugin') return undefined;
   const entry: LogEntry = { event: r.event, level: r.level, timestamp: r.timestamp, source: r.source };
-  if (typeof r.plugin === 'string') entry.plugin = r.plugin;
-  if (typeof r.request_id === 'string') entry.request_id = r.request_id;
+  copyOptional(r, entry);
   return entry;
 }
 

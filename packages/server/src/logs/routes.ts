@@ -86,7 +86,7 @@ export async function logRoutes(parent: FastifyInstance, { limits = DEFAULT_CONS
       summary: 'Log stream (WebSocket upgrade; one JSON entry per message)',
       description:
         'Connect with a WebSocket; credentials in the Authorization header (an API key, or a token with the scope system/Plugins.*). ' +
-        'Each message is `{"event", "level", "timestamp", "source", "plugin"?, "request_id"?}`.',
+        'Each message is `{"event", "level", "timestamp", "source", "plugin"?, "request_id"?, "handler"?, "event_type"?, "success"?}`.',
       querystring: LogStreamQuery,
       response: {
         101: Type.Null({ description: 'Switching protocols: the stream follows' }),

@@ -57,3 +57,7 @@ export async function listPlugins(db: Db, limit: number, offset: number) {
   ]);
   return { rows, count: Number(total.n) };
 }
+
+/** What the plugin runtime compares on every process to see a plugin change: every plugin, without its package. */
+export const pluginStates = (db: Db) =>
+  db.selectFrom('plugins').select(['name', 'version', 'format', 'checksum', 'is_enabled', 'updated_at']).orderBy('name').execute();

@@ -1,0 +1,82 @@
+// One handler call through the runner, and what it puts on the log stream (docs/plugins.md,
+// "Faults"): the plugin's own lines (source "plugin"), a warning for lines over the cap, and one
+// error line with `success: false` for every fault, naming the plugin, handler, event and request.
+import type { LogBus } from '../logs/bus.ts';
+import type { CallOutcome, CallResult, JsonObject } from './sandbox/types.ts';
+
+/** A handler of an enabled plugin, as the host dispatches to it. */
+export interface ActiveHandler {
+  plugin: string;
+  /** The bundled module, relative to the manifest (`my_plugin/handlers.js`). */
+  entry: string;
+  /** The exported handler class. */
+  className: string;
+  /** `<entry>:<class>`, as log lines name it. */
+  id: string;
+  /** The events it is given: the manifest's list, each also in the class's RESPONDS_TO. */
+  events: string[];
+  secrets: Readonly<Record<string, string>>;
+}
+
+export interface CallRunner {
+  call(name: string, entry: string, handler: string, event: JsonObject, secrets: Readonly<Record<string, string>>): Promise<CallResult>;
+}
+
+export function describeOutcome(outcome: Exclude<CallOutcome, { kind: 'ok' }>): string {
+  switch (outcome.kind) {
+    case 'timeout':
+      return `ran longer than its ${outcome.deadlineMs} ms deadline`;
+    case 'out-of-memory':
+      return `ran out of memory (limit ${Math.round(outcome.memoryBytes / 1024 / 1024)} MiB)`;
+    case 'threw':
+      return `threw ${outcome.message}`;
+    case 'invalid-result':
+      return `returned an invalid result: ${outcome.message}`;
+    case 'no-such-handler':
+      return `is not exported by the plugin (${outcome.handler})`;
+    case 'crashed':
+      return `crashed the sandbox: ${outcome.message}`;
+    case 'unavailable':
+      return `could not run: ${outcome.message}`;
+  }
+}
+
+export class HandlerCalls {
+  constructor(
+    readonly runner: CallRunner,
+    private readonly logs: LogBus,
+  ) {}
+
+  /** Calls the handler; its effects, or null after a fault (logged). */
+  async call(handler: ActiveHandler, type: string, event: JsonObject, requestId: string | undefined): Promise<JsonObject[] | null> {
+    const tags = { plugin: handler.plugin, handler: handler.id, event_type: type, ...(requestId === undefined ? {} : { request_id: requestId }) };
+    let result: CallResult;
+    try {
+      result = await this.runner.call(handler.plugin, handler.entry, handler.className, event, handler.secrets);
+    } catch (err) {
+      this.failure(handler, type, requestId, `could not run: ${err instanceof Error ? err.message : String(err)}`);
+      return null;
+    }
+    for (const line of result.logs) this.logs.emit({ level: line.level, event: line.message, source: 'plugin', ...tags });
+    if (result.droppedLogLines > 0) {
+      this.logs.emit({ level: 'warning', event: `${result.droppedLogLines} log line(s) of this call were dropped (over the per-call limit or malformed)`, ...tags });
+    }
+    if (result.outcome.kind === 'ok') return result.outcome.effects;
+    const reloaded = result.reloaded ? '; its runtime was replaced by a fresh one' : '';
+    this.failure(handler, type, requestId, `${describeOutcome(result.outcome)}${reloaded}`);
+    return null;
+  }
+
+  /** An error line with success: false about this handler and event. */
+  failure(handler: Pick<ActiveHandler, 'plugin' | 'id'>, type: string, requestId: string | undefined, what: string): void {
+    this.logs.emit({
+      level: 'error',
+      event: `plugin ${handler.plugin}: handler ${handler.id} on ${type} ${what}`,
+      plugin: handler.plugin,
+      handler: handler.id,
+      event_type: type,
+      success: false,
+      ...(requestId === undefined ? {} : { request_id: requestId }),
+    });
+  }
+}

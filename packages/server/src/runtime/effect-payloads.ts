@@ -1,0 +1,121 @@
+// The effects a handler may return, read from its JSON (docs/plugins.md, "Effects"): each parser
+// answers the typed effect, or a sentence saying what is wrong with it. Nothing here trusts the
+// plugin's JSON beyond what it checks.
+import { COMMAND_EVENT_PREFIXES, type CommandKindKey } from '@charta/plugin-sdk';
+import type { OptionDoc } from '../autocomplete/types.ts';
+import type { JsonObject, JsonValue } from './sandbox/types.ts';
+
+const isObject = (v: unknown): v is Record<string, JsonValue> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** An effect key (`PLAN`, `HPI`, `LAB_ORDER`) → the command kind's schema key. */
+const KIND_OF_KEY = new Map<string, CommandKindKey>(
+  Object.entries(COMMAND_EVENT_PREFIXES).map(([kind, prefix]) => [kind === 'hpi' ? 'HPI' : prefix, kind as CommandKindKey]),
+);
+
+export type CommandEffect =
+  | { step: 'originate'; kind: CommandKindKey; note: string; data: Record<string, unknown>; commit: boolean }
+  | { step: 'edit'; kind: CommandKindKey; command: string; data: Record<string, unknown> }
+  | { step: 'commit' | 'delete' | 'enter-in-error'; kind: CommandKindKey; command: string };
+
+export type BannerEffect =
+  | { step: 'add-banner'; patient: string; key: string; narrative: string; placement: string[]; intent: string }
+  | { step: 'remove-banner'; patient: string; key: string };
+
+export type Effect = CommandEffect | BannerEffect;
+
+const STEPS = { ORIGINATE: 'originate', EDIT: 'edit', COMMIT: 'commit', DELETE: 'delete', ENTER_IN_ERROR: 'enter-in-error' } as const;
+const PLACEMENTS = ['chart', 'timeline', 'appointment_card', 'scheduling_card', 'profile'];
+const INTENTS = ['info', 'warning', 'alert'];
+
+function text(payload: Record<string, JsonValue>, key: string, max: number): string | undefined {
+  const value = payload[key];
+  return typeof value === 'string' && value.length > 0 && value.length <= max ? value : undefined;
+}
+
+/** A POST event's effect, or why it cannot be applied. */
+export function parseEffect(effect: JsonObject): Effect | string {
+  const type = effect.type;
+  const payload = effect.payload;
+  if (typeof type !== 'string') return 'an effect needs a "type" string';
+  if (!isObject(payload)) return `${type}: "payload" must be a JSON object`;
+  if (type === 'ADD_BANNER_ALERT') {
+    const patient = text(payload, 'patient', 200);
+    const key = text(payload, 'key', 200);
+    const narrative = text(payload, 'narrative', 90);
+    const placement = payload.placement;
+    const intent = payload.intent;
+    if (patient === undefined || key === undefined) return `${type}: "patient" and "key" must be non-empty strings (at most 200 characters)`;
+    if (narrative === undefined) return `${type}: "narrative" must have 1 to 90 characters`;
+    if (!Array.isArray(placement) || placement.length === 0 || !placement.every((p) => typeof p === 'string' && PLACEMENTS.includes(p))) {
+      return `${type}: "placement" must list one or more of ${PLACEMENTS.join(', ')}`;
+    }
+    if (typeof intent !== 'string' || !INTENTS.includes(intent)) return `${type}: "intent" must be one of ${INTENTS.join(', ')}`;
+    return { step: 'add-banner', patient, key, narrative, placement: [...new Set(placement as string[])], intent };
+  }
+  if (type === 'REMOVE_BANNER_ALERT') {
+    const patient = text(payload, 'patient', 200);
+    const key = text(payload, 'key', 200);
+    if (patient === undefined || key === undefined) return `${type}: "patient" and "key" must be non-empty strings (at most 200 characters)`;
+    return { step: 'remove-banner', patient, key };
+  }
+  const match = /^(ORIGINATE|EDIT|COMMIT|DELETE|ENTER_IN_ERROR)_([A-Z_]+)_COMMAND$/.exec(type);
+  const kind = match === null ? undefined : KIND_OF_KEY.get(match[2]!);
+  if (match === null || kind === undefined) return `${type} is not an effect Charta knows`;
+  const step = STEPS[match[1] as keyof typeof STEPS];
+  if (step === 'originate') {
+    const note = payload.note;
+    const data = payload.data ?? {};
+    if (typeof note !== 'string' || !UUID.test(note)) return `${type}: "note" must be a note's uuid`;
+    if (!isObject(data)) return `${type}: "data" must be a JSON object of field values`;
+    if (payload.commit !== undefined && typeof payload.commit !== 'boolean') return `${type}: "commit" must be true or false`;
+    return { step, kind, note: note.toLowerCase(), data, commit: payload.commit === true };
+  }
+  const command = payload.command;
+  if (typeof command !== 'string' || !UUID.test(command)) return `${type}: "command" must be a command's uuid`;
+  if (step === 'edit') {
+    if (!isObject(payload.data)) return `${type}: "data" must be a JSON object of field values`;
+    return { step, kind, command: command.toLowerCase(), data: payload.data };
+  }
+  return { step, kind, command: command.toLowerCase() };
+}
+
+/** The errors of an EVENT_VALIDATION_ERROR effect, or why it is malformed. */
+export function validationErrors(effect: JsonObject): Array<{ message: string; field?: string }> | string {
+  const payload = effect.payload;
+  if (!isObject(payload) || !Array.isArray(payload.errors) || payload.errors.length === 0 || payload.errors.length > 50) {
+    return '"payload.errors" must list 1 to 50 errors';
+  }
+  const out: Array<{ message: string; field?: string }> = [];
+  for (const e of payload.errors) {
+    if (!isObject(e) || typeof e.message !== 'string' || e.message.length === 0 || e.message.length > 500) return 'each error needs a "message" of 1 to 500 characters';
+    if (e.field !== undefined && (typeof e.field !== 'string' || e.field.length === 0 || e.field.length > 200)) return 'an error\'s "field" must be a short string';
+    out.push({ message: e.message, ...(typeof e.field === 'string' ? { field: e.field } : {}) });
+  }
+  return out;
+}
+
+/**
+ * The options of an AUTOCOMPLETE_SEARCH_RESULTS effect: the plugin may reorder and filter the
+ * options it was given and set their `annotations`; it cannot invent an option (each is matched
+ * to one it was given by its `value` and `text`) nor change one in any other way.
+ */
+export function searchResults(effect: JsonObject, given: OptionDoc[]): OptionDoc[] | string {
+  const payload = effect.payload;
+  if (!Array.isArray(payload)) return '"payload" must be the list of options';
+  const byIdentity = new Map(given.map((o) => [JSON.stringify([o.value, o.text]), o]));
+  const out: OptionDoc[] = [];
+  for (const [index, item] of payload.entries()) {
+    if (!isObject(item)) return `option ${index} is not an object`;
+    const original = byIdentity.get(JSON.stringify([item.value, item.text]));
+    if (original === undefined) return `option ${index} is not one of the options the event carried`;
+    const annotations = item.annotations;
+    if (annotations !== null && annotations !== undefined) {
+      if (!Array.isArray(annotations) || annotations.length > 10 || !annotations.every((a) => typeof a === 'string' && a.length <= 200)) {
+        return `option ${index}: "annotations" must be null or at most 10 strings of at most 200 characters`;
+      }
+    }
+    out.push({ ...original, annotations: annotations === undefined ? original.annotations : (annotations as string[] | null) });
+  }
+  return out;
+}

@@ -1,0 +1,35 @@
+// The plugin runtime of one process, assembled (docs/plugins.md, "Delivery and guarantees"): the
+// runner process (started when the first plugin needs it), the package reader and check, the
+// secrets, and the host that dispatches events. app.ts creates it; it starts with the app and
+// stops with it.
+import type { Config } from '../config.ts';
+import type { Storage } from '../storage/db.ts';
+import type { LogBus } from '../logs/bus.ts';
+import { secretValues } from '../storage/plugin-secrets-repository.ts';
+import { PluginRunner } from './runner/client.ts';
+import { readRunnable } from './runnable.ts';
+import { checkPackage } from './check.ts';
+import { PluginHost } from './host.ts';
+
+/** Total time of the handlers of one PRE or after-search event, in milliseconds. */
+export const PRE_BUDGET_MS = 2000;
+/** The longest chain of events that effects may cause (a client's change is depth 0). */
+export const MAX_EVENT_DEPTH = 5;
+/** How often each process looks for plugin changes and undelivered events. */
+export const POLL_MS = 500;
+
+export function createPluginRuntime(config: Config, storage: Storage, logs: LogBus): PluginHost {
+  const runner = new PluginRunner({ onNotice: (level, message) => logs.emit({ level, event: `plugin runtime: ${message}`, success: level === 'error' ? false : undefined }) });
+  const limits = { maxMemoryMb: config.pluginMaxMemoryMb, maxTimeoutMs: config.pluginMaxTimeoutMs };
+  return new PluginHost({
+    storage,
+    logs,
+    runner,
+    readRunnable: (pkg) => readRunnable(pkg, limits),
+    checkPackage: (pkg) => checkPackage(runner, pkg, limits),
+    secretsOf: secretValues,
+    preBudgetMs: PRE_BUDGET_MS,
+    maxDepth: MAX_EVENT_DEPTH,
+    pollMs: POLL_MS,
+  });
+}

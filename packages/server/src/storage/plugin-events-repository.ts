@@ -1,0 +1,44 @@
+// The outbox of POST events (docs/plugins.md, "Delivery and guarantees"): written in the
+// transaction of the change, claimed by one process at a time, deleted once delivered.
+import { sql, type Kysely } from 'kysely';
+import type { Engine } from './db.ts';
+import type { Database, PluginEventTable } from './schema.ts';
+
+type Db = Kysely<Database>;
+
+export type NewPluginEvent = Omit<PluginEventTable, 'id' | 'attempts' | 'claimed_by' | 'claimed_until'>;
+
+export const insertPluginEvent = (db: Db, row: NewPluginEvent) => db.insertInto('plugin_events').values(row).execute();
+
+/**
+ * Claims up to `limit` events for `claimer` until `until` (microseconds): the oldest unclaimed (or
+ * whose claim expired) events that have no earlier event of the same command waiting, so the events
+ * of one command are delivered in order. On PostgreSQL the rows are locked with SKIP LOCKED, so two
+ * processes never claim one event; SQLite runs one write at a time.
+ */
+export async function claimPluginEvents(db: Db, engine: Engine, claimer: string, now: number, until: number, limit: number) {
+  const lock = engine === 'postgres' ? sql`FOR UPDATE OF e SKIP LOCKED` : sql``;
+  const result = await sql<PluginEventTable>`
+    UPDATE plugin_events SET claimed_by = ${claimer}, claimed_until = ${until}, attempts = attempts + 1
+    WHERE id IN (
+      SELECT e.id FROM plugin_events e
+      WHERE (e.claimed_until IS NULL OR e.claimed_until < ${now})
+        AND NOT EXISTS (SELECT 1 FROM plugin_events p WHERE p.command_uuid = e.command_uuid AND p.id < e.id)
+      ORDER BY e.id LIMIT ${limit} ${lock}
+    )
+    RETURNING *`.execute(db);
+  return result.rows.map((r) => ({ ...r, id: Number(r.id), depth: Number(r.depth), attempts: Number(r.attempts) })).sort((a, b) => a.id - b.id);
+}
+
+/** Delivered: the event leaves the outbox (only by the process that holds the claim). */
+export const deletePluginEvent = (db: Db, id: number, claimer: string) =>
+  db.deleteFrom('plugin_events').where('id', '=', id).where('claimed_by', '=', claimer).execute();
+
+/** Events still waiting (for the health of the delivery and for tests). */
+export async function countPluginEvents(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('plugin_events')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
