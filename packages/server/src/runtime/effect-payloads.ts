@@ -1,17 +1,12 @@
 // The effects a handler may return, read from its JSON (docs/plugins.md, "Effects"): each parser
 // answers the typed effect, or a sentence saying what is wrong with it. Nothing here trusts the
 // plugin's JSON beyond what it checks.
-import { COMMAND_EVENT_PREFIXES, type CommandKindKey } from '@charta/plugin-sdk';
+import { commandEffectOf, type CommandKindKey } from '@charta/plugin-sdk';
 import type { OptionDoc } from '../autocomplete/types.ts';
 import type { JsonObject, JsonValue } from './sandbox/types.ts';
 
 const isObject = (v: unknown): v is Record<string, JsonValue> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** An effect key (`PLAN`, `HPI`, `LAB_ORDER`) → the command kind's schema key. */
-const KIND_OF_KEY = new Map<string, CommandKindKey>(
-  Object.entries(COMMAND_EVENT_PREFIXES).map(([kind, prefix]) => [kind === 'hpi' ? 'HPI' : prefix, kind as CommandKindKey]),
-);
 
 export type CommandEffect =
   | { step: 'originate'; kind: CommandKindKey; note: string; data: Record<string, unknown>; commit: boolean }
@@ -59,10 +54,10 @@ export function parseEffect(effect: JsonObject): Effect | string {
     if (patient === undefined || key === undefined) return `${type}: "patient" and "key" must be non-empty strings (at most 200 characters)`;
     return { step: 'remove-banner', patient, key };
   }
-  const match = /^(ORIGINATE|EDIT|COMMIT|DELETE|ENTER_IN_ERROR)_([A-Z_]+)_COMMAND$/.exec(type);
-  const kind = match === null ? undefined : KIND_OF_KEY.get(match[2]!);
-  if (match === null || kind === undefined) return `${type} is not an effect Charta knows`;
-  const step = STEPS[match[1] as keyof typeof STEPS];
+  const known = commandEffectOf(type);
+  if (known === undefined) return `${type} is not an effect Charta knows`;
+  const kind = known.kind;
+  const step = STEPS[known.step];
   if (step === 'originate') {
     const note = payload.note;
     const data = payload.data ?? {};

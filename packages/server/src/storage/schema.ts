@@ -133,7 +133,7 @@ export interface PluginSecretTable {
   updated_at: number;
 }
 
-/** The outbox of POST events (docs/plugins.md, "Delivery"). */
+/** The outbox of POST events (docs/plugins.md, "Delivery and guarantees"). */
 export interface PluginEventTable {
   id: Generated<number>;
   event_id: string;
