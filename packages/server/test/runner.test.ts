@@ -66,14 +66,18 @@ describe('the plugin runner process', () => {
     assert.deepEqual(r.loadedPlugins(), ['counter']);
   });
 
-  it("runs the child with an empty environment in an empty working directory of its own", async () => {
+  it('runs the child with an empty environment in an empty working directory of its own', async () => {
     const { runner: r } = runner();
     await r.load(await plugin('env', 'return [];'));
     const pid = r.pid!;
     const environ = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean);
     // fork() itself passes the IPC channel's descriptor; nothing of the host's environment is there.
     const names = environ.map((line) => line.slice(0, line.indexOf('=')));
-    assert.deepEqual(names.filter((n) => !n.startsWith('NODE_CHANNEL_')), [], environ.join(' '));
+    assert.deepEqual(
+      names.filter((n) => !n.startsWith('NODE_CHANNEL_')),
+      [],
+      environ.join(' '),
+    );
     assert.ok(Object.keys(process.env).length > 0, 'the host has an environment to leak');
     const cwd = fs.readlinkSync(`/proc/${pid}/cwd`);
     assert.notEqual(cwd, process.cwd());
@@ -127,7 +131,9 @@ describe('the plugin runner process', () => {
 
   it('SIGKILL of the child during a call: the call resolves crashed, an error notice is given, the child restarts with the plugin loaded again', async () => {
     const { runner: r, notices } = runner();
-    await r.load(await plugin('loop', "if (this.event.context.fields.narrative === 'spin') for (;;) {} return [{ type: 'DONE' }];", '', { deadlineMs: 60_000 }));
+    await r.load(
+      await plugin('loop', "if (this.event.context.fields.narrative === 'spin') for (;;) {} return [{ type: 'DONE' }];", '', { deadlineMs: 60_000 }),
+    );
     await r.load(await plugin('bystander', COUNTER.body, COUNTER.prelude));
     assert.equal(countOf(await r.call('bystander', ENTRY, 'Probe', event(), {})), 1);
     const first = r.pid!;
@@ -137,7 +143,10 @@ describe('the plugin runner process', () => {
     const result = await spinning;
     assert.equal(result.outcome.kind, 'crashed');
     assert.match((result.outcome as { message: string }).message, /the plugin runner process died \(signal SIGKILL\)/);
-    assert.ok(notices.some((n) => n.level === 'error' && /the plugin runner process died/.test(n.message)), JSON.stringify(notices));
+    assert.ok(
+      notices.some((n) => n.level === 'error' && /the plugin runner process died/.test(n.message)),
+      JSON.stringify(notices),
+    );
 
     const next = await r.call('loop', ENTRY, 'Probe', event(), {});
     assert.deepEqual(effectsOf(next), [{ type: 'DONE' }]);
@@ -157,7 +166,10 @@ describe('the plugin runner process', () => {
     const result = await r.call('hang', ENTRY, 'Probe', event({ context: { fields: { narrative: 'spin' } } }), {});
     assert.equal(result.outcome.kind, 'crashed');
     assert.match((result.outcome as { message: string }).message, /did not answer within 2000 ms/);
-    assert.ok(notices.some((n) => n.level === 'error' && /plugin hang: calling Probe/.test(n.message)), JSON.stringify(notices));
+    assert.ok(
+      notices.some((n) => n.level === 'error' && /plugin hang: calling Probe/.test(n.message)),
+      JSON.stringify(notices),
+    );
     assert.deepEqual(effectsOf(await r.call('hang', ENTRY, 'Probe', event(), {})), [{ type: 'OK' }]);
     assert.notEqual(r.pid, first);
   });

@@ -116,7 +116,10 @@ export class PluginRunner {
     if (answer.kind !== 'response') return fail({ kind: 'crashed', message: answer.why }, this.plugins.has(name));
     const { response } = answer;
     if (response.op === 'called') return response.result;
-    return fail({ kind: 'crashed', message: response.op === 'failed' ? `the plugin runner failed: ${response.message}` : 'the plugin runner answered out of turn' });
+    return fail({
+      kind: 'crashed',
+      message: response.op === 'failed' ? `the plugin runner failed: ${response.message}` : 'the plugin runner answered out of turn',
+    });
   }
 
   /** Kills the child and removes its directory; later requests answer that the runner is closed. */
