@@ -156,6 +156,37 @@ describe('the plugin runner process', () => {
     assert.equal(countOf(await r.call('bystander', ENTRY, 'Probe', event(), {})), 1);
   });
 
+  it('a load under way when the child dies answers why and is not loaded again; the plugins loaded before are', async () => {
+    const { runner: r } = runner();
+    await r.load(await plugin('steady', COUNTER.body, COUNTER.prelude));
+    const loading = r.load(await plugin('suspect', 'return [];', 'for (;;) {}', { deadlineMs: 60_000 }));
+    await until(() => r.begun > 0);
+    process.kill(r.pid!, 'SIGKILL');
+    const answer = await loading;
+    assert.equal(answer.ok, false);
+    assert.match((answer as { reasons: string[] }).reasons.join(' '), /the plugin runner process died \(signal SIGKILL\)/);
+    assert.equal(countOf(await r.call('steady', ENTRY, 'Probe', event(), {})), 1);
+    assert.equal((await r.call('suspect', ENTRY, 'Probe', event(), {})).outcome.kind, 'unavailable');
+    assert.deepEqual(r.loadedPlugins(), ['steady']);
+  });
+
+  it('waits longer before each restart while the child keeps dying soon after its start', async () => {
+    const { runner: r, notices } = runner();
+    await r.load(await plugin('survivor', COUNTER.body, COUNTER.prelude));
+    for (let i = 0; i < 3; i++) {
+      const pid = r.pid!;
+      process.kill(pid, 'SIGKILL');
+      await until(() => r.pid !== undefined && r.pid !== pid);
+      // The restarted child serves the reloaded plugin.
+      assert.equal(countOf(await r.call('survivor', ENTRY, 'Probe', event(), {})), 1);
+    }
+    const deaths = notices.filter((n) => n.level === 'error').map((n) => n.message);
+    assert.equal(deaths.length, 3, deaths.join('\n'));
+    assert.match(deaths[0]!, /restarting it and loading 1 plugin\(s\) again$/);
+    assert.match(deaths[1]!, /restarting it in 250 ms/);
+    assert.match(deaths[2]!, /restarting it in 500 ms/);
+  });
+
   it('kills and restarts a child that works on a call past its guard time', async () => {
     const notices: { level: NoticeLevel; message: string }[] = [];
     // A guard shorter than the plugin's own deadline stands for a child that hangs.
