@@ -2,7 +2,9 @@
 // `charta plugin build` builds them, loaded in a real child process through PluginRunner.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { ChartaManifest } from '@charta/plugin-sdk/manifest';
 import { PluginRunner, type NoticeLevel } from '../src/runtime/runner/client.ts';
 import type { RunnablePlugin } from '../src/runtime/runnable.ts';
@@ -203,6 +205,24 @@ describe('the plugin runner process', () => {
     );
     assert.deepEqual(effectsOf(await r.call('hang', ENTRY, 'Probe', event(), {})), [{ type: 'OK' }]);
     assert.notEqual(r.pid, first);
+  });
+
+  it('a killed host leaves neither its child nor the directory behind', async () => {
+    const host = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./support/runner-host.ts', import.meta.url))], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    host.stdout.setEncoding('utf8');
+    host.stdout.on('data', (text: string) => (out += text));
+    try {
+      await until(() => out.includes('\n') || host.exitCode !== null);
+      const { pid, cwd } = JSON.parse(out) as { pid: number; cwd: string };
+      assert.ok(alive(pid) && fs.existsSync(cwd));
+      host.kill('SIGKILL');
+      await until(() => !alive(pid) && !fs.existsSync(cwd));
+    } finally {
+      host.kill('SIGKILL');
+    }
   });
 
   it('close() kills the child and removes its directory; later requests answer that the runner is closed', async () => {

@@ -3,9 +3,11 @@
 // own. It holds every loaded plugin's sandbox: one QuickJS instance per entry module of each
 // plugin. It answers every request exactly once, even when the sandbox throws; requests on one
 // plugin run in the order they came, so a call sent after a load sees the loaded plugin.
+import fs from 'node:fs';
+import path from 'node:path';
 import { quickjsSandbox } from '../sandbox/quickjs.ts';
 import type { CallResult, LoadedPlugin } from '../sandbox/types.ts';
-import type { LoadAnswer, PluginToLoad, RunnerHandler, RunnerRequest, RunnerResponse } from './protocol.ts';
+import { WORK_DIR_PREFIX, type LoadAnswer, type PluginToLoad, type RunnerHandler, type RunnerRequest, type RunnerResponse } from './protocol.ts';
 
 interface Loaded {
   modules: Map<string, LoadedPlugin>;
@@ -139,5 +141,17 @@ function receive(message: unknown): void {
 }
 
 process.on('message', receive);
-// The host is gone (or closed the channel): nothing is left to serve.
-process.on('disconnect', () => process.exit(0));
+// The host is gone (or closed the channel): nothing is left to serve. A host that was killed
+// cannot remove the working directory it made for this process, so the child removes it, only
+// if it is still empty (rmdir refuses anything else) and has the name the host gives it.
+process.on('disconnect', () => {
+  const cwd = process.cwd();
+  if (path.basename(cwd).startsWith(WORK_DIR_PREFIX)) {
+    try {
+      fs.rmdirSync(cwd);
+    } catch {
+      // not empty, or already gone
+    }
+  }
+  process.exit(0);
+});

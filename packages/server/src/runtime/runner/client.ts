@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunnablePlugin } from '../runnable.ts';
 import { DEFAULT_SANDBOX_LIMITS, type CallResult, type JsonObject } from '../sandbox/types.ts';
-import type { LoadAnswer, PluginToLoad, RunnerRequest, RunnerResponse } from './protocol.ts';
+import { WORK_DIR_PREFIX, type LoadAnswer, type PluginToLoad, type RunnerRequest, type RunnerResponse } from './protocol.ts';
 
 export type { LoadAnswer, RunnerHandler } from './protocol.ts';
 
@@ -171,7 +171,7 @@ export class PluginRunner {
   private start(): void {
     this.restartTimer = null;
     if (this.closed) return;
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'charta-runner-'));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), WORK_DIR_PREFIX));
     const proc = fork(CHILD_ENTRY, [], {
       cwd: dir,
       env: {},

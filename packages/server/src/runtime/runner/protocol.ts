@@ -3,6 +3,9 @@
 // JSON serialisation, so nothing but plain data (no functions, no Buffers) can be sent.
 import type { CallResult, JsonObject, SandboxLimits } from '../sandbox/types.ts';
 
+/** The name of the child's working directory starts so (a new empty directory under the system's temporary directory). */
+export const WORK_DIR_PREFIX = 'charta-runner-';
+
 /** One bundled module of a plugin: its entry path in the package (relative to the manifest) and its text. */
 export interface PluginModule {
   entry: string;
