@@ -115,6 +115,15 @@ describe('the plugin runner process', () => {
     assert.deepEqual(r.loadedPlugins(), []);
   });
 
+  it('an unload asked for while a load is under way wins', async () => {
+    const { runner: r } = runner();
+    const loading = r.load(await plugin('brief', 'return [];'));
+    await r.unload('brief');
+    assert.equal((await loading).ok, true);
+    assert.deepEqual(r.loadedPlugins(), []);
+    assert.equal((await r.call('brief', ENTRY, 'Probe', event(), {})).outcome.kind, 'unavailable');
+  });
+
   it('answers a call of an unknown entry or handler with no-such-handler, and a sandbox fault with its outcome', async () => {
     const { runner: r } = runner();
     await r.load(await plugin('faulty', "throw new TypeError('nope');"));

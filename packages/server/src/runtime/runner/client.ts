@@ -66,6 +66,8 @@ export class PluginRunner {
   private closed = false;
   private restartTimer: NodeJS.Timeout | null = null;
   private quickDeaths = 0;
+  /** How many unloads of each name were asked for. */
+  private readonly unloads = new Map<string, number>();
 
   constructor(options: PluginRunnerOptions = {}) {
     this.onNotice = options.onNotice ?? (() => undefined);
@@ -91,8 +93,10 @@ export class PluginRunner {
 
   /** Loads (or replaces) the plugin; a failed load leaves the version already loaded in place. */
   async load(plugin: RunnablePlugin): Promise<LoadAnswer> {
+    const unloads = this.unloads.get(plugin.name) ?? 0;
     const answer = await this.loadRequest('load', plugin);
-    if (answer.ok && !this.closed) this.plugins.set(plugin.name, plugin);
+    // An unload asked for while this load was under way ran after it in the child: it wins.
+    if (answer.ok && !this.closed && (this.unloads.get(plugin.name) ?? 0) === unloads) this.plugins.set(plugin.name, plugin);
     return answer;
   }
 
@@ -103,6 +107,7 @@ export class PluginRunner {
 
   async unload(name: string): Promise<void> {
     this.plugins.delete(name);
+    this.unloads.set(name, (this.unloads.get(name) ?? 0) + 1);
     if (this.closed || (this.child === null && this.pending.size === 0)) return;
     await this.request({ id: this.nextId++, op: 'unload', name }, LOAD_ALLOWANCE_MS);
   }
@@ -171,14 +176,27 @@ export class PluginRunner {
   private start(): void {
     this.restartTimer = null;
     if (this.closed) return;
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), WORK_DIR_PREFIX));
-    const proc = fork(CHILD_ENTRY, [], {
-      cwd: dir,
-      env: {},
-      execArgv: ['--import', TSX_LOADER],
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-      serialization: 'json',
-    });
+    let dir: string;
+    let proc: ChildProcess;
+    try {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), WORK_DIR_PREFIX));
+    } catch (err) {
+      this.cannotStart(`its working directory could not be made: ${err instanceof Error ? err.message : String(err)}`);
+      return;
+    }
+    try {
+      proc = fork(CHILD_ENTRY, [], {
+        cwd: dir,
+        env: {},
+        execArgv: ['--import', TSX_LOADER],
+        stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+        serialization: 'json',
+      });
+    } catch (err) {
+      fs.rmSync(dir, { recursive: true, force: true });
+      this.cannotStart(err instanceof Error ? err.message : String(err));
+      return;
+    }
     let exitedResolve!: () => void;
     const child: ChildState = { process: proc, dir, startedAt: Date.now(), exited: new Promise((r) => (exitedResolve = r)) };
     this.child = child;
@@ -204,6 +222,15 @@ export class PluginRunner {
     // The plugins that were loaded go first, then what waited for the child.
     for (const plugin of this.plugins.values()) this.reload(plugin);
     for (const pending of this.pending.values()) if (!pending.sent) this.sendNow(child, pending);
+  }
+
+  /** The child could not even be forked: what waits for it fails now; the next request tries again. */
+  private cannotStart(why: string): void {
+    this.onNotice('error', `the plugin runner process could not start: ${why}`);
+    for (const [id, pending] of this.pending) {
+      this.pending.delete(id);
+      pending.settle({ kind: 'died', why: `the plugin runner process could not start: ${why}` });
+    }
   }
 
   private reload(plugin: RunnablePlugin): void {
