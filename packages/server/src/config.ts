@@ -20,6 +20,10 @@ export interface Config {
   tokenRateLimit: number;
   /** Graceful shutdown: how long in-flight requests may take to finish after SIGTERM, in milliseconds. */
   shutdownTimeoutMs: number;
+  /** The most heap a plugin's manifest may ask for, in MiB (docs/configuration.md). */
+  pluginMaxMemoryMb: number;
+  /** The longest deadline of a handler call a plugin's manifest may ask for, in milliseconds. */
+  pluginMaxTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -63,6 +67,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
   const shutdownSeconds = Number(shutdownText);
   if (!Number.isFinite(shutdownSeconds) || shutdownSeconds <= 0 || shutdownSeconds > 3600)
     throw new ConfigError(`CHARTA_SHUTDOWN_TIMEOUT must be a number of seconds above 0 and at most 3600, got ${shutdownText}`);
+  const pluginMaxMemoryMb = integerSetting(get('pluginMaxMemoryMb', 'CHARTA_PLUGIN_MAX_MEMORY_MB') ?? '128', 'CHARTA_PLUGIN_MAX_MEMORY_MB', 1, 1024);
+  const pluginMaxTimeoutMs = integerSetting(get('pluginMaxTimeoutMs', 'CHARTA_PLUGIN_MAX_TIMEOUT_MS') ?? '5000', 'CHARTA_PLUGIN_MAX_TIMEOUT_MS', 10, 60000);
   const demoText = get('demo', 'CHARTA_DEMO');
   const demo = demoText === undefined ? databaseUrl.startsWith('sqlite:') : demoText === '1' || demoText === 'true';
   return {
@@ -80,7 +86,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
     bodyLimit: 1024 * 1024,
     tokenRateLimit,
     shutdownTimeoutMs: Math.round(shutdownSeconds * 1000),
+    pluginMaxMemoryMb,
+    pluginMaxTimeoutMs,
   };
+}
+
+function integerSetting(text: string, name: string, min: number, max: number): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min || value > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got ${text}`);
+  return value;
 }
 
 /** A database URL safe to print: any password (in the user info or the query) replaced. */

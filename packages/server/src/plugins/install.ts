@@ -12,7 +12,7 @@ import { logPlugin, logRejected } from '../logs/events.ts';
 
 export async function installPlugin(ctx: Ctx, baseUrl: string, upload: { file?: UploadedFile; isEnabled: boolean }) {
   requirePluginScope(ctx);
-  const pkg = await checkPackage(upload.file).catch(logRejected(ctx, undefined)); // log stream
+  const pkg = await checkPackage(upload.file, ctx.runtime).catch(logRejected(ctx, undefined)); // log stream
   const name = pkg.metadata.name;
   try {
     const outcome = await writeTransaction<PluginView>(ctx, undefined, async ({ trx, audit }) => {

@@ -1,7 +1,9 @@
 // An uploaded package, inspected before anything is stored: its metadata, checksum and bytes,
-// or a 400/413 problem listing every reason it was refused.
+// or a 400/413 problem listing every reason it was refused. Install and update also hand it to
+// the plugin runtime, which loads it in the sandbox (docs/plugins.md, "The install check").
 import crypto from 'node:crypto';
 import { problem } from '../http/problem.ts';
+import type { PluginRuntime } from '../runtime/types.ts';
 import { inspectPackage, type InspectionLimits, type PackageMetadata } from './inspection/index.ts';
 
 export interface CheckedPackage {
@@ -16,18 +18,32 @@ export interface UploadedFile {
   fileName: string;
 }
 
-export async function checkPackage(file: UploadedFile | undefined, limits?: Partial<InspectionLimits>): Promise<CheckedPackage> {
+/**
+ * `runtime`: given by install and update (not by extract-metadata), whose package must also load
+ * and run in the sandbox; every reason it cannot is in the same 400 problem.
+ */
+export async function checkPackage(
+  file: UploadedFile | undefined,
+  runtime?: Pick<PluginRuntime, 'checkPackage'>,
+  limits?: Partial<InspectionLimits>,
+): Promise<CheckedPackage> {
   if (file === undefined) throw problem('plugin_package_missing');
   const { bytes, fileName } = file;
   const inspection = await inspectPackage(bytes, limits, fileName);
-  if (!inspection.ok) {
-    const errors = inspection.reasons.map((message) => ({ field: 'package', message }));
-    throw problem(inspection.tooLarge ? 'plugin_package_too_large' : 'plugin_package_invalid', {
-      detail: `The package was refused: ${inspection.reasons.join('; ')}`,
-      errors,
-    });
+  if (!inspection.ok) throw refused(inspection.reasons, inspection.tooLarge);
+  const { metadata } = inspection;
+  if (runtime !== undefined) {
+    const reasons = await runtime.checkPackage({ name: metadata.name, format: metadata.format, source: metadata.source, bytes });
+    if (reasons.length) throw refused(reasons, false);
   }
-  return { metadata: inspection.metadata, checksum: crypto.createHash('sha256').update(bytes).digest('hex'), bytes };
+  return { metadata, checksum: crypto.createHash('sha256').update(bytes).digest('hex'), bytes };
+}
+
+function refused(reasons: string[], tooLarge: boolean) {
+  return problem(tooLarge ? 'plugin_package_too_large' : 'plugin_package_invalid', {
+    detail: `The package was refused: ${reasons.join('; ')}`,
+    errors: reasons.map((message) => ({ field: 'package', message })),
+  });
 }
 
 /** The columns a checked package sets on its plugin's row, on install as on update. */

@@ -12,7 +12,7 @@ import { logPlugin, logRejected, rejected } from '../logs/events.ts';
 /** A new package and/or a new enabled flag; a package of another plugin is refused (the old one stays). */
 export async function updatePlugin(ctx: Ctx, baseUrl: string, name: string, change: { file?: UploadedFile; isEnabled?: boolean }) {
   requirePluginScope(ctx);
-  const pkg = change.file === undefined ? undefined : await checkPackage(change.file).catch(logRejected(ctx, name)); // log stream
+  const pkg = change.file === undefined ? undefined : await checkPackage(change.file, ctx.runtime).catch(logRejected(ctx, name)); // log stream
   if (pkg !== undefined && pkg.metadata.name !== name) {
     throw rejected(
       ctx,

@@ -26,6 +26,11 @@ export class Capture {
     this.stored += part.length;
   }
 
+  /** Bytes kept in memory. */
+  get storedBytes(): number {
+    return this.stored;
+  }
+
   get truncated(): boolean {
     return this.size > this.cap;
   }
@@ -87,11 +92,15 @@ export class Scan {
   /** Normalised paths of the regular files accepted so far. */
   readonly filePaths = new Set<string>();
   readonly captures = { manifest: [] as Capture[], pkgInfo: [] as Capture[], metadata: [] as Capture[], canvas: [] as Capture[] };
+  /** Files kept whole (up to a shared budget) because the caller asked for them: the handler modules. */
+  readonly kept = new Map<string, Capture>();
   private readonly seen = new Set<string>();
 
   constructor(
     readonly limits: InspectionLimits,
     readonly compressedBytes: number,
+    /** Normalised paths of files to keep, and the most bytes kept in all. */
+    private readonly keep?: { paths: ReadonlySet<string>; maxBytes: number },
   ) {}
 
   reason(text: string): void {
@@ -157,6 +166,14 @@ export class Scan {
     if (bad || kind !== 'file') return null;
     this.files++;
     this.filePaths.add(path);
+    if (this.keep?.paths.has(path)) {
+      // Entries are read one after another, so the budget left is known when the next one starts.
+      let used = 0;
+      for (const c of this.kept.values()) used += c.storedBytes;
+      const capture = new Capture(path, segments, Math.max(0, this.keep.maxBytes - used));
+      this.kept.set(path, capture);
+      return capture;
+    }
     const candidate = candidateKind(segments);
     if (!candidate) return null;
     const capture = new Capture(path, segments, this.limits.maxManifestBytes);

@@ -80,3 +80,33 @@ export async function inspectPackage(bytes: Buffer, limits?: Partial<InspectionL
     return rejected([`the package could not be inspected: ${err instanceof Error ? err.message : String(err)}`]);
   }
 }
+
+/** Files read whole out of a package; `overBudget`: files that were there but did not fit in the budget. */
+export type PackageFiles = { ok: true; files: Map<string, Buffer>; overBudget: string[] } | { ok: false; reasons: string[] };
+
+/**
+ * Reads the files at `paths` (normalised, `/`-separated, as in the archive) out of a package,
+ * keeping at most `maxBytes` of them in all, under the same entry rules and limits as
+ * inspectPackage. A path not in the package is simply absent from `files`.
+ */
+export async function readPackageFiles(bytes: Buffer, paths: ReadonlySet<string>, maxBytes: number, limits?: Partial<InspectionLimits>): Promise<PackageFiles> {
+  try {
+    const resolved = resolveLimits(limits);
+    if (bytes.length > resolved.maxCompressedBytes) return { ok: false, reasons: [`the package is larger than ${formatBytes(resolved.maxCompressedBytes)}`] };
+    const format = sniffFormat(bytes);
+    if (!format) return { ok: false, reasons: [NOT_AN_ARCHIVE] };
+    const scan = new Scan(resolved, bytes.length, { paths, maxBytes });
+    if (format === 'wheel') await scanZip(bytes, scan);
+    else await scanTarGz(bytes, scan);
+    if (scan.failed) return { ok: false, reasons: scan.reasons };
+    const files = new Map<string, Buffer>();
+    const overBudget: string[] = [];
+    for (const [path, capture] of scan.kept) {
+      if (capture.truncated) overBudget.push(path);
+      else files.set(path, capture.bytes);
+    }
+    return { ok: true, files, overBudget };
+  } catch (err) {
+    return { ok: false, reasons: [`the package could not be read: ${err instanceof Error ? err.message : String(err)}`] };
+  }
+}

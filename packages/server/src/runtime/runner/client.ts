@@ -1,0 +1,296 @@
+// The host side of the runner child process (docs/plugins.md, "The runner process"). One
+// PluginRunner per charta-server process forks one child (child.ts), lazily on the first
+// request, with an empty environment, a new empty working directory of its own, stdin ignored
+// and JSON-only IPC. Every request resolves exactly once: with the child's answer, or, if the
+// child dies (a crash, SIGKILL, running out of memory) or stops answering, with a failure. A
+// dead child is restarted (at once the first time, then with a growing delay while it keeps
+// dying) and every plugin that was loaded is loaded again. close() leaves nothing behind.
+import { fork, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { RunnablePlugin } from '../runnable.ts';
+import { DEFAULT_SANDBOX_LIMITS, type CallResult, type JsonObject } from '../sandbox/types.ts';
+import { WORK_DIR_PREFIX, type LoadAnswer, type PluginToLoad, type RunnerRequest, type RunnerResponse } from './protocol.ts';
+
+export type { LoadAnswer, RunnerHandler } from './protocol.ts';
+
+export type NoticeLevel = 'info' | 'warning' | 'error';
+
+/** The child's entry, and tsx's loader by absolute URL: the child's empty cwd cannot resolve a bare `--import tsx`. */
+const CHILD_ENTRY = fileURLToPath(new URL('./child.ts', import.meta.url));
+const TSX_LOADER = import.meta.resolve('tsx');
+
+/** How long evaluating one module may take the child beyond its deadline (WebAssembly start, the sandbox bootstrap). */
+const LOAD_ALLOWANCE_MS = 15_000;
+/** A child that dies sooner than this after its start counts as dying again (the restart delay grows). */
+const STABLE_AFTER_MS = 10_000;
+const MAX_RESTART_DELAY_MS = 30_000;
+/** Longest stderr text of the child passed on as one notice. */
+const STDERR_NOTICE_CHARS = 2000;
+
+export interface PluginRunnerOptions {
+  /** A line for the log stream: the child died, a plugin could not be reloaded, the child's stderr. */
+  onNotice?: (level: NoticeLevel, message: string) => void;
+  /** Added to a call's deadline before the host gives up on the child (default 2000 ms). */
+  guardMarginMs?: number;
+}
+
+type Answer = { kind: 'response'; response: RunnerResponse } | { kind: 'died'; why: string } | { kind: 'hung'; why: string } | { kind: 'closed' };
+
+interface Pending {
+  request: RunnerRequest;
+  /** Milliseconds the child may work on it once it began. */
+  guardMs: number;
+  sent: boolean;
+  timer?: NodeJS.Timeout;
+  settle: (answer: Answer) => void;
+}
+
+interface ChildState {
+  process: ChildProcess;
+  dir: string;
+  startedAt: number;
+  exited: Promise<void>;
+}
+
+export class PluginRunner {
+  onNotice: (level: NoticeLevel, message: string) => void;
+  private readonly guardMarginMs: number;
+  private child: ChildState | null = null;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  /** The plugins loaded (the last load of each name that succeeded): loaded again after a restart. */
+  private readonly plugins = new Map<string, RunnablePlugin>();
+  private closed = false;
+  private restartTimer: NodeJS.Timeout | null = null;
+  private quickDeaths = 0;
+  /** How many unloads of each name were asked for. */
+  private readonly unloads = new Map<string, number>();
+
+  constructor(options: PluginRunnerOptions = {}) {
+    this.onNotice = options.onNotice ?? (() => undefined);
+    this.guardMarginMs = options.guardMarginMs ?? 2000;
+  }
+
+  /** The child's process id while it runs (read-only; for tests and diagnostics). */
+  get pid(): number | undefined {
+    return this.child?.process.pid;
+  }
+
+  /** How many requests the child is working on now (read-only; for tests and diagnostics). */
+  get begun(): number {
+    let n = 0;
+    for (const p of this.pending.values()) if (p.timer) n++;
+    return n;
+  }
+
+  /** Names of the plugins loaded. */
+  loadedPlugins(): string[] {
+    return [...this.plugins.keys()];
+  }
+
+  /** Loads (or replaces) the plugin; a failed load leaves the version already loaded in place. */
+  async load(plugin: RunnablePlugin): Promise<LoadAnswer> {
+    const unloads = this.unloads.get(plugin.name) ?? 0;
+    const answer = await this.loadRequest('load', plugin);
+    // An unload asked for while this load was under way ran after it in the child: it wins.
+    if (answer.ok && !this.closed && (this.unloads.get(plugin.name) ?? 0) === unloads) this.plugins.set(plugin.name, plugin);
+    return answer;
+  }
+
+  /** Loads the plugin in fresh runtimes, answers its handlers or every reason it fails, and disposes it. */
+  check(plugin: RunnablePlugin): Promise<LoadAnswer> {
+    return this.loadRequest('check', plugin);
+  }
+
+  async unload(name: string): Promise<void> {
+    this.plugins.delete(name);
+    this.unloads.set(name, (this.unloads.get(name) ?? 0) + 1);
+    if (this.closed || (this.child === null && this.pending.size === 0)) return;
+    await this.request({ id: this.nextId++, op: 'unload', name }, LOAD_ALLOWANCE_MS);
+  }
+
+  async call(name: string, entry: string, handler: string, event: JsonObject, secrets: Readonly<Record<string, string>>): Promise<CallResult> {
+    const fail = (outcome: CallResult['outcome'], reloaded = false): CallResult => ({ outcome, logs: [], droppedLogLines: 0, reloaded });
+    if (this.closed) return fail({ kind: 'unavailable', message: 'the plugin runner is closed' });
+    const deadlineMs = this.plugins.get(name)?.limits.deadlineMs ?? DEFAULT_SANDBOX_LIMITS.deadlineMs;
+    const answer = await this.request({ id: this.nextId++, op: 'call', name, entry, handler, event, secrets: { ...secrets } }, deadlineMs + this.guardMarginMs);
+    if (answer.kind === 'closed') return fail({ kind: 'unavailable', message: 'the plugin runner is closed' });
+    if (answer.kind !== 'response') return fail({ kind: 'crashed', message: answer.why }, this.plugins.has(name));
+    const { response } = answer;
+    if (response.op === 'called') return response.result;
+    return fail({
+      kind: 'crashed',
+      message: response.op === 'failed' ? `the plugin runner failed: ${response.message}` : 'the plugin runner answered out of turn',
+    });
+  }
+
+  /** Kills the child and removes its directory; later requests answer that the runner is closed. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    this.restartTimer = null;
+    this.plugins.clear();
+    for (const [id, p] of this.pending) {
+      this.pending.delete(id);
+      if (p.timer) clearTimeout(p.timer);
+      p.settle({ kind: 'closed' });
+    }
+    const child = this.child;
+    if (child) {
+      child.process.kill('SIGKILL');
+      await child.exited;
+    }
+  }
+
+  private async loadRequest(op: 'load' | 'check', plugin: RunnablePlugin): Promise<LoadAnswer> {
+    if (this.closed) return { ok: false, reasons: ['the plugin runner is closed'] };
+    const wire: PluginToLoad = { name: plugin.name, modules: plugin.modules, limits: plugin.limits };
+    const deadlineMs = plugin.limits.deadlineMs ?? DEFAULT_SANDBOX_LIMITS.deadlineMs;
+    const guardMs = Math.max(1, plugin.modules.length) * (LOAD_ALLOWANCE_MS + deadlineMs);
+    const answer = await this.request({ id: this.nextId++, op, plugin: wire }, guardMs);
+    if (answer.kind === 'closed') return { ok: false, reasons: ['the plugin runner is closed'] };
+    if (answer.kind !== 'response') return { ok: false, reasons: [answer.why] };
+    const { response } = answer;
+    if (response.op === 'loaded') return response.answer;
+    return { ok: false, reasons: [response.op === 'failed' ? `the plugin runner failed: ${response.message}` : 'the plugin runner answered out of turn'] };
+  }
+
+  private request(request: RunnerRequest, guardMs: number): Promise<Answer> {
+    return new Promise<Answer>((resolve) => {
+      const pending: Pending = { request, guardMs, sent: false, settle: resolve };
+      this.pending.set(request.id, pending);
+      if (this.child) this.sendNow(this.child, pending);
+      else if (this.restartTimer === null) this.start();
+    });
+  }
+
+  private sendNow(child: ChildState, pending: Pending): void {
+    pending.sent = true;
+    // A send on a channel that just closed fails here; the child's exit settles the request.
+    child.process.send(pending.request, (err) => void err);
+  }
+
+  private start(): void {
+    this.restartTimer = null;
+    if (this.closed) return;
+    let dir: string;
+    let proc: ChildProcess;
+    try {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), WORK_DIR_PREFIX));
+    } catch (err) {
+      this.cannotStart(`its working directory could not be made: ${err instanceof Error ? err.message : String(err)}`);
+      return;
+    }
+    try {
+      proc = fork(CHILD_ENTRY, [], {
+        cwd: dir,
+        env: {},
+        execArgv: ['--import', TSX_LOADER],
+        stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+        serialization: 'json',
+      });
+    } catch (err) {
+      fs.rmSync(dir, { recursive: true, force: true });
+      this.cannotStart(err instanceof Error ? err.message : String(err));
+      return;
+    }
+    let exitedResolve!: () => void;
+    const child: ChildState = { process: proc, dir, startedAt: Date.now(), exited: new Promise((r) => (exitedResolve = r)) };
+    this.child = child;
+    let gone = false;
+    const onGone = (why: string): void => {
+      if (gone) return;
+      gone = true;
+      fs.rmSync(dir, { recursive: true, force: true });
+      this.died(child, why);
+      exitedResolve();
+    };
+    proc.on('exit', (code, signal) => onGone(signal ? `signal ${signal}` : `exit code ${code}`));
+    proc.on('error', (err) => {
+      // The fork itself failed (no 'exit' follows), or a kill failed on a process already gone.
+      if (proc.exitCode === null && proc.signalCode === null && proc.pid === undefined) onGone(`it could not start: ${err.message}`);
+    });
+    proc.on('message', (message) => this.receive(child, message as RunnerResponse));
+    proc.stderr?.setEncoding('utf8');
+    proc.stderr?.on('data', (text: string) => {
+      const trimmed = text.trim();
+      if (trimmed) this.onNotice('warning', `plugin runner: ${trimmed.slice(0, STDERR_NOTICE_CHARS)}`);
+    });
+    // The plugins that were loaded go first, then what waited for the child.
+    for (const plugin of this.plugins.values()) this.reload(plugin);
+    for (const pending of this.pending.values()) if (!pending.sent) this.sendNow(child, pending);
+  }
+
+  /** The child could not even be forked: what waits for it fails now; the next request tries again. */
+  private cannotStart(why: string): void {
+    this.onNotice('error', `the plugin runner process could not start: ${why}`);
+    for (const [id, pending] of this.pending) {
+      this.pending.delete(id);
+      pending.settle({ kind: 'died', why: `the plugin runner process could not start: ${why}` });
+    }
+  }
+
+  private reload(plugin: RunnablePlugin): void {
+    void this.loadRequest('load', plugin).then((answer) => {
+      if (answer.ok || this.closed || this.plugins.get(plugin.name) !== plugin) return;
+      this.plugins.delete(plugin.name);
+      this.onNotice('error', `plugin ${plugin.name} could not be loaded again after the plugin runner restarted: ${answer.reasons.join('; ')}`);
+    });
+  }
+
+  private receive(child: ChildState, response: RunnerResponse): void {
+    if (this.child !== child || typeof response !== 'object' || response === null) return;
+    const pending = this.pending.get(response.id);
+    if (!pending) return;
+    if (response.op === 'begin') {
+      pending.timer = setTimeout(() => this.hung(child, pending), pending.guardMs);
+      return;
+    }
+    if (pending.timer) clearTimeout(pending.timer);
+    this.pending.delete(response.id);
+    pending.settle({ kind: 'response', response });
+  }
+
+  /** The child worked on one request for longer than its guard: it is killed (and restarted). */
+  private hung(child: ChildState, pending: Pending): void {
+    if (this.child !== child || !this.pending.has(pending.request.id)) return;
+    this.pending.delete(pending.request.id);
+    const why = `the plugin runner process did not answer within ${pending.guardMs} ms; it was killed and is restarted`;
+    this.onNotice('error', `${describeRequest(pending.request)}: ${why}`);
+    pending.settle({ kind: 'hung', why });
+    // It counts as dead from now: requests go to the next child, not to this one while it exits.
+    this.died(child, 'it stopped answering and was killed');
+    child.process.kill('SIGKILL');
+  }
+
+  private died(child: ChildState, how: string): void {
+    if (this.child !== child) return;
+    this.child = null;
+    const why = `the plugin runner process died (${how}); it is restarted`;
+    for (const [id, pending] of this.pending) {
+      if (!pending.sent) continue;
+      this.pending.delete(id);
+      if (pending.timer) clearTimeout(pending.timer);
+      pending.settle({ kind: 'died', why });
+    }
+    if (this.closed) return;
+    this.quickDeaths = Date.now() - child.startedAt < STABLE_AFTER_MS ? this.quickDeaths + 1 : 1;
+    const delay = this.quickDeaths <= 1 ? 0 : Math.min(MAX_RESTART_DELAY_MS, 250 * 2 ** (this.quickDeaths - 2));
+    this.onNotice(
+      'error',
+      `the plugin runner process died (${how}); restarting it${delay ? ` in ${delay} ms` : ''} and loading ${this.plugins.size} plugin(s) again`,
+    );
+    // Nothing to load and nothing waiting: the next request starts a child.
+    if (this.plugins.size === 0 && this.pending.size === 0) return;
+    this.restartTimer = setTimeout(() => this.start(), delay);
+  }
+}
+
+function describeRequest(request: RunnerRequest): string {
+  if (request.op === 'call') return `plugin ${request.name}: calling ${request.handler} of ${request.entry}`;
+  if (request.op === 'unload') return `plugin ${request.name}: unloading`;
+  return `plugin ${request.plugin.name}: ${request.op === 'load' ? 'loading' : 'checking'}`;
+}
