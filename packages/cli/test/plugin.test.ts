@@ -10,11 +10,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { ENGINES, TEST_API_KEY, startInstance, type Instance } from '../../server/test/support/harness.ts';
-import { buildZip, manifestJson, tarFromDir } from '../../server/test/support/archives.ts';
+import { buildZip, manifestJson, tarFromDir, VITALS_HANDLER_JS } from '../../server/test/support/archives.ts';
 import { charta, closedPort, single, tempDir, type Result } from './support/cli.ts';
 
 const pluginTarball = (version: string, name = 'Vitals Alert') =>
-  tarFromDir({ 'CHARTA_MANIFEST.json': manifestJson({ plugin_version: version, name }), 'dist/index.js': 'export default {};\n', 'README.md': '# Vitals\n' }, [
+  tarFromDir({ 'CHARTA_MANIFEST.json': manifestJson({ plugin_version: version, name }), 'dist/index.js': VITALS_HANDLER_JS, 'README.md': '# Vitals\n' }, [
     '.',
   ]);
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ENGINES, TEST_API_KEY, startInstance, type Instance } from '../../server/test/support/harness.ts';
-import { buildZip, manifestJson, tarFromDir } from '../../server/test/support/archives.ts';
+import { buildZip, manifestJson, tarFromDir, VITALS_HANDLER_JS } from '../../server/test/support/archives.ts';
 import { charta, event, follow, killFollowers, single, tempDir } from './support/cli.ts';
 
 type Plugin = { name: string; version: string; is_enabled: boolean; package: string; package_checksum: string };
@@ -82,7 +82,7 @@ for (const engine of ENGINES) {
       const tarball = path.join(dir, 'workflow-demo-0.4.0.tar.gz');
       fs.writeFileSync(
         tarball,
-        await tarFromDir({ 'CHARTA_MANIFEST.json': manifestJson({ name: 'Workflow Demo', plugin_version: '0.4.0' }), 'dist/index.js': 'export {};\n' }, ['.']),
+        await tarFromDir({ 'CHARTA_MANIFEST.json': manifestJson({ name: 'Workflow Demo', plugin_version: '0.4.0' }), 'dist/index.js': VITALS_HANDLER_JS }, ['.']),
       );
       const byTarball = await ok('plugin', 'update', 'workflow-demo', '--package', tarball);
       assert.equal((byTarball.message as Plugin).version, '0.4.0');
@@ -91,7 +91,7 @@ for (const engine of ENGINES) {
       const other = path.join(dir, 'other-1.0.0.tar.gz');
       fs.writeFileSync(
         other,
-        await tarFromDir({ 'CHARTA_MANIFEST.json': manifestJson({ name: 'Other', plugin_version: '1.0.0' }), 'dist/index.js': 'export {};\n' }, ['.']),
+        await tarFromDir({ 'CHARTA_MANIFEST.json': manifestJson({ name: 'Other', plugin_version: '1.0.0' }), 'dist/index.js': VITALS_HANDLER_JS }, ['.']),
       );
       const refused = single(await cli('plugin', 'update', 'workflow-demo', '--package', other), 1);
       assert.equal(refused.success, false);
@@ -111,7 +111,7 @@ for (const engine of ENGINES) {
       assert.deepEqual(logs.lines[0], { success: true, message: `Connected to the log stream of ${api.url}` });
       const entries = logs.lines.slice(1).map(event);
       assert.deepEqual(
-        entries.filter((e) => !e.startsWith('plugin package')),
+        entries.filter((e) => !e.startsWith('plugin package') && !e.startsWith('plugin runtime:')),
         [
           'plugin workflow-demo 0.1.0 installed (enabled)',
           'plugin workflow-demo 0.2.0 updated (enabled)',

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import WebSocket from 'ws';
 import pg from 'pg';
 import { createDatabase, ENGINES, TEST_API_KEY, startInstance, testConfig, toReply, type Instance, type TestDatabase } from './support/harness.ts';
-import { manifestJson, tarFromDir } from './support/archives.ts';
+import { manifestJson, tarFromDir, VITALS_HANDLER_JS } from './support/archives.ts';
 import { startServer, type Running } from '../src/server.ts';
 import { Consumer, type LineSocket } from '../src/logs/consumer.ts';
 import { LogBus, type LogEntry } from '../src/logs/bus.ts';
@@ -196,7 +196,7 @@ for (const engine of ENGINES) {
       const s = await stream('?plugin=vitals-alert');
       await api.command('plan');
       const pkg = await tarFromDir(
-        { 'CHARTA_MANIFEST.json': manifestJson({ plugin_version: '1.0.0', name: 'Vitals Alert' }), 'dist/index.js': 'export default {};\n' },
+        { 'CHARTA_MANIFEST.json': manifestJson({ plugin_version: '1.0.0', name: 'Vitals Alert' }), 'dist/index.js': VITALS_HANDLER_JS },
         ['.'],
       );
       const form = new FormData();

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import WebSocket from 'ws';
 import { createDatabase, ENGINES, TEST_API_KEY, toReply, type TestDatabase } from './support/harness.ts';
 import { children, killAll, startServerProcess, type ServerProcess } from './support/processes.ts';
-import { manifestJson, tarFromDir } from './support/archives.ts';
+import { manifestJson, tarFromDir, VITALS_HANDLER_JS } from './support/archives.ts';
 
 if (ENGINES.includes('postgres')) {
   describe('two server processes on one PostgreSQL database', () => {
@@ -42,7 +42,7 @@ if (ENGINES.includes('postgres')) {
       try {
         const form = new FormData();
         form.set('is_enabled', 'False');
-        const pkg = await tarFromDir({ 'CHARTA_MANIFEST.json': manifestJson(), 'dist/index.js': 'export default {};\n' }, ['.']);
+        const pkg = await tarFromDir({ 'CHARTA_MANIFEST.json': manifestJson(), 'dist/index.js': VITALS_HANDLER_JS }, ['.']);
         form.set('package', new Blob([new Uint8Array(pkg)]), 'vitals.tar.gz');
         assert.equal((await call(a, 'POST', '/core/api/v1/plugins/', form)).status, 201);
         assert.equal((await call(a, 'PATCH', '/core/api/v1/plugins/vitals-alert/', 'is_enabled=True', 'application/x-www-form-urlencoded')).status, 200);

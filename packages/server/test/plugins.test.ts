@@ -5,12 +5,12 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { ENGINES, TEST_API_KEY, startInstance, toReply, type Instance, type Reply } from './support/harness.ts';
-import { buildZip, manifestJson, tarFromDir, tgz } from './support/archives.ts';
+import { buildZip, manifestJson, tarFromDir, tgz, VITALS_HANDLER_JS } from './support/archives.ts';
 
 const P = '/core/api/v1/plugins';
 
 const pluginTarball = (version = '1.0.0', name = 'Vitals Alert') =>
-  tarFromDir({ 'CHARTA_MANIFEST.json': manifestJson({ plugin_version: version, name }), 'dist/index.js': 'export default {};\n', 'README.md': '# Vitals\n' }, [
+  tarFromDir({ 'CHARTA_MANIFEST.json': manifestJson({ plugin_version: version, name }), 'dist/index.js': VITALS_HANDLER_JS, 'README.md': '# Vitals\n' }, [
     '.',
   ]);
 

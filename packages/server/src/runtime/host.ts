@@ -18,30 +18,15 @@ import { commandEvent, commandEventNames, newEventId, renamed, searchEventName }
 import { HandlerCalls, type ActiveHandler } from './calls.ts';
 import { Delivery } from './delivery.ts';
 import { validationErrors, searchResults } from './effect-payloads.ts';
-
-/** What the host needs from the runner process (runtime/runner/client.ts). */
-export interface RunnerLike {
-  load(plugin: RunnablePluginLike): Promise<{ ok: true; handlers: Array<{ entry: string; name: string; respondsTo: string[] }> } | { ok: false; reasons: string[] }>;
-  unload(name: string): Promise<void>;
-  call: HandlerCalls['runner']['call'];
-  close(): Promise<void>;
-}
-
-export interface RunnablePluginLike {
-  name: string;
-  manifest: { plugin_version: string; components: { handlers: Array<{ entry?: string; class?: string; events: string[] }> } };
-  modules: Array<{ entry: string; source: string }>;
-  limits: object;
-}
-
-export type Runnable = { kind: 'runnable'; plugin: RunnablePluginLike } | { kind: 'python' } | { kind: 'invalid'; reasons: string[] };
+import type { PluginRunner } from './runner/client.ts';
+import { handlerTarget, type Runnability } from './runnable.ts';
 
 export interface HostOptions {
   storage: Storage;
   logs: LogBus;
-  runner: RunnerLike;
+  runner: PluginRunner;
   /** The package's code and manifest (runtime/runnable.ts). */
-  readRunnable(pkg: PackageToCheck): Promise<Runnable>;
+  readRunnable(pkg: PackageToCheck): Promise<Runnability>;
   /** The install check (runtime/check.ts). */
   checkPackage(pkg: PackageToCheck): Promise<string[]>;
   /** Every secret value of a plugin. */
@@ -181,8 +166,8 @@ export class PluginHost implements PluginRuntime {
     if (row === undefined) return null;
     const pkg: PackageToCheck = { name, format: row.format as PackageToCheck['format'], source: 'manifest', bytes: Buffer.from(row.package) };
     const runnable = await this.options.readRunnable(pkg);
-    if (runnable.kind === 'python') {
-      this.fault(name, `plugin runtime: ${name} ${version} is enabled but has nothing Charta can run: it is a Python package for the original tool (docs/plugins.md)`);
+    if (runnable.kind === 'nothing-to-run') {
+      this.fault(name, `plugin runtime: ${runnable.message}, so enabling it runs nothing`);
       return null;
     }
     if (runnable.kind === 'invalid') {
@@ -197,10 +182,9 @@ export class PluginHost implements PluginRuntime {
     const secrets = await this.options.secretsOf(db, name);
     const handlers: ActiveHandler[] = [];
     for (const declared of runnable.plugin.manifest.components.handlers) {
-      const className = declared.class?.slice(declared.class.lastIndexOf(':') + 1);
-      const entry = (declared.entry ?? declared.class?.slice(0, declared.class.lastIndexOf(':')) ?? '').replace(/^\.\//, '');
+      const { entry, name: className } = handlerTarget(declared);
       const found = loaded.handlers.find((h) => h.entry === entry && h.name === className);
-      if (found === undefined || className === undefined) continue;
+      if (found === undefined || className === undefined || entry === undefined) continue;
       const events = declared.events.filter((e) => found.respondsTo.includes(e));
       handlers.push({ plugin: name, entry, className, id: `${entry}:${className}`, events, secrets });
     }

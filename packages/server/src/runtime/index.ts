@@ -5,9 +5,9 @@
 import type { Config } from '../config.ts';
 import type { Storage } from '../storage/db.ts';
 import type { LogBus } from '../logs/bus.ts';
-import { secretValues } from '../storage/plugin-secrets-repository.ts';
+import { pluginSecretValues } from '../storage/plugin-secrets-repository.ts';
 import { PluginRunner } from './runner/client.ts';
-import { readRunnable } from './runnable.ts';
+import { runnablePlugin } from './runnable.ts';
 import { checkPackage } from './check.ts';
 import { PluginHost } from './host.ts';
 
@@ -19,15 +19,17 @@ export const MAX_EVENT_DEPTH = 5;
 export const POLL_MS = 500;
 
 export function createPluginRuntime(config: Config, storage: Storage, logs: LogBus): PluginHost {
-  const runner = new PluginRunner({ onNotice: (level, message) => logs.emit({ level, event: `plugin runtime: ${message}`, success: level === 'error' ? false : undefined }) });
+  const runner = new PluginRunner({
+    onNotice: (level, message) => logs.emit({ level, event: `plugin runtime: ${message}`, ...(level === 'error' ? { success: false } : {}) }),
+  });
   const limits = { maxMemoryMb: config.pluginMaxMemoryMb, maxTimeoutMs: config.pluginMaxTimeoutMs };
   return new PluginHost({
     storage,
     logs,
     runner,
-    readRunnable: (pkg) => readRunnable(pkg, limits),
+    readRunnable: (pkg) => runnablePlugin(pkg, limits),
     checkPackage: (pkg) => checkPackage(runner, pkg, limits),
-    secretsOf: secretValues,
+    secretsOf: pluginSecretValues,
     preBudgetMs: PRE_BUDGET_MS,
     maxDepth: MAX_EVENT_DEPTH,
     pollMs: POLL_MS,

@@ -125,4 +125,13 @@ export const manifest = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
+/** A handler module that the manifest() above names (dist/index.js, VitalsHandler): it loads and runs, doing nothing. */
+export const VITALS_HANDLER_JS = `export class VitalsHandler {
+  static RESPONDS_TO = ['PLAN_COMMAND__POST_COMMIT'];
+  constructor(event, secrets, log) { this.event = event; }
+  acceptEvent() { return true; }
+  compute() { return []; }
+}
+`;
+
 export const manifestJson = (overrides?: Record<string, unknown>) => JSON.stringify(manifest(overrides), null, 2);
