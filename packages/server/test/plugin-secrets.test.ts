@@ -38,7 +38,7 @@ for (const engine of ENGINES) {
     let api: Instance;
     const responses: string[] = [];
     const logLines: string[] = [];
-    let stopListening = () => false as boolean;
+    let stopListening: () => void = () => undefined;
 
     before(async () => {
       api = await startInstance(engine);
