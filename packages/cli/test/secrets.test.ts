@@ -116,6 +116,7 @@ describe('charta plugin --secret (no instance needed)', () => {
 
   it('no output of any test above holds a secret value', () => {
     assert.ok(outputs.length > 10);
-    for (const value of VALUES) for (const text of outputs) assert.ok(!text.includes(value) && !text.includes(value.replaceAll('=', '')), 'a value was printed');
+    for (const value of VALUES)
+      for (const text of outputs) assert.ok(!text.includes(value) && !text.includes(value.replaceAll('=', '')), 'a value was printed');
   });
 });

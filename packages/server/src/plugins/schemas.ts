@@ -1,5 +1,5 @@
 // Schemas of the plugin API (docs/plugins.md).
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 
 export const PluginParams = Type.Object({ name: Type.String({ description: 'Plugin name (slug)' }) });
 
@@ -51,3 +51,5 @@ export const SecretListingSchema = Type.Object(
 export const SecretChangeBody = Type.Record(Type.String({ maxLength: 128 }), Type.Union([Type.String(), Type.Null()]), {
   description: 'A secret name → its new value, or null to remove it',
 });
+export type SecretListing = Static<typeof SecretListingSchema>;
+export type SecretChange = Static<typeof SecretChangeBody>;
