@@ -1,7 +1,8 @@
 // The one place the tool speaks HTTP to an instance, on the wire of the original tool
 // (docs/api.md, "Plugins"): `{host}/core/api/v1/plugins/…/` with a trailing slash, the raw API
 // key in `Authorization`, multipart with the file field `package` and `is_enabled` as Python's
-// `True`/`False`, a form-encoded PATCH when only the flag is sent. Network failures and
+// `True`/`False`, a form-encoded PATCH when only the flag is sent, secrets as repeated `secret`
+// fields of base64 `KEY=value`. Network failures and
 // unexpected statuses become CliErrors, so commands only handle the answers they expect.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -40,13 +41,37 @@ export class InstanceFailure extends CliError {
   }
 }
 
+/** `secrets`: the repeated `secret` fields, each already base64 of `KEY=value` (secretFields). */
 export type Body =
-  { kind: 'multipart'; fields: Record<string, string>; file?: PackageFile | undefined } | { kind: 'form'; fields: Record<string, string> } | { kind: 'empty' };
+  | { kind: 'multipart'; fields: Record<string, string>; secrets?: string[] | undefined; file?: PackageFile | undefined }
+  | { kind: 'form'; fields: Record<string, string>; secrets?: string[] | undefined }
+  | { kind: 'empty' };
 
 export interface RequestOptions {
   query?: Record<string, string> | undefined;
   body?: Body | undefined;
 }
+
+/** The repeated `--secret KEY=VALUE` option of commander: each value appended. */
+export const collectSecret = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
+
+/**
+ * `--secret KEY=VALUE` values as the original tool sends them: base64 of `KEY=VALUE`, split at
+ * the first `=`. One without `=` or with an empty key is a usage error that never shows the value
+ * (it may be a secret typed without its name).
+ */
+export function secretFields(values: unknown): string[] {
+  const given = Array.isArray(values) ? values : [];
+  return given.map((value, i) => {
+    if (typeof value !== 'string' || value.indexOf('=') <= 0) {
+      throw new UsageError(`--secret must be KEY=VALUE (the ${ordinal(i + 1)} --secret has no KEY= before its value; it is not shown)`);
+    }
+    return Buffer.from(value, 'utf8').toString('base64');
+  });
+}
+
+const ordinal = (n: number) =>
+  `${n}${n % 10 === 1 && n % 100 !== 11 ? 'st' : n % 10 === 2 && n % 100 !== 12 ? 'nd' : n % 10 === 3 && n % 100 !== 13 ? 'rd' : 'th'}`;
 
 /** Python's rendering of a bool, as the original tool sends `is_enabled`. */
 export const pythonBool = (value: boolean) => (value ? 'True' : 'False');
@@ -125,6 +150,7 @@ export class InstanceClient {
     if (given.kind === 'multipart') {
       const form = new FormData();
       for (const [k, v] of Object.entries(given.fields)) form.set(k, v);
+      for (const secret of given.secrets ?? []) form.append('secret', secret);
       if (given.file) {
         const type = given.file.name.toLowerCase().endsWith('.whl') ? 'application/zip' : 'application/gzip';
         form.set('package', new Blob([new Uint8Array(given.file.bytes)], { type }), given.file.name);
@@ -132,6 +158,7 @@ export class InstanceClient {
       body = form;
     } else if (given.kind === 'form') {
       body = new URLSearchParams(given.fields);
+      for (const secret of given.secrets ?? []) body.append('secret', secret);
     }
     const url = this.pluginsUrl(segments, options.query);
     try {

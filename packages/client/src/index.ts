@@ -1,4 +1,5 @@
-// @charta/client: a typed client for a Charta instance (Commands API, patients, notes).
+// @charta/client: a typed client for a Charta instance (Commands API, patients, notes, a patient's
+// banner alerts, plugin secrets).
 //
 //   const charta = await ChartaClient.withClientCredentials(url, clientId, clientSecret);
 //   const patient = await charta.patients.create({ firstName: 'Ada', lastName: 'Lovelace' });
@@ -10,8 +11,8 @@
 // enterInError) resolves to a CommandResult `{ command, etag, replayed }`: `etag` is the
 // ETag header to pass back as `{ ifMatch: etag }`, `replayed` is true when the instance
 // replayed an earlier answer for the same Idempotency-Key. Everything else resolves to the
-// resource itself (Patient, Note, Fields, AutocompleteOption[], Paginated<…>); commands.delete
-// resolves to undefined.
+// resource itself (Patient, Note, Fields, AutocompleteOption[], Paginated<…>,
+// PluginSecretListing); commands.delete resolves to undefined.
 //
 // Failures: a non-2xx answer throws ChartaApiError (status, problem body, `<status> <code>:
 // <detail>`); no usable answer throws ChartaNetworkError (the cause attached).
@@ -22,9 +23,21 @@
 // token, keeps it, fetches a new one within 60 s of its expiry and once after a 401.
 import { CommandsApi } from './commands.ts';
 import { NotesApi, PatientsApi } from './resources.ts';
+import { PluginsApi } from './plugins.ts';
 import { ClientCredentials, Transport, staticCredentials, type Credentials, type FetchLike } from './transport.ts';
 
-export type { AutocompleteOption, Command, Fields, Note, Paginated, Patient, Token } from '@charta/server/schemas';
+export type {
+  AutocompleteOption,
+  BannerAlert,
+  Command,
+  Fields,
+  Note,
+  Paginated,
+  Patient,
+  PluginSecretChange,
+  PluginSecretListing,
+  Token,
+} from '@charta/server/schemas';
 export { ChartaApiError, ChartaError, ChartaNetworkError, type ProblemDetails } from './errors.ts';
 export {
   COMMAND_QUERY_PARAMETERS,
@@ -37,7 +50,8 @@ export {
   type IdempotencyOptions,
   type IfMatchOptions,
 } from './commands.ts';
-export type { CreateNoteInput, CreatePatientInput, NoteListOptions } from './resources.ts';
+export type { CreateNoteInput, CreatePatientInput, NoteListOptions, PageOptions } from './resources.ts';
+export { PluginsApi } from './plugins.ts';
 export { TOKEN_REFRESH_MARGIN_SECONDS, type FetchLike } from './transport.ts';
 export { paths } from './paths.ts';
 
@@ -63,6 +77,8 @@ export class ChartaClient {
   readonly commands: CommandsApi;
   readonly patients: PatientsApi;
   readonly notes: NotesApi;
+  /** Plugin secrets (an API key client: `new ChartaClient({ baseUrl, apiKey })`). */
+  readonly plugins: PluginsApi;
   private readonly transport: Transport;
 
   constructor(options: ChartaClientOptions);
@@ -77,6 +93,7 @@ export class ChartaClient {
     this.commands = new CommandsApi(this.transport);
     this.patients = new PatientsApi(this.transport);
     this.notes = new NotesApi(this.transport);
+    this.plugins = new PluginsApi(this.transport);
   }
 
   /**

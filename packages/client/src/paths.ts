@@ -21,6 +21,10 @@ export const paths = {
   patients: () => `${API}/patients`,
   patient: (key: string) => `${API}/patients/${seg(key)}`,
 
+  patientBannerAlerts: (key: string) => `${API}/patients/${seg(key)}/banner-alerts/`,
+
+  pluginSecrets: (name: string) => `${API}/plugins/${seg(name)}/secrets/`,
+
   notes: () => `${API}/notes`,
   note: (uuid: string) => `${API}/notes/${seg(uuid)}`,
   noteLock: (uuid: string) => `${API}/notes/${seg(uuid)}/lock`,

@@ -1,10 +1,15 @@
 // Patients and notes: what a note needs before commands can be written into it.
-import type { CreateNote, CreatePatient, Note, Paginated, Patient } from '@charta/server/schemas';
+import type { BannerAlert, CreateNote, CreatePatient, Note, Paginated, Patient } from '@charta/server/schemas';
 import { paths } from './paths.ts';
 import type { Transport } from './transport.ts';
 
 export type CreatePatientInput = CreatePatient;
 export type CreateNoteInput = CreateNote;
+
+export interface PageOptions {
+  limit?: number;
+  offset?: number;
+}
 
 export interface NoteListOptions {
   patientKey?: string;
@@ -22,6 +27,12 @@ export class PatientsApi {
 
   async get(key: string): Promise<Patient> {
     return (await this.transport.send<Patient>('GET', paths.patient(key))).data;
+  }
+
+  /** GET /core/api/v1/patients/{key}/banner-alerts/: the banner alerts plugins added, oldest first (a clinical token). */
+  async bannerAlerts(key: string, options: PageOptions = {}): Promise<Paginated<BannerAlert>> {
+    const query = { limit: options.limit, offset: options.offset };
+    return (await this.transport.send<Paginated<BannerAlert>>('GET', paths.patientBannerAlerts(key), { query })).data;
   }
 }
 

@@ -3,6 +3,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ENGINES, TEST_API_KEY, TEST_CLIENT_ID, TEST_CLIENT_SECRET, startInstance, type Instance } from '../../server/test/support/harness.ts';
+import { manifestJson, tarFromDir } from '../../server/test/support/archives.ts';
+import { upsertBannerAlert } from '../../server/src/storage/banner-alerts-repository.ts';
 import { ChartaApiError, ChartaClient, ChartaNetworkError, type FetchLike } from '../src/index.ts';
 
 /** Runs `fn`, expects a ChartaApiError of that status (and code), returns it. */
@@ -277,6 +279,75 @@ for (const engine of ENGINES) {
           return true;
         },
       );
+    });
+
+    it('sets, lists and removes plugin secrets with an API key; values never come back', async () => {
+      const bytes = await tarFromDir(
+        {
+          'CHARTA_MANIFEST.json': manifestJson({ name: 'client-secrets', secrets: ['API_TOKEN', 'OTHER'] }),
+          'dist/index.js': 'export {};\n',
+          'README.md': '#\n',
+        },
+        ['.'],
+      );
+      const form = new FormData();
+      form.set('package', new Blob([new Uint8Array(bytes)]), 'p.tar.gz');
+      const installed = await fetch(`${instance.url}/core/api/v1/plugins/`, { method: 'POST', body: form, headers: { authorization: TEST_API_KEY } });
+      assert.equal(installed.status, 201, await installed.text());
+
+      const admin = new ChartaClient({ baseUrl: instance.url, apiKey: TEST_API_KEY });
+      assert.deepEqual(await admin.plugins.secrets('client-secrets'), {
+        results: [
+          { name: 'API_TOKEN', declared: true, is_set: false, updated_at: null },
+          { name: 'OTHER', declared: true, is_set: false, updated_at: null },
+        ],
+      });
+      const set = await admin.plugins.setSecrets('client-secrets', { API_TOKEN: 'client-value-never-returned', OTHER: 'x' });
+      assert.deepEqual(
+        set.results.map((r) => [r.name, r.is_set]),
+        [
+          ['API_TOKEN', true],
+          ['OTHER', true],
+        ],
+      );
+      assert.ok(!JSON.stringify(set).includes('client-value-never-returned'));
+      const removed = await admin.plugins.setSecrets('client-secrets', { OTHER: null });
+      assert.equal(removed.results[1]?.is_set, false);
+      assert.deepEqual(await admin.plugins.secrets('client-secrets'), removed);
+      const refused = await apiError(() => admin.plugins.setSecrets('client-secrets', { NOPE: 'x' }), 400, 'validation_failed');
+      assert.match(refused.detail, /secrets\.NOPE/);
+      await apiError(() => admin.plugins.secrets('no-such-plugin'), 404, 'plugin_not_found');
+    });
+
+    it("reads a patient's banner alerts, paginated", async () => {
+      const patient = await charta.patients.create({ firstName: 'Banner', lastName: 'Alerts' });
+      assert.deepEqual(await charta.patients.bannerAlerts(patient.key), { count: 0, next: null, previous: null, results: [] });
+      for (const [i, key] of ['a', 'b'].entries()) {
+        await upsertBannerAlert(instance.storage.db, {
+          patient_key: patient.key,
+          plugin_name: 'vitals-alert',
+          key,
+          narrative: `Alert ${key}`,
+          placement: '["chart"]',
+          intent: 'info',
+          created_at: 1_700_000_000_000_000 + i,
+          updated_at: 1_700_000_000_000_000 + i,
+        });
+      }
+      const page = await charta.patients.bannerAlerts(patient.key, { limit: 1, offset: 1 });
+      assert.equal(page.count, 2);
+      assert.deepEqual(page.results, [
+        {
+          plugin: 'vitals-alert',
+          key: 'b',
+          narrative: 'Alert b',
+          placement: ['chart'],
+          intent: 'info',
+          created_at: '2023-11-14T22:13:20.000001Z',
+          updated_at: '2023-11-14T22:13:20.000001Z',
+        },
+      ]);
+      await apiError(() => charta.patients.bannerAlerts('0'.repeat(32)), 404, 'patient_not_found');
     });
   });
 }

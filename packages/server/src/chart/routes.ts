@@ -1,12 +1,14 @@
-// The patient's chart, read-only: conditions, medications, goals (written by committing commands),
-// as one Fastify plugin.
+// The patient's chart, read-only: conditions, medications, goals (written by committing commands)
+// and the banner alerts plugins added, as one Fastify plugin.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import { baseUrlOf, ctxOf, type FeatureOptions } from '../http/request.ts';
 import { problemResponses as problems } from '../http/schemas.ts';
 import type { ChartEntity } from '../storage/chart-repository.ts';
 import { readChart } from './read.ts';
-import { ChartParams, chartPage, chartQuery } from './schemas.ts';
+import { listBannerAlerts } from './banner-alerts.ts';
+import { BannerAlertPageSchema, BannerAlertQuery, BannerAlertSchema, ChartParams, chartPage, chartQuery } from './schemas.ts';
 
 const tags = ['Patient chart'];
 const security = [{ bearer: [] }];
@@ -35,4 +37,20 @@ export async function chartRoutes(parent: FastifyInstance, { storage, publicUrl 
       },
     });
   }
+  app.addSchema(BannerAlertSchema);
+  app.addSchema(BannerAlertPageSchema);
+  app.get('/core/api/v1/patients/:key/banner-alerts/', {
+    schema: {
+      tags,
+      security,
+      summary: "Banner alerts plugins added to the patient's chart, oldest first",
+      params: ChartParams,
+      querystring: BannerAlertQuery,
+      response: { 200: Type.Ref('BannerAlertPage'), ...problems(400, 401, 403, 404) },
+    },
+    handler: async (request) => {
+      const { key } = request.params;
+      return listBannerAlerts(ctxOf(request, storage), key, request.query, baseUrlOf(request, publicUrl), `/core/api/v1/patients/${key}/banner-alerts/`);
+    },
+  });
 }

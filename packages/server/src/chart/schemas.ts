@@ -1,6 +1,6 @@
 // Schemas of the patient's chart (docs/api.md, The patient's chart).
-import { Type } from '@sinclair/typebox';
-import { Nullable } from '../http/schemas.ts';
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable, pageOf, type Paginated } from '../http/schemas.ts';
 import type { ChartEntity } from '../storage/chart-repository.ts';
 import { STATUSES } from './read.ts';
 
@@ -51,3 +51,24 @@ export const chartPage = (entity: ChartEntity) =>
     previous: Type.Union([Type.String(), Type.Null()]),
     results: Type.Array(ChartEntrySchemas[entity]),
   });
+
+/** A banner alert a plugin shows on the patient's chart (docs/api.md, "Banner alerts"). */
+export const BannerAlertSchema = Type.Object(
+  {
+    plugin: Type.String({ description: 'The plugin that added it' }),
+    key: Type.String({ description: "The plugin's own key for it: adding one with the same key replaces it" }),
+    narrative: Type.String(),
+    placement: Type.Array(Type.String(), { description: 'Where it shows: chart, timeline, appointment_card, scheduling_card, profile…' }),
+    intent: Type.String({ description: 'info, warning or alert' }),
+    created_at: Iso,
+    updated_at: Iso,
+  },
+  { $id: 'BannerAlert' },
+);
+export type BannerAlert = Static<typeof BannerAlertSchema>;
+export const BannerAlertPageSchema = pageOf(Type.Ref('BannerAlert'), 'BannerAlertPage');
+export type BannerAlertPage = Paginated<BannerAlert>;
+export const BannerAlertQuery = Type.Object(
+  { limit: Type.Optional(Type.String({ pattern: '^\\d+$' })), offset: Type.Optional(Type.String({ pattern: '^\\d+$' })) },
+  { additionalProperties: false },
+);

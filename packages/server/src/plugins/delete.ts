@@ -4,6 +4,7 @@ import type { Ctx } from '../context.ts';
 import { problem } from '../http/problem.ts';
 import { writeTransaction } from '../storage/transaction.ts';
 import { deletePlugin as removePlugin, getPluginForUpdate } from '../storage/plugins-repository.ts';
+import { removeAllPluginSecrets } from '../storage/plugin-secrets-repository.ts';
 import { requirePluginScope, toView } from './representation.ts';
 import { logPlugin } from '../logs/events.ts';
 
@@ -14,6 +15,7 @@ export async function deletePlugin(ctx: Ctx, baseUrl: string, name: string, forc
     if (before === undefined) throw problem('plugin_not_found');
     if (before.is_enabled !== 0 && !force) throw problem('plugin_enabled');
     await removePlugin(trx, name);
+    await removeAllPluginSecrets(trx, name); // its secrets go with it (docs/plugins.md, "Secrets")
     await audit({ action: 'plugin.deleted', entityType: 'plugin', entityId: name, before: toView(before, baseUrl), after: null });
     return { status: 204, body: null };
   });

@@ -9,11 +9,14 @@ import { getPluginForUpdate, insertPlugin } from '../storage/plugins-repository.
 import { checkPackage, packageColumns, type UploadedFile } from './package.ts';
 import { requirePluginScope, toView, type PluginView } from './representation.ts';
 import { logPlugin, logRejected } from '../logs/events.ts';
+import { declaredSecrets, secretsChanged, writeSecrets, type SecretChange, type SecretNames } from './secrets.ts';
 
-export async function installPlugin(ctx: Ctx, baseUrl: string, upload: { file?: UploadedFile; isEnabled: boolean }) {
+/** `secrets`: set in the install's own transaction (a refused secret refuses the install). */
+export async function installPlugin(ctx: Ctx, baseUrl: string, upload: { file?: UploadedFile; isEnabled: boolean; secrets?: SecretChange }) {
   requirePluginScope(ctx);
   const pkg = await checkPackage(upload.file, ctx.runtime).catch(logRejected(ctx, undefined)); // log stream
   const name = pkg.metadata.name;
+  let secretNames: SecretNames = { set: [], removed: [] };
   try {
     const outcome = await writeTransaction<PluginView>(ctx, undefined, async ({ trx, audit }) => {
       if ((await getPluginForUpdate(trx, ctx.storage.engine, name)) !== undefined) {
@@ -34,9 +37,11 @@ export async function installPlugin(ctx: Ctx, baseUrl: string, upload: { file?: 
       await insertPlugin(trx, row);
       const view = toView(row, baseUrl);
       await audit({ action: 'plugin.installed', entityType: 'plugin', entityId: name, before: null, after: view });
+      if (upload.secrets !== undefined) secretNames = await writeSecrets({ trx, audit }, name, upload.secrets, declaredSecrets(pkg.metadata), now);
       return { status: 201, body: view };
     });
     logPlugin(ctx, 'installed', name, outcome.body); // log stream: after the commit
+    secretsChanged(ctx, name, secretNames);
     return outcome;
   } catch (err) {
     // Two installs of one new plugin at once: the loser is told it exists, like a later install.

@@ -1,6 +1,7 @@
 // Plugin API routes (docs/plugins.md), wire-compatible with the original plugin tool: multipart
 // field `package` (file) and `is_enabled` (`true`/`True`/…); a PATCH carrying only `is_enabled`
-// arrives form-encoded. One Fastify plugin: multipart parsing lives in its encapsulated scope only.
+// arrives form-encoded. Install and PATCH also take the original tool's repeated `secret` fields
+// (docs/api.md, "Plugin secrets"). One Fastify plugin: multipart parsing lives in its encapsulated scope only.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import multipart from '@fastify/multipart';
@@ -17,9 +18,12 @@ import { getPlugin } from './get.ts';
 import { updatePlugin } from './update.ts';
 import { deletePlugin } from './delete.ts';
 import { downloadPackage } from './download.ts';
+import { listSecrets } from './list-secrets.ts';
+import { setSecrets } from './set-secrets.ts';
+import { decodeSecretFields, MAX_SECRETS_PER_CHANGE, MAX_SECRET_BYTES, SECRET_FIELD, type SecretChange } from './secrets.ts';
 import { pluginName } from './representation.ts';
 import type { UploadedFile } from './package.ts';
-import { DeletePluginQuery, PluginPage, PluginPageQuery, PluginParams as params, PluginSchema } from './schemas.ts';
+import { DeletePluginQuery, PluginPage, PluginPageQuery, PluginParams as params, PluginSchema, SecretChangeBody, SecretListingSchema } from './schemas.ts';
 
 const BASE = '/core/api/v1/plugins';
 const tags = ['Plugins'];
@@ -28,24 +32,31 @@ const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] 
 interface Upload {
   file?: UploadedFile;
   fields: Record<string, string>;
+  /** The repeated `secret` fields, in order (base64 of `KEY=value` each). */
+  secrets: string[];
 }
 
 /** The package file and the plain fields of a multipart, form-encoded or empty body. */
 async function readUpload(request: FastifyRequest): Promise<Upload> {
   const fields: Record<string, string> = {};
+  const secrets: string[] = [];
   if (!request.isMultipart()) {
     const body = request.body;
     if (body !== undefined && body !== null) {
       if (typeof body !== 'object' || Array.isArray(body)) throw invalid([{ field: 'body', message: 'must be form fields' }]);
       for (const [k, v] of Object.entries(body)) {
+        if (k === SECRET_FIELD && (typeof v === 'string' || (Array.isArray(v) && v.every((s) => typeof s === 'string')))) {
+          secrets.push(...(typeof v === 'string' ? [v] : (v as string[])));
+          continue;
+        }
         if (typeof v !== 'string') throw invalid([{ field: k, message: 'must be given once, as text' }]);
         fields[k] = v;
       }
     }
-    return { fields };
+    return { fields, secrets };
   }
   try {
-    return await readParts(request, fields);
+    return await readParts(request, fields, secrets);
   } catch (err) {
     // The multipart parser's own errors (no boundary, a malformed part, a body cut short) are the client's.
     if (err instanceof Problem || (err as { code?: unknown }).code !== undefined) throw err;
@@ -53,7 +64,7 @@ async function readUpload(request: FastifyRequest): Promise<Upload> {
   }
 }
 
-async function readParts(request: FastifyRequest, fields: Record<string, string>): Promise<Upload> {
+async function readParts(request: FastifyRequest, fields: Record<string, string>, secrets: string[]): Promise<Upload> {
   let file: UploadedFile | undefined;
   for await (const part of request.parts()) {
     if (part.type === 'file') {
@@ -62,17 +73,27 @@ async function readParts(request: FastifyRequest, fields: Record<string, string>
         throw invalid([{ field: part.fieldname, message: 'send exactly one file, in the field `package`' }]);
       }
       file = { bytes: await part.toBuffer(), fileName: part.filename };
+    } else if (part.valueTruncated) {
+      throw invalid([{ field: part.fieldname, message: `is longer than ${FIELD_SIZE} bytes` }]);
+    } else if (part.fieldname === SECRET_FIELD) {
+      secrets.push(String(part.value));
     } else {
       if (Object.hasOwn(fields, part.fieldname)) throw invalid([{ field: part.fieldname, message: 'must be given once' }]);
       fields[part.fieldname] = String(part.value);
     }
   }
-  return { file, fields };
+  return { file, fields, secrets };
 }
+
+/** The change the `secret` fields ask for; undefined when there are none. */
+const secretsOf = (upload: Upload): SecretChange | undefined => (upload.secrets.length === 0 ? undefined : decodeSecretFields(upload.secrets));
+
+/** A multipart text field's limit: room for a secret of MAX_SECRET_BYTES, its name and base64's growth. */
+const FIELD_SIZE = Math.ceil((MAX_SECRET_BYTES + 130) / 3) * 4 + 64;
 
 /** `is_enabled` as the original tool sends it (Python's True/False) or as JSON-ish text. */
 function enabledFlag(fields: Record<string, string>, fallback: boolean | undefined): boolean | undefined {
-  const known = new Set(['is_enabled', 'package']);
+  const known = new Set(['is_enabled', 'package', SECRET_FIELD]);
   const unknown: FieldProblem[] = Object.keys(fields)
     .filter((k) => !known.has(k))
     .map((k) => ({ field: k, message: 'is not a known field' }));
@@ -87,10 +108,19 @@ function enabledFlag(fields: Record<string, string>, fallback: boolean | undefin
 export async function pluginRoutes(parent: FastifyInstance, { storage, publicUrl }: FeatureOptions) {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   await app.register(multipart, {
-    limits: { fileSize: DEFAULT_LIMITS.maxCompressedBytes, files: 2, fields: 5, parts: 8, fieldSize: 1024, headerPairs: 100 },
+    limits: {
+      fileSize: DEFAULT_LIMITS.maxCompressedBytes,
+      files: 2,
+      // Room for one more secret than a change may hold, so that many is told as a 400 naming the limit.
+      fields: MAX_SECRETS_PER_CHANGE + 6,
+      parts: MAX_SECRETS_PER_CHANGE + 9,
+      fieldSize: FIELD_SIZE,
+      headerPairs: 100,
+    },
     throwFileSizeLimit: true,
   });
   app.addSchema(PluginSchema);
+  app.addSchema(SecretListingSchema);
   const base = (request: FastifyRequest) => baseUrlOf(request, publicUrl);
   const problems = problemResponses;
 
@@ -98,12 +128,13 @@ export async function pluginRoutes(parent: FastifyInstance, { storage, publicUrl
     schema: {
       tags,
       security,
-      summary: 'Install a plugin (multipart: package, is_enabled)',
+      summary: 'Install a plugin (multipart: package, is_enabled, secret…)',
       response: { 201: Type.Ref('Plugin'), ...problems(400, 401, 403, 413, 415) },
     },
     handler: async (request, reply) => {
       const upload = await readUpload(request);
-      const outcome = await installPlugin(ctxOf(request, storage), base(request), { file: upload.file, isEnabled: enabledFlag(upload.fields, true)! });
+      const isEnabled = enabledFlag(upload.fields, true)!;
+      const outcome = await installPlugin(ctxOf(request, storage), base(request), { file: upload.file, isEnabled, secrets: secretsOf(upload) });
       return reply.code(201).send(outcome.body);
     },
   });
@@ -149,7 +180,7 @@ export async function pluginRoutes(parent: FastifyInstance, { storage, publicUrl
     schema: {
       tags,
       security,
-      summary: 'Replace the package and/or set is_enabled',
+      summary: 'Replace the package, set is_enabled and/or set secrets (repeated `secret` fields)',
       params,
       response: { 200: Type.Ref('Plugin'), ...problems(400, 401, 403, 404, 413, 415) },
     },
@@ -159,6 +190,7 @@ export async function pluginRoutes(parent: FastifyInstance, { storage, publicUrl
       const outcome = await updatePlugin(ctxOf(request, storage), base(request), name, {
         file: upload.file,
         isEnabled: enabledFlag(upload.fields, undefined),
+        secrets: secretsOf(upload),
       });
       return outcome.body;
     },
@@ -178,6 +210,29 @@ export async function pluginRoutes(parent: FastifyInstance, { storage, publicUrl
       await deletePlugin(ctxOf(request, storage), base(request), name, request.query.force === 'true');
       return reply.code(204).send();
     },
+  });
+
+  app.get(`${BASE}/:name/secrets/`, {
+    schema: {
+      tags,
+      security,
+      summary: 'The secret names the plugin declares or has set (never a value)',
+      params,
+      response: { 200: Type.Ref('SecretListing'), ...problems(401, 403, 404) },
+    },
+    handler: async (request) => listSecrets(ctxOf(request, storage), pluginName(request.params.name)),
+  });
+
+  app.patch(`${BASE}/:name/secrets/`, {
+    schema: {
+      tags,
+      security,
+      summary: 'Set secrets ({"KEY": "value"}) and remove them ({"KEY": null}); answers the listing',
+      params,
+      body: SecretChangeBody,
+      response: { 200: Type.Ref('SecretListing'), ...problems(400, 401, 403, 404, 415) },
+    },
+    handler: async (request) => setSecrets(ctxOf(request, storage), pluginName(request.params.name), request.body),
   });
 
   app.get(`${BASE}/:name/package/`, {

@@ -1,5 +1,5 @@
 // Schemas of the plugin API (docs/plugins.md).
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 
 export const PluginParams = Type.Object({ name: Type.String({ description: 'Plugin name (slug)' }) });
 
@@ -33,3 +33,23 @@ export const DeletePluginQuery = Type.Object(
   { force: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])) },
   { additionalProperties: false },
 );
+
+export const SecretListingSchema = Type.Object(
+  {
+    results: Type.Array(
+      Type.Object({
+        name: Type.String(),
+        declared: Type.Boolean({ description: "Whether the manifest's `secrets` names it" }),
+        is_set: Type.Boolean(),
+        updated_at: Type.Union([Type.String(), Type.Null()], { description: 'When its value was last set; null when it is not set' }),
+      }),
+    ),
+  },
+  { $id: 'SecretListing', description: 'Secret names, never values (docs/api.md, "Plugin secrets")' },
+);
+
+export const SecretChangeBody = Type.Record(Type.String({ maxLength: 128 }), Type.Union([Type.String(), Type.Null()]), {
+  description: 'A secret name → its new value, or null to remove it',
+});
+export type SecretListing = Static<typeof SecretListingSchema>;
+export type SecretChange = Static<typeof SecretChangeBody>;

@@ -8,9 +8,13 @@ import { getPluginForUpdate, replacePluginPackage, updatePlugin as savePlugin } 
 import { checkPackage, packageColumns, type UploadedFile } from './package.ts';
 import { requirePluginScope, toView, type PluginView } from './representation.ts';
 import { logPlugin, logRejected, rejected } from '../logs/events.ts';
+import { declaredSecrets, secretsChanged, storedDeclaredSecrets, writeSecrets, type SecretChange, type SecretNames } from './secrets.ts';
 
-/** A new package and/or a new enabled flag; a package of another plugin is refused (the old one stays). */
-export async function updatePlugin(ctx: Ctx, baseUrl: string, name: string, change: { file?: UploadedFile; isEnabled?: boolean }) {
+/**
+ * A new package and/or a new enabled flag and/or secrets (checked against the new package's
+ * manifest when there is one); a package of another plugin is refused (the old one stays).
+ */
+export async function updatePlugin(ctx: Ctx, baseUrl: string, name: string, change: { file?: UploadedFile; isEnabled?: boolean; secrets?: SecretChange }) {
   requirePluginScope(ctx);
   const pkg = change.file === undefined ? undefined : await checkPackage(change.file, ctx.runtime).catch(logRejected(ctx, name)); // log stream
   if (pkg !== undefined && pkg.metadata.name !== name) {
@@ -20,6 +24,7 @@ export async function updatePlugin(ctx: Ctx, baseUrl: string, name: string, chan
       problem('plugin_name_mismatch', { detail: `The package is plugin ${pkg.metadata.name}, not ${name}; the installed version stays live` }),
     );
   }
+  let secretNames: SecretNames = { set: [], removed: [] };
   const outcome = await writeTransaction<PluginView>(ctx, undefined, async ({ trx, audit }) => {
     const before = await getPluginForUpdate(trx, ctx.storage.engine, name);
     if (before === undefined) throw problem('plugin_not_found');
@@ -29,6 +34,10 @@ export async function updatePlugin(ctx: Ctx, baseUrl: string, name: string, chan
       await replacePluginPackage(trx, name, { ...packageColumns(pkg), updated_at: now, ...enabled });
     } else if (change.isEnabled !== undefined) {
       await savePlugin(trx, name, { ...enabled, updated_at: now });
+    }
+    if (change.secrets !== undefined) {
+      const declared = pkg !== undefined ? declaredSecrets(pkg.metadata) : await storedDeclaredSecrets(trx, name);
+      secretNames = await writeSecrets({ trx, audit }, name, change.secrets, declared, now);
     }
     const after = (await getPluginForUpdate(trx, ctx.storage.engine, name))!;
     const view = toView(after, baseUrl);
@@ -40,5 +49,6 @@ export async function updatePlugin(ctx: Ctx, baseUrl: string, name: string, chan
   // Log stream, after the commit: as the audit names it.
   if (pkg !== undefined) logPlugin(ctx, 'updated', name, outcome.body);
   else if (change.isEnabled !== undefined) logPlugin(ctx, change.isEnabled ? 'enabled' : 'disabled', name, outcome.body);
+  secretsChanged(ctx, name, secretNames);
   return outcome;
 }

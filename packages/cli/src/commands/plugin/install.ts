@@ -1,25 +1,43 @@
-// charta plugin install <path> [--host URL] [--api-key KEY] [--disable]
+// charta plugin install <path> [--host URL] [--api-key KEY] [--disable] [--secret KEY=VALUE]…
 // A project directory is built first (`charta plugin build`: dist/<slug>-<version>.tar.gz); a
 // .whl or .tar.gz is uploaded as is (its kind is judged by the instance). A plugin of that name
 // already installed (400 `plugin_exists`) is updated instead, as the original tool does: the
 // package's name comes from extract-metadata, then the package is PATCHed onto it and that
-// update's answer is the line. The line names the package uploaded (`package`).
+// update's answer is the line. The line names the package uploaded (`package`). Secrets go with
+// the package as repeated `secret` fields, on the install and on the update alike.
 import type { Command } from 'commander';
 import { bind, optionalString, type RawInput, type Session } from '../../command.ts';
 import type { IO } from '../../io.ts';
 import { EXIT, envelope, printLine, responseEnvelope, type ExitCode } from '../../output.ts';
 import type { TargetFlags } from '../../target.ts';
 import { buildProject } from '../../packaging/index.ts';
-import { InstanceFailure, checkProjectOrPackage, clientFor, pythonBool, readPackage, targetFlags, withTargetOptions } from '../../instance.ts';
+import {
+  InstanceFailure,
+  checkProjectOrPackage,
+  clientFor,
+  collectSecret,
+  pythonBool,
+  readPackage,
+  secretFields,
+  targetFlags,
+  withTargetOptions,
+} from '../../instance.ts';
 
 export interface InstallOptions {
   source: { kind: 'project' | 'package'; path: string };
   enabled: boolean;
+  /** The `secret` fields to send (base64 of `KEY=VALUE` each). */
+  secrets: string[];
   target: TargetFlags;
 }
 
 export function parse({ args, flags }: RawInput): InstallOptions {
-  return { source: checkProjectOrPackage(optionalString(args[0]) ?? ''), enabled: flags.disable !== true, target: targetFlags(flags) };
+  return {
+    source: checkProjectOrPackage(optionalString(args[0]) ?? ''),
+    enabled: flags.disable !== true,
+    secrets: secretFields(flags.secret),
+    target: targetFlags(flags),
+  };
 }
 
 export async function run(io: IO, options: InstallOptions): Promise<ExitCode> {
@@ -27,7 +45,8 @@ export async function run(io: IO, options: InstallOptions): Promise<ExitCode> {
   const packagePath = options.source.kind === 'project' ? (await buildProject(options.source.path)).file : options.source.path;
   const file = readPackage(packagePath);
   const isEnabled = pythonBool(options.enabled);
-  const installed = await client.request('POST', [], { body: { kind: 'multipart', fields: { is_enabled: isEnabled }, file } });
+  const secrets = options.secrets;
+  const installed = await client.request('POST', [], { body: { kind: 'multipart', fields: { is_enabled: isEnabled }, secrets, file } });
   if (installed.status === 201) {
     printLine(io.stdout, envelope(true, 'Package successfully uploaded', { status_code: 201, plugin: installed.json, package: packagePath }));
     return EXIT.ok;
@@ -37,7 +56,7 @@ export async function run(io: IO, options: InstallOptions): Promise<ExitCode> {
   const metadata = await client.expect(200, 'POST', ['extract-metadata'], { body: { kind: 'multipart', fields: {}, file } });
   const name = (metadata.json as { name?: unknown } | undefined)?.name;
   if (typeof name !== 'string' || name === '') throw new InstanceFailure(metadata);
-  const updated = await client.expect(200, 'PATCH', [name], { body: { kind: 'multipart', fields: { is_enabled: isEnabled }, file } });
+  const updated = await client.expect(200, 'PATCH', [name], { body: { kind: 'multipart', fields: { is_enabled: isEnabled }, secrets, file } });
   printLine(io.stdout, responseEnvelope(true, updated.status, updated.text, { package: packagePath }));
   return EXIT.ok;
 }
@@ -54,5 +73,6 @@ export function register(parent: Command, session: Session): Command {
       .argument('<path>', 'a project directory or a package file'),
   )
     .option('--disable', 'install it disabled (default: enabled)')
+    .option('--secret <KEY=VALUE>', "set a secret the plugin's manifest declares (repeatable; never printed)", collectSecret)
     .action(bind(session, { parse, run }));
 }

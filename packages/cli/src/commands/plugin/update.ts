@@ -1,12 +1,12 @@
-// charta plugin update <name> [--package FILE] [--enable | --disable] [--host URL] [--api-key KEY]
-// PATCHes the plugin: multipart when a package is given, form-encoded `is_enabled` when only a
-// flag is, an empty PATCH with neither (as the original tool).
+// charta plugin update <name> [--package FILE] [--enable | --disable] [--secret KEY=VALUE]… [--host URL] [--api-key KEY]
+// PATCHes the plugin: multipart when a package is given, form-encoded `is_enabled` and `secret`
+// fields when only those are, an empty PATCH with none (as the original tool).
 import type { Command } from 'commander';
 import { bind, optionalString, type RawInput, type Session } from '../../command.ts';
 import type { IO } from '../../io.ts';
 import { UsageError, type ExitCode } from '../../output.ts';
 import type { TargetFlags } from '../../target.ts';
-import { checkPackagePath, pythonBool, readPackage, targetFlags, type Body } from '../../instance.ts';
+import { checkPackagePath, collectSecret, pythonBool, readPackage, secretFields, targetFlags, type Body } from '../../instance.ts';
 import { namedPluginCommand, pluginNameArgument, requestPlugin } from './named-plugin.ts';
 
 export interface UpdateOptions {
@@ -14,6 +14,8 @@ export interface UpdateOptions {
   package?: string | undefined;
   /** undefined: leave the flag as it is. */
   enabled?: boolean | undefined;
+  /** The `secret` fields to send (base64 of `KEY=VALUE` each). */
+  secrets: string[];
   target: TargetFlags;
 }
 
@@ -25,6 +27,7 @@ export function parse({ args, flags }: RawInput): UpdateOptions {
     name,
     package: pkg === undefined ? undefined : checkPackagePath(pkg),
     enabled: flags.enable === true ? true : flags.disable === true ? false : undefined,
+    secrets: secretFields(flags.secret),
     target: targetFlags(flags),
   };
 }
@@ -33,11 +36,12 @@ export function run(io: IO, options: UpdateOptions): Promise<ExitCode> {
   return requestPlugin(io, options.target, options.name, 200, 'PATCH', () => ({ body: patchBody(options) }));
 }
 
-/** Multipart with the package, form-encoded with only the flag, empty with neither. */
+/** Multipart with the package, form-encoded with only the flag and/or secrets, empty with none. */
 function patchBody(options: UpdateOptions): Body {
   const fields: Record<string, string> = options.enabled === undefined ? {} : { is_enabled: pythonBool(options.enabled) };
-  if (options.package !== undefined) return { kind: 'multipart', fields, file: readPackage(options.package) };
-  if (options.enabled !== undefined) return { kind: 'form', fields };
+  const secrets = options.secrets;
+  if (options.package !== undefined) return { kind: 'multipart', fields, secrets, file: readPackage(options.package) };
+  if (options.enabled !== undefined || secrets.length > 0) return { kind: 'form', fields, secrets };
   return { kind: 'empty' };
 }
 
@@ -46,5 +50,6 @@ export function register(parent: Command, session: Session): Command {
     .option('--package <file>', 'a new package (.whl or .tar.gz) of the same plugin')
     .option('--enable', 'enable the plugin')
     .option('--disable', 'disable the plugin')
+    .option('--secret <KEY=VALUE>', "set a secret the plugin's manifest declares (repeatable; never printed)", collectSecret)
     .action(bind(session, { parse, run }));
 }
