@@ -14,9 +14,7 @@ import { buildZip, manifestJson, tarFromDir, VITALS_HANDLER_JS } from '../../ser
 import { charta, closedPort, single, tempDir, type Result } from './support/cli.ts';
 
 const pluginTarball = (version: string, name = 'Vitals Alert') =>
-  tarFromDir({ 'CHARTA_MANIFEST.json': manifestJson({ plugin_version: version, name }), 'dist/index.js': VITALS_HANDLER_JS, 'README.md': '# Vitals\n' }, [
-    '.',
-  ]);
+  tarFromDir({ 'CHARTA_MANIFEST.json': manifestJson({ plugin_version: version, name }), 'dist/index.js': VITALS_HANDLER_JS, 'README.md': '# Vitals\n' }, ['.']);
 
 const wheel = () =>
   buildZip([

@@ -71,7 +71,7 @@ for (const engine of ENGINES) {
       for (;;) {
         const found = await test();
         if (found !== undefined && found !== false) return found;
-        if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
+        if (Date.now() > end) assert.fail(`timed out waiting for ${what}; log: ${JSON.stringify(entries().slice(-15))}`);
         await new Promise((r) => setTimeout(r, 50));
       }
     };
@@ -91,7 +91,7 @@ for (const engine of ENGINES) {
           events: ['PLAN_COMMAND__POST_COMMIT'],
           compute: `    const { note, fields } = this.event.context;
     this.log.info(\`plan \${this.event.target.id} committed\`);
-    return [originateCommand('instruct', note.uuid, { instruct: 'Follow up in two weeks', comment: \`after: \${String(fields['narrative'])}\` })];`,
+    return [originateCommand('instruct', note.uuid, { comment: \`after: \${String(fields['narrative'])}\` })];`,
         },
       ]);
       const installed = await ok('plugin', 'install', project);
@@ -142,7 +142,7 @@ for (const engine of ENGINES) {
           {
             className: 'FollowUp',
             events: ['PLAN_COMMAND__POST_COMMIT'],
-            compute: `    return [originateCommand('instruct', this.event.context.note.uuid, { instruct: 'Follow up', comment: 'version 2' })];`,
+            compute: `    return [originateCommand('instruct', this.event.context.note.uuid, { comment: 'version 2' })];`,
           },
         ],
         {},
@@ -195,12 +195,12 @@ for (const engine of ENGINES) {
           {
             className: 'Hog',
             events: ['GOAL_COMMAND__PRE_DELETE'],
-            compute: `    const hoard: string[] = [];
-    for (let i = 0; ; i++) hoard.push('x'.repeat(1024) + i);`,
+            compute: `    const hoard: object[] = [];
+    for (let i = 0; ; i++) hoard.push({ i, text: 'item ' + i });`,
           },
           { className: 'Fine', events: ['GOAL_COMMAND__PRE_DELETE'], compute: `    this.log.info('still here after the hog');\n    return [];` },
         ],
-        { limits: { memory_mb: 8, timeout_ms: 200 } },
+        { limits: { memory_mb: 8, timeout_ms: 1500 } },
       );
       await ok('plugin', 'install', project);
       await eventually('the plugin running', () => entries('faulty').find((e) => /running: 4 handler/.test(e.event)));
@@ -209,7 +209,7 @@ for (const engine of ENGINES) {
       const patched = await api.call('PATCH', `${C}/${goal.uuid}/`, { body: { values: { goal_statement: 'Walk every day' } } });
       assert.equal(patched.status, 200, patched.text);
       const deleted = await api.call('DELETE', `${C}/${goal.uuid}/`);
-      assert.equal(deleted.status, 204, deleted.text);
+      assert.equal(deleted.status, 200, deleted.text);
 
       const failures = await eventually('three failure lines', () => {
         const found = entries('faulty').filter((e) => e.success === false);

@@ -82,7 +82,9 @@ for (const engine of ENGINES) {
       const tarball = path.join(dir, 'workflow-demo-0.4.0.tar.gz');
       fs.writeFileSync(
         tarball,
-        await tarFromDir({ 'CHARTA_MANIFEST.json': manifestJson({ name: 'Workflow Demo', plugin_version: '0.4.0' }), 'dist/index.js': VITALS_HANDLER_JS }, ['.']),
+        await tarFromDir({ 'CHARTA_MANIFEST.json': manifestJson({ name: 'Workflow Demo', plugin_version: '0.4.0' }), 'dist/index.js': VITALS_HANDLER_JS }, [
+          '.',
+        ]),
       );
       const byTarball = await ok('plugin', 'update', 'workflow-demo', '--package', tarball);
       assert.equal((byTarball.message as Plugin).version, '0.4.0');

@@ -10,9 +10,7 @@ import { buildZip, manifestJson, tarFromDir, tgz, VITALS_HANDLER_JS } from './su
 const P = '/core/api/v1/plugins';
 
 const pluginTarball = (version = '1.0.0', name = 'Vitals Alert') =>
-  tarFromDir({ 'CHARTA_MANIFEST.json': manifestJson({ plugin_version: version, name }), 'dist/index.js': VITALS_HANDLER_JS, 'README.md': '# Vitals\n' }, [
-    '.',
-  ]);
+  tarFromDir({ 'CHARTA_MANIFEST.json': manifestJson({ plugin_version: version, name }), 'dist/index.js': VITALS_HANDLER_JS, 'README.md': '# Vitals\n' }, ['.']);
 
 const oldStyleWheel = () =>
   buildZip([

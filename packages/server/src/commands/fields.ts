@@ -49,6 +49,9 @@ export async function autocomplete(ctx: Ctx, uuid: string, fieldName: string, se
   const found = await searchOptions({ ...field, source: field.source }, context, searchTerm, limit);
   // The after-search event: enabled plugins may reorder, filter or annotate (docs/plugins.md, "Events").
   const actor = { staffKey: ctx.principal.staffKey ?? ctx.principal.credential, requestId: ctx.requestId, depth: ctx.eventDepth ?? 0 };
-  const options = ctx.runtime === undefined ? found : await ctx.runtime.afterSearch({ schemaKey: command.schema_key, field: field.name, term: searchTerm, options: found }, actor);
+  const options =
+    ctx.runtime === undefined
+      ? found
+      : await ctx.runtime.afterSearch({ schemaKey: command.schema_key, field: field.name, term: searchTerm, options: found }, actor);
   return options.map(toWire);
 }

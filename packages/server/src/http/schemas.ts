@@ -17,7 +17,7 @@ export const ProblemSchema = Type.Object(
     status: Type.Integer(),
     detail: Type.String(),
     code: Type.String({ description: 'Stable identifier from the error catalog (docs/errors.md)' }),
-    errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
+    errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String(), plugin: Type.Optional(Type.String()) }))),
   },
   { $id: 'Problem', additionalProperties: true, description: 'RFC 9457 problem details' },
 );

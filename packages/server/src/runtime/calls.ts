@@ -59,7 +59,11 @@ export class HandlerCalls {
     }
     for (const line of result.logs) this.logs.emit({ level: line.level, event: line.message, source: 'plugin', ...tags });
     if (result.droppedLogLines > 0) {
-      this.logs.emit({ level: 'warning', event: `${result.droppedLogLines} log line(s) of this call were dropped (over the per-call limit or malformed)`, ...tags });
+      this.logs.emit({
+        level: 'warning',
+        event: `${result.droppedLogLines} log line(s) of this call were dropped (over the per-call limit or malformed)`,
+        ...tags,
+      });
     }
     if (result.outcome.kind === 'ok') return result.outcome.effects;
     const reloaded = result.reloaded ? '; its runtime was replaced by a fresh one' : '';

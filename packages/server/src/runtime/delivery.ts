@@ -68,7 +68,11 @@ export class Delivery {
         while (!this.closed && (await this.round()) > 0);
       } catch (err) {
         if (!this.closed) {
-          this.logs.emit({ level: 'error', event: `plugin runtime: delivering events failed: ${err instanceof Error ? err.message : String(err)}`, success: false });
+          this.logs.emit({
+            level: 'error',
+            event: `plugin runtime: delivering events failed: ${err instanceof Error ? err.message : String(err)}`,
+            success: false,
+          });
         }
         return; // the next wake or poll tries again
       }

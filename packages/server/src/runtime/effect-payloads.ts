@@ -83,8 +83,10 @@ export function validationErrors(effect: JsonObject): Array<{ message: string; f
   }
   const out: Array<{ message: string; field?: string }> = [];
   for (const e of payload.errors) {
-    if (!isObject(e) || typeof e.message !== 'string' || e.message.length === 0 || e.message.length > 500) return 'each error needs a "message" of 1 to 500 characters';
-    if (e.field !== undefined && (typeof e.field !== 'string' || e.field.length === 0 || e.field.length > 200)) return 'an error\'s "field" must be a short string';
+    if (!isObject(e) || typeof e.message !== 'string' || e.message.length === 0 || e.message.length > 500)
+      return 'each error needs a "message" of 1 to 500 characters';
+    if (e.field !== undefined && (typeof e.field !== 'string' || e.field.length === 0 || e.field.length > 200))
+      return 'an error\'s "field" must be a short string';
     out.push({ message: e.message, ...(typeof e.field === 'string' ? { field: e.field } : {}) });
   }
   return out;

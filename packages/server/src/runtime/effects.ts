@@ -68,7 +68,9 @@ export async function applyEffects(env: EffectEnv, handler: ActiveHandler, sourc
       await apply(ctx, handler.plugin, effect, idempotency);
     } catch (err) {
       const reason =
-        err instanceof Problem ? `${err.status} ${err.code}: ${err.errors?.length ? err.errors.map((e) => `${e.field} ${e.message}`).join('; ') : err.detail}` : String(err);
+        err instanceof Problem
+          ? `${err.status} ${err.code}: ${err.errors?.length ? err.errors.map((e) => `${e.field} ${e.message}`).join('; ') : err.detail}`
+          : String(err);
       env.calls.failure(handler, source.type, source.requestId, `${what} was not applied: ${reason}`);
     }
   }

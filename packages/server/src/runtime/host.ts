@@ -219,10 +219,16 @@ export class PluginHost implements PluginRuntime {
       for (const [index, effect] of (effects ?? []).entries()) {
         if (effect.type === 'EVENT_VALIDATION_ERROR') {
           const checked = validationErrors(effect);
-          if (typeof checked === 'string') this.calls.failure(handler, type, actor.requestId, `effect ${index} (EVENT_VALIDATION_ERROR) is malformed: ${checked}`);
+          if (typeof checked === 'string')
+            this.calls.failure(handler, type, actor.requestId, `effect ${index} (EVENT_VALIDATION_ERROR) is malformed: ${checked}`);
           else for (const e of checked) errors.push({ field: e.field ?? 'command', message: e.message, plugin: handler.plugin });
         } else {
-          this.calls.failure(handler, type, actor.requestId, `effect ${index} (${String(effect.type)}) was not applied: a PRE event takes only EVENT_VALIDATION_ERROR`);
+          this.calls.failure(
+            handler,
+            type,
+            actor.requestId,
+            `effect ${index} (${String(effect.type)}) was not applied: a PRE event takes only EVENT_VALIDATION_ERROR`,
+          );
         }
       }
     }
