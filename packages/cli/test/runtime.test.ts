@@ -84,6 +84,21 @@ for (const engine of ENGINES) {
     });
     after(async () => api?.stop());
 
+    it('the project `charta plugin init` makes runs with no edits: a committed plan gets its follow-up, the handler its log line', async () => {
+      await ok('plugin', 'init', '--no-input', '-o', dir, '--project-name', 'Starter Flag');
+      const installed = await ok('plugin', 'install', path.join(dir, 'starter-flag'));
+      assert.equal(installed.status_code, 201);
+      await eventually('the plugin running', () => entries('starter-flag').find((e) => /running: 1 handler/.test(e.event)));
+      const plan = await api.command('plan', { narrative: 'Recheck blood pressure' });
+      assert.equal((await api.call('POST', `${C}/${plan.uuid}/commit/`)).status, 200);
+      const instruct = await eventually('the follow-up instruct', async () => (await commandsOf(plan.noteKey)).find((c) => c.schema_key === 'instruct'));
+      assert.equal(instruct.originated_by, 'plugin:starter-flag');
+      assert.equal(instruct.data.comment, 'Follow up on: Recheck blood pressure');
+      const line = entries('starter-flag').find((e) => e.source === 'plugin' && e.event.startsWith(`plan ${plan.uuid} committed by `));
+      assert.ok(line, JSON.stringify(entries('starter-flag')));
+      await ok('plugin', 'update', 'starter-flag', '--disable');
+    });
+
     it('on PLAN_COMMAND__POST_COMMIT a plugin logs and originates a follow-up instruct in the same note', async () => {
       const project = writePlugin(dir, 'follow-up', [
         {

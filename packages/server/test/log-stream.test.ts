@@ -200,7 +200,8 @@ for (const engine of ENGINES) {
         ['.'],
       );
       const form = new FormData();
-      form.set('is_enabled', 'True');
+      // Installed disabled: the lifecycle lines alone (an enabled plugin adds the runtime's own).
+      form.set('is_enabled', 'False');
       form.set('package', new Blob([new Uint8Array(pkg)]), 'plugin.tar.gz');
       const headers = { authorization: TEST_API_KEY };
       assert.equal((await fetch(`${api.url}/core/api/v1/plugins/`, { method: 'POST', body: form, headers })).status, 201);
@@ -214,7 +215,7 @@ for (const engine of ENGINES) {
       const got = await s.upTo(3);
       assert.deepEqual(
         got.map((e) => e.event),
-        ['plugin vitals-alert 1.0.0 installed (enabled)', 'plugin vitals-alert 1.0.0 disabled', 'plugin vitals-alert deleted'],
+        ['plugin vitals-alert 1.0.0 installed (disabled)', 'plugin vitals-alert 1.0.0 disabled', 'plugin vitals-alert deleted'],
       );
       assert.ok(got.every((e) => e.plugin === 'vitals-alert' && e.level === 'info'));
       await quiet();
@@ -227,7 +228,7 @@ for (const engine of ENGINES) {
       const got = await s.upTo(3);
       assert.deepEqual(
         got.map((e) => e.event),
-        ['plugin vitals-alert 1.0.0 installed (enabled)', 'plugin vitals-alert 1.0.0 disabled', 'plugin vitals-alert deleted'],
+        ['plugin vitals-alert 1.0.0 installed (disabled)', 'plugin vitals-alert 1.0.0 disabled', 'plugin vitals-alert deleted'],
       );
     });
 

@@ -6,7 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ENGINES, TEST_API_KEY, TEST_CLIENT_ID, TEST_CLIENT_SECRET, startInstance, toReply, type Instance, type Reply } from './support/harness.ts';
-import { manifestJson, tarFromDir } from './support/archives.ts';
+import { manifestJson, tarFromDir, VITALS_HANDLER_JS } from './support/archives.ts';
 import type { LogEntry } from '../src/logs/bus.ts';
 import { pluginSecretValues } from '../src/storage/plugin-secrets-repository.ts';
 
@@ -204,7 +204,7 @@ for (const engine of ENGINES) {
 
     it('a bad secret refuses the install: no plugin, no secret', async () => {
       const other = await tarFromDir(
-        { 'CHARTA_MANIFEST.json': manifestJson({ name: 'Other Keeper', secrets: ['A'] }), 'dist/index.js': 'export {};\n', 'README.md': '#\n' },
+        { 'CHARTA_MANIFEST.json': manifestJson({ name: 'Other Keeper', secrets: ['A'] }), 'dist/index.js': VITALS_HANDLER_JS, 'README.md': '#\n' },
         ['.'],
       );
       const refused = await upload('POST', `${P}/`, other, [b64('A=ok'), b64('B=nope')]);
