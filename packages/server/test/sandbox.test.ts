@@ -113,7 +113,7 @@ return [];`,
   it('unbounded allocation is out of memory, the host is unharmed and the next call works', async () => {
     const plugin = await load(
       handler(
-        `if (this.event.context.fields.narrative === 'grow') { const all = []; for (;;) all.push('x'.repeat(65536) + all.length); } return [{ type: 'OK' }];`,
+        `if (this.event.context.fields.narrative === 'grow') { const all = []; for (;;) all.push({ n: all.length, text: 'item ' + all.length }); } return [{ type: 'OK' }];`,
       ),
       {
         memoryBytes: 8 * 1024 * 1024,
