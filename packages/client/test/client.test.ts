@@ -3,7 +3,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ENGINES, TEST_API_KEY, TEST_CLIENT_ID, TEST_CLIENT_SECRET, startInstance, type Instance } from '../../server/test/support/harness.ts';
-import { manifestJson, tarFromDir } from '../../server/test/support/archives.ts';
+import { manifestJson, tarFromDir, VITALS_HANDLER_JS } from '../../server/test/support/archives.ts';
 import { upsertBannerAlert } from '../../server/src/storage/banner-alerts-repository.ts';
 import { ChartaApiError, ChartaClient, ChartaNetworkError, type FetchLike } from '../src/index.ts';
 
@@ -285,7 +285,7 @@ for (const engine of ENGINES) {
       const bytes = await tarFromDir(
         {
           'CHARTA_MANIFEST.json': manifestJson({ name: 'client-secrets', secrets: ['API_TOKEN', 'OTHER'] }),
-          'dist/index.js': 'export {};\n',
+          'dist/index.js': VITALS_HANDLER_JS,
           'README.md': '#\n',
         },
         ['.'],
