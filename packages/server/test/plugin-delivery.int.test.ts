@@ -123,5 +123,41 @@ if (ENGINES.includes('postgres')) {
       assert.deepEqual(await kindsOf(b, quiet.noteKey), ['plan']);
       assert.ok(!onB.seen.some((e) => e.event === line(quiet.uuid)));
     });
+
+    it('the events of one command changed through both processes are delivered in order', async () => {
+      const onA = await logStream(a, 'order-log');
+      streams.push(onA);
+      await installPlugin(b.url, 'order-log', [
+        {
+          className: 'Narrate',
+          events: ['PLAN_COMMAND__POST_UPDATE'],
+          compute: `    const narrative = this.event.context.fields.narrative;
+    // The first call is slow, so that the next events wait in the outbox while both processes look.
+    if (narrative === 'step 0') for (const end = Date.now() + 300; Date.now() < end; );
+    this.log.info('narrative ' + narrative);
+    return [];`,
+        },
+      ]);
+      await eventually('running on both', () => onA.seen.filter((e) => /order-log 1\.0\.0 running/.test(e.event)).length === 2);
+      const p = await plan(a, 'start');
+      const sent: string[] = [];
+      for (let i = 0; i < 12; i++) {
+        const r = await call(i % 2 === 0 ? a : b, 'PATCH', `${C}/${p.uuid}/`, { values: { narrative: `step ${i}` } });
+        assert.equal(r.status, 200, r.text);
+        sent.push(`narrative step ${i}`);
+      }
+      await eventually('every event delivered', outboxEmpty, 30_000);
+      const lines = await eventually('twelve lines on A', () => {
+        const found = onA.seen.filter((e) => e.source === 'plugin');
+        return found.length >= 12 ? found : undefined;
+      });
+      // Whichever process delivered each, one command's events were handled one after the other:
+      // by the time of each line (one clock: one host), in the order of the changes.
+      const byTime = [...lines].sort((x, y) => parseTimestampMicros(x.timestamp)! - parseTimestampMicros(y.timestamp)!);
+      assert.deepEqual(
+        byTime.map((e) => e.event),
+        sent,
+      );
+    });
   });
 }
