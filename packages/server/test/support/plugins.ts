@@ -1,0 +1,82 @@
+// Plugins that run, for the runtime's tests: a tarball of a manifest and one plain JavaScript
+// module of handler classes (what the charta tool's build would bundle), installed and enabled
+// through the plugin API with the raw API key (docs/plugins.md, "5. Build and install").
+import assert from 'node:assert/strict';
+import { TEST_API_KEY, toReply, type Reply } from './harness.ts';
+import { manifest, tarFromDir } from './archives.ts';
+
+export interface TestHandler {
+  className: string;
+  events: string[];
+  /** The body of compute(), in JavaScript: `this.event`, `this.secrets` and `this.log` are there. */
+  compute: string;
+}
+
+/** The handler module: one exported class per handler, as the sandbox loads it. */
+export function handlersModule(handlers: TestHandler[]): string {
+  return handlers
+    .map(
+      (h) => `export class ${h.className} {
+  static RESPONDS_TO = ${JSON.stringify(h.events)};
+  constructor(event, secrets, log) { this.event = event; this.secrets = secrets; this.log = log; }
+  acceptEvent() { return true; }
+  compute() {
+${h.compute}
+  }
+}
+`,
+    )
+    .join('\n');
+}
+
+/** A gzipped tarball of the plugin `name` (already normalised: lower case, dashes). */
+export async function pluginPackage(name: string, handlers: TestHandler[], extra: Record<string, unknown> = {}): Promise<Buffer> {
+  const m = manifest({
+    name,
+    secrets: [],
+    components: {
+      handlers: handlers.map((h) => ({ entry: 'dist/handlers.js', class: h.className, events: h.events, description: h.className })),
+    },
+    ...extra,
+  });
+  return tarFromDir({ 'CHARTA_MANIFEST.json': JSON.stringify(m, null, 2), 'dist/handlers.js': handlersModule(handlers) }, ['.']);
+}
+
+/** POST /core/api/v1/plugins/ with the package, enabled; asserts 201. */
+export async function installPlugin(baseUrl: string, name: string, handlers: TestHandler[], extra: Record<string, unknown> = {}): Promise<Reply> {
+  const form = new FormData();
+  form.set('is_enabled', 'True');
+  form.set('package', new Blob([new Uint8Array(await pluginPackage(name, handlers, extra))]), `${name}.tar.gz`);
+  const reply = await toReply(await fetch(`${baseUrl}/core/api/v1/plugins/`, { method: 'POST', body: form, headers: { authorization: TEST_API_KEY } }));
+  assert.equal(reply.status, 201, reply.text);
+  return reply;
+}
+
+/** PATCH /core/api/v1/plugins/{name}/ with is_enabled (form-encoded, as the original tool sends it). */
+export async function setEnabled(baseUrl: string, name: string, enabled: boolean): Promise<Reply> {
+  const reply = await toReply(
+    await fetch(`${baseUrl}/core/api/v1/plugins/${name}/`, {
+      method: 'PATCH',
+      body: `is_enabled=${enabled ? 'True' : 'False'}`,
+      headers: { authorization: TEST_API_KEY, 'content-type': 'application/x-www-form-urlencoded' },
+    }),
+  );
+  assert.equal(reply.status, 200, reply.text);
+  return reply;
+}
+
+/** Polls `test` every 25 ms until it answers something other than undefined/false; fails with `what` after `ms`. */
+export async function eventually<T>(
+  what: string,
+  test: () => Promise<T | undefined | false> | T | undefined | false,
+  ms = 15_000,
+  context = () => '',
+): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const found = await test();
+    if (found !== undefined && found !== false) return found;
+    if (Date.now() > end) assert.fail(`timed out waiting for ${what}${context() ? `; ${context()}` : ''}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
