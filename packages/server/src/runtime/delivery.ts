@@ -22,6 +22,8 @@ const CLAIM_MICROS = 60 * 1_000_000;
 interface Dispatcher {
   readonly calls: HandlerCalls;
   handlersOf(type: string): ActiveHandler[];
+  /** Brings the loaded plugins in step with the database. */
+  sync(): Promise<void>;
 }
 
 export class Delivery {
@@ -82,6 +84,9 @@ export class Delivery {
   private async round(): Promise<number> {
     const now = nowMicros();
     const rows = await this.storage.transact((trx) => claimPluginEvents(trx, this.storage.engine, this.claimer, now, now + CLAIM_MICROS, BATCH));
+    // The events go to the plugins enabled now: this process may not have seen a plugin that
+    // another process enabled a moment ago, so it looks before delivering.
+    if (rows.length > 0) await this.host.sync();
     for (const row of rows) {
       if (this.closed) break;
       const event = JSON.parse(row.payload) as JsonObject;

@@ -68,6 +68,8 @@ export class PluginHost implements PluginRuntime {
   /** Loads the enabled plugins, then follows changes. */
   async start(): Promise<void> {
     await this.sync();
+    // Events left by an earlier run (or by a plugin disabled since) are delivered or dropped now.
+    this.delivery.wake();
     this.timer = setInterval(() => this.tick(), this.options.pollMs);
     this.timer.unref();
     // A plugin changed on another process: its lifecycle line arrives through the log relay.
