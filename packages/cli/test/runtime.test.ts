@@ -10,6 +10,7 @@ import path from 'node:path';
 import { ENGINES, TEST_API_KEY, startInstance, type Instance } from '../../server/test/support/harness.ts';
 import type { LogEntry } from '../../server/src/logs/bus.ts';
 import { charta, single, tempDir } from './support/cli.ts';
+import { eventually as waitFor } from '../../server/test/support/plugins.ts';
 
 const C = '/core/api/v1/commands';
 
@@ -65,16 +66,9 @@ for (const engine of ENGINES) {
     };
     /** Log entries of the instance so far (its recent history), optionally of one plugin. */
     const entries = (plugin?: string): LogEntry[] => api.app.logs.recent({ plugin }).map((r) => r.entry);
-    /** Waits until `test` holds (the delivery is asynchronous); fails with `what` after 10 s. */
-    const eventually = async <T>(what: string, test: () => Promise<T | undefined> | T | undefined): Promise<T> => {
-      const end = Date.now() + 10_000;
-      for (;;) {
-        const found = await test();
-        if (found !== undefined && found !== false) return found;
-        if (Date.now() > end) assert.fail(`timed out waiting for ${what}; log: ${JSON.stringify(entries().slice(-15))}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    };
+    /** Waits until `test` holds (the delivery is asynchronous); the failure shows the latest log entries. */
+    const eventually = <T>(what: string, test: () => Promise<T | undefined | false> | T | undefined | false) =>
+      waitFor(what, test, 10_000, () => `log: ${JSON.stringify(entries().slice(-15))}`);
     const commandsOf = async (noteKey: string) => (await api.call('GET', `${C}/?note_key=${noteKey}&limit=100`)).json.results as Array<Record<string, any>>;
     const delivered = () => api.app.pluginRuntime.delivery.idle();
 
