@@ -12,9 +12,9 @@
 // Settings: BENCH_DURATION, BENCH_WARMUP, BENCH_CONNECTIONS, BENCH_ENGINES, BENCH_COMMANDS,
 // BENCH_SCENARIOS, BENCH_PROFILE, BENCH_QUIET_WAIT, BENCH_SQLITE_ANALYZE, BENCH_PLUGIN_INSTALLS,
 // BENCH_PLUGIN_CONNECTIONS, BENCH_FANOUT_SUBSCRIBERS, BENCH_FANOUT_RATES, BENCH_CONCEPTS,
-// BENCH_AUTOCOMPLETE_PROBES (lib/options.ts, docs/performance.md). BENCH_SCENARIOS=plugin-commit
-// runs the plugin variants with their own no-plugin reference; BENCH_PROFILE=plugin-commit (or
-// plugin-commit-<variant>) profiles them.
+// BENCH_AUTOCOMPLETE_PROBES, BENCH_PLUGIN_LATENCY_PROBES (lib/options.ts, docs/performance.md).
+// BENCH_SCENARIOS=plugin-commit runs the plugin variants with their own no-plugin reference;
+// BENCH_PROFILE=plugin-commit (or plugin-commit-<variant>) profiles them.
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import type autocannon from 'autocannon';
@@ -396,6 +396,7 @@ async function main(): Promise<void> {
       ...(packages ? { pluginInstalls: opts.pluginInstalls, pluginConnections: opts.pluginConnections } : {}),
       ...(wanted('log-fanout') ? { fanoutSubscribers: opts.fanoutSubscribers, fanoutRates: opts.fanoutRates } : {}),
       ...(autocompleteWanted ? { concepts: opts.concepts, autocompleteProbes: opts.autocompleteProbes } : {}),
+      ...(commitPlugins ? { pluginLatencyProbes: opts.pluginLatencyProbes } : {}),
     },
     seeding,
     rows,

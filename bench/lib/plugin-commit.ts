@@ -67,7 +67,7 @@ export const VARIANTS: Variant[] = [
 
 /** Staged plans one engine needs for this scenario: a slice per variant. */
 export function commitFixturesNeeded(opts: BenchOptions): number {
-  return VARIANTS.length * perVariant(opts);
+  return VARIANTS.length * perVariant(opts) + opts.pluginLatencyProbes;
 }
 
 const perVariant = (opts: BenchOptions) => Math.ceil(COMMITS_PER_SECOND_BOUND * (opts.duration + opts.warmup)) + 1;
@@ -137,11 +137,11 @@ async function remove(t: CommitTarget, name: string): Promise<void> {
 }
 
 /** Polls the server until `test` holds, or fails after `seconds`. */
-async function until(what: string, seconds: number, test: () => Promise<boolean>): Promise<void> {
+async function until(what: string, seconds: number, test: () => Promise<boolean>, pollMs = 50): Promise<void> {
   const end = performance.now() + seconds * 1000;
   while (!(await test())) {
     if (performance.now() > end) throw new Error(`plugin-commit: timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, pollMs));
   }
 }
 
@@ -190,7 +190,7 @@ const line = (r: PluginCommitRow) =>
 export async function pluginCommitScenario(opts: BenchOptions, t: CommitTarget, packages: Map<string, Buffer>): Promise<PluginCommitRow[]> {
   const rows: PluginCommitRow[] = [];
   const size = perVariant(opts);
-  if (t.uuids.length < size * VARIANTS.length) throw new Error(`plugin-commit: ${t.uuids.length} staged plans, ${size * VARIANTS.length} needed`);
+  if (t.uuids.length < commitFixturesNeeded(opts)) throw new Error(`plugin-commit: ${t.uuids.length} staged plans, ${commitFixturesNeeded(opts)} needed`);
   const countPostgres = t.engine === 'postgres';
   let reference: number | undefined;
   for (const [i, v] of VARIANTS.entries()) {
@@ -228,6 +228,22 @@ export async function pluginCommitScenario(opts: BenchOptions, t: CommitTarget, 
     const latencies = v.name === 'post-instruct' ? await t.child.call<number[]>('effectLatencies', { plugin: v.plugin, since: measuredFrom }) : [];
     latencies.sort((a, b) => a - b);
     await waitForIdle(t.child.pid, 60);
+    // The handler-call latency without a backlog: one commit at a time, each after the outbox is
+    // empty again, so the figure is the delivery itself, not the queue the load above left.
+    let unloaded: number[] = [];
+    if (v.name === 'post-instruct' && opts.pluginLatencyProbes > 0) {
+      const probes = t.uuids.slice(VARIANTS.length * size, VARIANTS.length * size + opts.pluginLatencyProbes);
+      const from = await t.child.call<number>('nowMicros');
+      for (const uuid of probes) {
+        const res = await fetch(`${t.url}${API}/${uuid}/commit/`, { method: 'POST', headers: { authorization: `Bearer ${t.token}` } });
+        if (res.status !== 200) throw new Error(`plugin-commit: a latency probe's commit answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
+        await until('the probe delivered', 60, async () => (await t.child.call<number>('outbox')) === 0, 1);
+      }
+      unloaded = (await t.child.call<number[]>('effectLatencies', { plugin: v.plugin, since: from })).sort((a, b) => a - b);
+      console.log(
+        `${t.engine.padEnd(8)}  plugin-commit ${v.name} one commit at a time: handler latency p50 ${quantile(unloaded, 0.5).toFixed(1)} ms  p99 ${quantile(unloaded, 0.99).toFixed(1)} ms  max ${(unloaded.at(-1) ?? NaN).toFixed(1)} ms (${unloaded.length} effects)`,
+      );
+    }
     if (v.plugin !== undefined) {
       await remove(t, v.plugin);
       await until(`${v.plugin} to stop`, 30, async () => (await t.child.call<number>('handlers', { type: v.event })) === 0);
@@ -253,6 +269,9 @@ export async function pluginCommitScenario(opts: BenchOptions, t: CommitTarget, 
       handlerP50: quantile(latencies, 0.5),
       handlerP99: quantile(latencies, 0.99),
       handlerMax: latencies.length ? latencies[latencies.length - 1]! : NaN,
+      unloadedEffects: unloaded.length,
+      unloadedP50: quantile(unloaded, 0.5),
+      unloadedP99: quantile(unloaded, 0.99),
     };
     rows.push(row);
     console.log(`${t.engine.padEnd(8)}  plugin-commit ${v.name.padEnd(13)} ${line(row)}`);

@@ -90,6 +90,10 @@ export interface PluginCommitRow extends Row {
   handlerP50: number;
   handlerP99: number;
   handlerMax: number;
+  /** post-instruct: the same latency over BENCH_PLUGIN_LATENCY_PROBES commits made one at a time after the load, each once the outbox was empty. */
+  unloadedEffects: number;
+  unloadedP50: number;
+  unloadedP99: number;
 }
 
 export interface PackageInfo {
@@ -117,6 +121,7 @@ export interface Report {
     fanoutRates?: number[];
     concepts?: number;
     autocompleteProbes?: number;
+    pluginLatencyProbes?: number;
   };
   seeding: Record<string, { commands: number; totalCommands: number; seconds: { base: number; fixtures: number; analyze: number } }>;
   /** The Commands API scenarios (and their baselines). */
@@ -282,6 +287,7 @@ const COMMIT_HEAD = [
   'events/s',
   'handler p50 ms',
   'handler p99 ms',
+  'one at a time p50/p99 ms',
   'server µs/commit',
   'CPU client',
   'CPU server',
@@ -301,6 +307,7 @@ const commitCells = (r: PluginCommitRow) => [
   r.events > 0 ? f0(r.eventsPerSecond) : '–',
   r.effects > 0 ? f1(r.handlerP50) : '–',
   r.effects > 0 ? f1(r.handlerP99) : '–',
+  r.unloadedEffects > 0 ? `${f1(r.unloadedP50)} / ${f1(r.unloadedP99)}` : '–',
   f0(r.serverMicrosPerRequest),
   f1(r.cpu.client),
   f1(r.engine === 'postgres' ? r.cpu.server + r.cpu.postgres : r.cpu.server),
@@ -352,7 +359,7 @@ function pluginMarkdown(report: Report): string[] {
       '',
       `\`POST /core/api/v1/commands/{uuid}/commit/\` over ${report.settings.connections} connections, a different staged plan each time, on each engine with no plugin and then with one enabled plugin at a time (built by the CLI's packaging, installed through the plugin API, deleted after its variant). ratio = commits/s ÷ the no-plugin variant's on that engine. ` +
         'POST events are delivered after the commit: after each measurement the bench waits for the outbox (plugin_events) to empty; *events* were delivered from the start of the measurement to then, *drain s* is the wait, and events/s = events ÷ (measurement + drain). ' +
-        "*handler p50/p99* (post-instruct only): from the plan's commit (its updated_at) to the created_at of the instruct the handler originated, over the plans committed during the measurement. " +
+        "*handler p50/p99* (post-instruct only): from the plan's commit (its updated_at) to the created_at of the instruct the handler originated, over the plans committed during the measurement (so it includes the outbox's backlog under load); *one at a time*: the same over ${report.settings.pluginLatencyProbes ?? 0} commits made one by one after the load, each once the outbox was empty again. " +
         'CPU server is the server process only: the runner child that runs the handlers counts under *other*.',
       '',
       ...[...new Map(p.commits.map((r) => [r.variant, r.description])).entries()].map(([v, d]) => `- **${v}**: ${d}`),
