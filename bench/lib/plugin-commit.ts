@@ -1,7 +1,8 @@
 // The plugin-commit scenario of `npm run bench` (issue 8, "Speed"): commit throughput on one
 // engine with no plugin, then with one enabled plugin at a time, each variant committing its own
 // staged plans (docs/plugins.md, "Events"):
-//  * none: no plugin installed (the variants' reference; ratio = req/s ÷ its req/s);
+//  * none and, last, none-again: no plugin installed (the reference: ratio = req/s ÷ the mean of
+//    their req/s);
 //  * post-noop: a PLAN_COMMAND__POST_COMMIT handler that returns [] (an outbox row per commit,
 //    delivered after the commit by the runner child);
 //  * pre-noop: a PLAN_COMMAND__PRE_COMMIT handler that returns [] (called inside the write
@@ -30,7 +31,7 @@ const API = '/core/api/v1/commands';
 export const COMMITS_PER_SECOND_BOUND = 5_000;
 
 export interface Variant {
-  name: 'none' | 'post-noop' | 'pre-noop' | 'post-instruct';
+  name: 'none' | 'post-noop' | 'pre-noop' | 'post-instruct' | 'none-again';
   /** The plugin's name (its slug), or undefined for no plugin. */
   plugin?: string;
   event?: 'PLAN_COMMAND__POST_COMMIT' | 'PLAN_COMMAND__PRE_COMMIT';
@@ -63,6 +64,9 @@ export const VARIANTS: Variant[] = [
     compute: "    return [originateCommand('instruct', this.event.context.note.uuid, { comment: this.event.target.id })];",
     description: "one enabled PLAN_COMMAND__POST_COMMIT handler returning originateCommand('instruct', note.uuid, { comment: <the plan's uuid> })",
   },
+  // The machine's speed drifts over the minute the variants take: the reference is the mean of
+  // the no-plugin runs before and after them.
+  { name: 'none-again', description: 'no plugin installed, after the plugin variants (every plugin deleted)' },
 ];
 
 /** Staged plans one engine needs for this scenario: a slice per variant. */
@@ -179,7 +183,7 @@ function childTicks(parent: number | undefined): number {
 const quantile = (sorted: number[], q: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!);
 
 const line = (r: PluginCommitRow) =>
-  `${Math.round(r.okPerSecond).toLocaleString('en-US').padStart(6)} commits/s  ratio ${r.ratio.toFixed(2)}  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms` +
+  `${Math.round(r.okPerSecond).toLocaleString('en-US').padStart(6)} commits/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms` +
   (r.events > 0 ? `  events ${r.events} drained ${r.drainSeconds.toFixed(1)} s after → ${Math.round(r.eventsPerSecond)} events/s` : '') +
   (r.effects > 0
     ? `  handler latency p50 ${r.handlerP50.toFixed(1)} ms p99 ${r.handlerP99.toFixed(1)} ms max ${r.handlerMax.toFixed(1)} ms (${r.effects} effects)`
@@ -192,7 +196,6 @@ export async function pluginCommitScenario(opts: BenchOptions, t: CommitTarget, 
   const size = perVariant(opts);
   if (t.uuids.length < commitFixturesNeeded(opts)) throw new Error(`plugin-commit: ${t.uuids.length} staged plans, ${commitFixturesNeeded(opts)} needed`);
   const countPostgres = t.engine === 'postgres';
-  let reference: number | undefined;
   for (const [i, v] of VARIANTS.entries()) {
     const uuids = t.uuids.slice(i * size, (i + 1) * size);
     if (v.plugin !== undefined) {
@@ -241,7 +244,7 @@ export async function pluginCommitScenario(opts: BenchOptions, t: CommitTarget, 
       }
       unloaded = (await t.child.call<number[]>('effectLatencies', { plugin: v.plugin, since: from })).sort((a, b) => a - b);
       console.log(
-        `${t.engine.padEnd(8)}  plugin-commit ${v.name} one commit at a time: handler latency p50 ${quantile(unloaded, 0.5).toFixed(1)} ms  p99 ${quantile(unloaded, 0.99).toFixed(1)} ms  max ${(unloaded.at(-1) ?? NaN).toFixed(1)} ms (${unloaded.length} effects)`,
+        `${t.engine.padEnd(8)}  plugin-commit ${v.name} one commit at a time: handler latency p50 ${quantile(unloaded, 0.5).toFixed(1)} ms  p90 ${quantile(unloaded, 0.9).toFixed(1)} ms  p99 ${quantile(unloaded, 0.99).toFixed(1)} ms  max ${(unloaded.at(-1) ?? NaN).toFixed(1)} ms (${unloaded.length} effects, ${unloaded.filter((ms) => ms > 100).length} over 100 ms)`,
       );
     }
     if (v.plugin !== undefined) {
@@ -249,7 +252,6 @@ export async function pluginCommitScenario(opts: BenchOptions, t: CommitTarget, 
       await until(`${v.plugin} to stop`, 30, async () => (await t.child.call<number>('handlers', { type: v.event })) === 0);
     }
     const cores = cpu.server + runner + (countPostgres ? cpu.postgres : 0);
-    if (v.name === 'none') reference = result.okPerSecond;
     const row: PluginCommitRow = {
       scenario: `plugin-commit ${v.name}`,
       engine: t.engine,
@@ -257,7 +259,7 @@ export async function pluginCommitScenario(opts: BenchOptions, t: CommitTarget, 
       description: v.description,
       request: `POST ${API}/{uuid}/commit/ with ${v.description}`,
       ...result,
-      ratio: result.okPerSecond / (reference ?? result.okPerSecond),
+      ratio: NaN, // set once none-again is measured
       cpu: { ...cpu, other: Math.max(0, cpu.other - runner) },
       runnerCores: runner,
       serverMicrosPerRequest: result.ok > 0 ? (cores * cpu.seconds * 1e6) / result.ok : NaN,
@@ -276,5 +278,11 @@ export async function pluginCommitScenario(opts: BenchOptions, t: CommitTarget, 
     rows.push(row);
     console.log(`${t.engine.padEnd(8)}  plugin-commit ${v.name.padEnd(13)} ${line(row)}`);
   }
+  const none = rows.filter((r) => r.variant === 'none' || r.variant === 'none-again');
+  const reference = none.reduce((sum, r) => sum + r.okPerSecond, 0) / none.length;
+  for (const r of rows) r.ratio = r.okPerSecond / reference;
+  console.log(
+    `${t.engine.padEnd(8)}  plugin-commit ratios to ${Math.round(reference)} commits/s (mean of none and none-again): ${rows.map((r) => `${r.variant} ${r.ratio.toFixed(2)}`).join(', ')}`,
+  );
   return rows;
 }
