@@ -359,8 +359,8 @@ function pluginMarkdown(report: Report): string[] {
       '',
       `\`POST /core/api/v1/commands/{uuid}/commit/\` over ${report.settings.connections} connections, a different staged plan each time, on each engine with no plugin and then with one enabled plugin at a time (built by the CLI's packaging, installed through the plugin API, deleted after its variant). ratio = commits/s ÷ the mean of the no-plugin variants' (*none* before the plugins, *none-again* after them) on that engine. ` +
         'POST events are delivered after the commit: after each measurement the bench waits for the outbox (plugin_events) to empty; *events* were delivered from the start of the measurement to then, *drain s* is the wait, and events/s = events ÷ (measurement + drain). ' +
-        "*handler p50/p99* (post-instruct only): from the plan's commit (its updated_at) to the created_at of the instruct the handler originated, over the plans committed during the measurement (so it includes the outbox's backlog under load); *one at a time*: the same over ${report.settings.pluginLatencyProbes ?? 0} commits made one by one after the load, each once the outbox was empty again. " +
-        'CPU server is the server process only: the runner child that runs the handlers counts under *other*.',
+        `*handler p50/p99* (post-instruct only): from the plan's commit (its updated_at) to the created_at of the instruct the handler originated, over the plans committed during the measurement (so it includes the outbox's backlog under load); *one at a time*: the same over ${report.settings.pluginLatencyProbes ?? 0} commits made one by one after the load, each once the outbox was empty again. ` +
+        'server µs/commit is the CPU of the server process, its plugin runner child (*CPU runner*) and, on PostgreSQL, PostgreSQL, per 2xx commit.',
       '',
       ...[...new Map(p.commits.map((r) => [r.variant, r.description])).entries()].map(([v, d]) => `- **${v}**: ${d}`),
       '',
