@@ -3,14 +3,18 @@
 // uuid, two filtered list pages, create, PATCH and commit — each measured with autocannon for a
 // few seconds. Then the plugin platform (lib/plugin-scenarios.ts): installs of 1 MiB packages
 // (plugin-install) and the log stream's fan-out to 100 WebSocket subscribers (log-fanout), each
-// next to a bare baseline. Then autocomplete over a generated terminology of 300k ICD-10-like
+// next to a bare baseline; and commit throughput with no plugin, one no-op POST_COMMIT handler,
+// one no-op PRE_COMMIT handler and a POST_COMMIT handler originating an instruct, with the
+// handler-call latency and the outbox's delivery rate (plugin-commit, lib/plugin-commit.ts). Then autocomplete over a generated terminology of 300k ICD-10-like
 // concepts (lib/autocomplete.ts): one-word, two-word and code searches next to the GET /noop
 // baseline, and the worst terms timed one request at a time. Prints the tables and writes
 // bench/results/latest.{json,md}.
 // Settings: BENCH_DURATION, BENCH_WARMUP, BENCH_CONNECTIONS, BENCH_ENGINES, BENCH_COMMANDS,
 // BENCH_SCENARIOS, BENCH_PROFILE, BENCH_QUIET_WAIT, BENCH_SQLITE_ANALYZE, BENCH_PLUGIN_INSTALLS,
 // BENCH_PLUGIN_CONNECTIONS, BENCH_FANOUT_SUBSCRIBERS, BENCH_FANOUT_RATES, BENCH_CONCEPTS,
-// BENCH_AUTOCOMPLETE_PROBES (lib/options.ts, docs/performance.md).
+// BENCH_AUTOCOMPLETE_PROBES, BENCH_PLUGIN_LATENCY_PROBES (lib/options.ts, docs/performance.md).
+// BENCH_SCENARIOS=plugin-commit runs the plugin variants with their own no-plugin reference;
+// BENCH_PROFILE=plugin-commit (or plugin-commit-<variant>) profiles them.
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import type autocannon from 'autocannon';
@@ -32,7 +36,9 @@ import { measure, type LoadResult } from './lib/load.ts';
 import { loadOptions, type BenchOptions } from './lib/options.ts';
 import { buildPackages, type PackageSet } from './lib/plugin-archives.ts';
 import { fanoutScenario, installScenario, packagesNeeded } from './lib/plugin-scenarios.ts';
+import { buildCommitPlugins, commitFixturesNeeded, pluginCommitScenario } from './lib/plugin-commit.ts';
 import {
+  commitTextTable,
   fanoutTextTable,
   installTextTable,
   machine,
@@ -41,6 +47,7 @@ import {
   write,
   type FanoutRow,
   type InstallRow,
+  type PluginCommitRow,
   type Report,
   type Row,
 } from './lib/report.ts';
@@ -50,7 +57,7 @@ const RESULTS = path.join(here, 'results');
 const API = '/core/api/v1/commands';
 /** The Commands API scenarios (they need the seeded commands and the GET /noop baseline). */
 const COMMAND_SCENARIOS = ['bare-pk-read', 'get', 'list', 'list-created', 'create', 'patch', 'commit'];
-const PLUGIN_SCENARIOS = ['plugin-install', 'log-fanout'];
+const PLUGIN_SCENARIOS = ['plugin-install', 'log-fanout', 'plugin-commit'];
 
 interface Probe {
   method: 'GET' | 'POST' | 'PATCH';
@@ -69,6 +76,9 @@ interface Scenario {
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
+
+/** The commit scenario's staged plans: one per commit at up to 5,000 commits/s (several times what either engine reaches here); running out would show as non-2xx. */
+const commitScenarioFixtures = (opts: BenchOptions) => Math.ceil(5_000 * (opts.duration + opts.warmup)) + 1;
 
 function shuffle<T>(items: T[]): T[] {
   const out = [...items];
@@ -103,7 +113,7 @@ function rotating(make: () => Probe): autocannon.Request[] {
   ];
 }
 
-function chartaScenarios(f: SetupResult): Scenario[] {
+function chartaScenarios(opts: BenchOptions, f: SetupResult): Scenario[] {
   // Autocannon builds every fixed request once per connection before it starts: a few hundred
   // distinct requests keep that cheap; each connection then cycles through them.
   const uuids = shuffle(f.sampleUuids).slice(0, 250);
@@ -123,7 +133,8 @@ function chartaScenarios(f: SetupResult): Scenario[] {
     body: JSON.stringify({ values: { narrative: `Revised plan ${patchNext}: ${narrative}` } }),
   });
   // Past the last fixture it wraps round: those commits answer 400 and show as non-2xx.
-  const commit = (): Probe => ({ method: 'POST', path: `${API}/${f.commitUuids[commitNext++ % f.commitUuids.length]}/commit/` });
+  const commitUuids = f.commitUuids.slice(0, commitScenarioFixtures(opts));
+  const commit = (): Probe => ({ method: 'POST', path: `${API}/${commitUuids[commitNext++ % commitUuids.length]}/commit/` });
   return [
     { name: 'get', request: `GET ${API}/{uuid} (${uuids.length} uuids of the seeded rows)`, expect: 200, probe: get[0]!, requests: fixed(get) },
     {
@@ -223,6 +234,7 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const installs: InstallRow[] = [];
   const fanout: FanoutRow[] = [];
+  const pluginCommits: PluginCommitRow[] = [];
   const terminology: Record<string, Omit<TerminologyLoad, 'sampleCodes'>> = {};
   const checks: CheckResult[] = [];
   const worst: WorstRow[] = [];
@@ -234,6 +246,8 @@ async function main(): Promise<void> {
       `plugin-install: built ${packages.packages.length} packages of ${packages.archiveBytes.toLocaleString('en-US')} bytes (${packages.inflatedBytes.toLocaleString('en-US')} inflated) in ${packages.seconds.toFixed(1)} s`,
     );
   }
+  // The plugin-commit packages: real builds by the CLI's packaging, installed on each engine.
+  const commitPlugins = wanted('plugin-commit') ? await buildCommitPlugins() : undefined;
   const seeding: Report['seeding'] = {};
   let failed = false;
 
@@ -267,9 +281,8 @@ async function main(): Promise<void> {
         commands: commandsWanted ? opts.commands : 0,
         patchFixtures: commandsWanted ? 2_000 : 0,
         analyzeSqlite: opts.sqliteAnalyze,
-        // A staged command for each commit at up to 5,000 commits/s (several times what either
-        // engine reaches here); running out would show as non-2xx.
-        commitFixtures: wanted('commit') ? Math.ceil(5_000 * (opts.duration + opts.warmup)) + 1 : 0,
+        // Staged plans for the commit scenario, then a slice per plugin-commit variant.
+        commitFixtures: (wanted('commit') ? commitScenarioFixtures(opts) : 0) + (commitPlugins ? commitFixturesNeeded(opts) : 0),
       };
       const f = await child.call<SetupResult>('setup', { engine, plan } satisfies SetupArgs);
       seeding[engine] = { commands: plan.commands, totalCommands: f.totalCommands, seconds: f.seconds };
@@ -302,7 +315,7 @@ async function main(): Promise<void> {
         rows.push({ scenario: s.name, engine, request: s.request, ...r, ratio: r.okPerSecond / baseline.okPerSecond });
         console.log(`${engine.padEnd(8)}  ${s.name.padEnd(12)} ${line(r)}`);
       }
-      for (const s of baseline === undefined || !commandsWanted ? [] : chartaScenarios(f).filter((x) => wanted(x.name))) {
+      for (const s of baseline === undefined || !commandsWanted ? [] : chartaScenarios(opts, f).filter((x) => wanted(x.name))) {
         const r = await run(opts, child, engine, f.url, f.token, s);
         rows.push({ scenario: s.name, engine, request: s.request, ...r, ratio: r.okPerSecond / baseline!.okPerSecond });
         console.log(`${engine.padEnd(8)}  ${s.name.padEnd(12)} ${line(r)}`);
@@ -348,6 +361,11 @@ async function main(): Promise<void> {
       const target = { engine, child, url: f.url, apiKey: f.apiKey, baseline: baselineChild, baselineUrl };
       if (packages !== undefined) installs.push(...(await installScenario(opts, target, packages)));
       if (wanted('log-fanout')) fanout.push(...(await fanoutScenario(opts, target)));
+      if (commitPlugins !== undefined) {
+        // The commit scenario takes the first staged plans; plugin-commit the rest.
+        const uuids = f.commitUuids.slice(wanted('commit') ? commitScenarioFixtures(opts) : 0);
+        pluginCommits.push(...(await pluginCommitScenario(opts, { engine, child, url: f.url, token: f.token, apiKey: f.apiKey, uuids }, commitPlugins)));
+      }
     } catch (err) {
       failed = true;
       console.error(`${engine}: ${err instanceof Error ? err.stack : err}`);
@@ -378,6 +396,7 @@ async function main(): Promise<void> {
       ...(packages ? { pluginInstalls: opts.pluginInstalls, pluginConnections: opts.pluginConnections } : {}),
       ...(wanted('log-fanout') ? { fanoutSubscribers: opts.fanoutSubscribers, fanoutRates: opts.fanoutRates } : {}),
       ...(autocompleteWanted ? { concepts: opts.concepts, autocompleteProbes: opts.autocompleteProbes } : {}),
+      ...(commitPlugins ? { pluginLatencyProbes: opts.pluginLatencyProbes } : {}),
     },
     seeding,
     rows,
@@ -395,12 +414,14 @@ async function main(): Promise<void> {
         : {}),
       installs,
       fanout,
+      ...(pluginCommits.length > 0 ? { commits: pluginCommits } : {}),
     },
     ...(autocompleteWanted ? { autocomplete: { concepts: opts.concepts, loads: terminology, checks, worst } } : {}),
   };
   if (rows.length > 0) console.log('\n' + textTable(rows));
   if (installs.length > 0) console.log('\n' + installTextTable(installs));
   if (fanout.length > 0) console.log('\n' + fanoutTextTable(fanout));
+  if (pluginCommits.length > 0) console.log('\n' + commitTextTable(pluginCommits));
   if (worst.length > 0) console.log('\n' + worstTextTable(worst));
   write(RESULTS, report);
   console.log(`\nWrote ${path.relative(process.cwd(), RESULTS)}/latest.json and latest.md in ${((performance.now() - started) / 1000).toFixed(0)} s total`);

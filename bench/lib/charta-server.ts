@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import { startServer, type Running } from '../../packages/server/src/server.ts';
 import { CodeSystems } from '../../packages/server/src/terminology/code-systems.ts';
 import { storeConcepts } from '../../packages/server/src/terminology/store.ts';
+import { nowMicros } from '../../packages/server/src/lib/time.ts';
 import { matchesAllWords, parseSearchTerm } from '../../packages/server/src/terminology/normalize.ts';
 import type { Engine } from '../../packages/server/src/storage/db.ts';
 import { createDatabase, testConfig, TEST_API_KEY, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type TestDatabase } from '../../packages/server/test/support/harness.ts';
@@ -140,8 +141,50 @@ function emitLogs({ rate, seconds, tag }: EmitArgs): Promise<PaceResult> {
   return paced(rate, seconds, (seq) => bus.emit({ level: 'info', event: fanoutEvent(tag, seq) }));
 }
 
+/** Rows waiting in the plugin outbox (POST events not yet delivered). */
+async function outbox(): Promise<number> {
+  const { n } = await running!.storage.db
+    .selectFrom('plugin_events')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(n);
+}
+
+/**
+ * Handler-call latency of plugin-commit's post-instruct variant, ms: for each instruct the plugin
+ * originated (its comment is the committed plan's uuid), its created_at minus the plan's commit
+ * time (updated_at, written in the commit's transaction), for plans committed at or after `since`.
+ */
+async function effectLatencies({ plugin, since }: { plugin: string; since: number }): Promise<number[]> {
+  const db = running!.storage.db;
+  const instructs = await db.selectFrom('commands').select(['data', 'created_at']).where('originated_by', '=', `plugin:${plugin}`).execute();
+  const plans = new Map(
+    (
+      await db
+        .selectFrom('commands')
+        .select(['uuid', 'updated_at'])
+        .where('schema_key', '=', 'plan')
+        .where('state', '=', 'committed')
+        .where('updated_at', '>=', since)
+        .execute()
+    ).map((p) => [p.uuid, Number(p.updated_at)]),
+  );
+  const out: number[] = [];
+  for (const i of instructs) {
+    const data = (typeof i.data === 'string' ? JSON.parse(i.data) : i.data) as { comment?: unknown };
+    const committedAt = plans.get(String(data.comment));
+    if (committedAt !== undefined) out.push((Number(i.created_at) - committedAt) / 1000);
+  }
+  return out;
+}
+
 serve({
   setup,
+  handlers: ({ type }: { type: string }) => running!.app.pluginRuntime.handlersOf(type).length,
+  outbox,
+  delivered: () => running!.app.pluginRuntime.delivery.delivered,
+  nowMicros: () => nowMicros(),
+  effectLatencies,
   clock: () => clockMs(),
   emitLogs,
   subscribers: () => running!.app.logs.subscribers,

@@ -32,6 +32,8 @@ export interface BenchOptions {
   concepts: number;
   /** autocomplete: sequential requests per worst-case term (BENCH_AUTOCOMPLETE_PROBES). */
   autocompleteProbes: number;
+  /** plugin-commit: commits made one at a time for the post-instruct handler's latency without a backlog (BENCH_PLUGIN_LATENCY_PROBES; 0 = none). */
+  pluginLatencyProbes: number;
 }
 
 function positive(name: string, fallback: number, integer = false): number {
@@ -82,5 +84,6 @@ export function loadOptions(): BenchOptions {
     fanoutRates: positives('BENCH_FANOUT_RATES', [200, 1000]),
     concepts: positive('BENCH_CONCEPTS', 300_000, true),
     autocompleteProbes: positive('BENCH_AUTOCOMPLETE_PROBES', 50, true),
+    pluginLatencyProbes: process.env.BENCH_PLUGIN_LATENCY_PROBES === '0' ? 0 : positive('BENCH_PLUGIN_LATENCY_PROBES', 200, true),
   };
 }

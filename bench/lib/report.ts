@@ -71,6 +71,31 @@ export interface FanoutRow {
   serverMicrosPerLine: number;
 }
 
+/** One plugin-commit variant: commits with no plugin, or with one enabled plugin (lib/plugin-commit.ts). */
+export interface PluginCommitRow extends Row {
+  variant: string;
+  /** What the variant's plugin does. */
+  description: string;
+  /** POST events delivered by the server from the start of the measurement until the outbox was empty. */
+  events: number;
+  /** Seconds from the end of the measurement until the outbox (plugin_events) was empty. */
+  drainSeconds: number;
+  /** events ÷ (measurement + drain seconds). */
+  eventsPerSecond: number;
+  /** Average cores of the server's runner child process during the measurement (taken out of cpu.other; in serverMicrosPerRequest). */
+  runnerCores: number;
+  /** post-instruct: instructs originated for plans committed during the measurement. */
+  effects: number;
+  /** post-instruct: the plan's commit → the instruct's created_at, ms. */
+  handlerP50: number;
+  handlerP99: number;
+  handlerMax: number;
+  /** post-instruct: the same latency over BENCH_PLUGIN_LATENCY_PROBES commits made one at a time after the load, each once the outbox was empty. */
+  unloadedEffects: number;
+  unloadedP50: number;
+  unloadedP99: number;
+}
+
 export interface PackageInfo {
   archiveBytes: number;
   inflatedBytes: number;
@@ -96,12 +121,13 @@ export interface Report {
     fanoutRates?: number[];
     concepts?: number;
     autocompleteProbes?: number;
+    pluginLatencyProbes?: number;
   };
   seeding: Record<string, { commands: number; totalCommands: number; seconds: { base: number; fixtures: number; analyze: number } }>;
   /** The Commands API scenarios (and their baselines). */
   rows: Row[];
   /** The plugin platform scenarios (absent in reports from before they existed). */
-  plugins?: { package?: PackageInfo; installs: InstallRow[]; fanout: FanoutRow[] };
+  plugins?: { package?: PackageInfo; installs: InstallRow[]; fanout: FanoutRow[]; commits?: PluginCommitRow[] };
   /** The autocomplete scenarios' terminology, answer checks and worst terms (their load rows are in `rows`). */
   autocomplete?: { concepts: number; loads: Record<string, Omit<TerminologyLoad, 'sampleCodes'>>; checks: CheckResult[]; worst: WorstRow[] };
 }
@@ -248,12 +274,54 @@ const worstCells = (r: WorstRow) => [
 ];
 export const worstTextTable = (rows: WorstRow[]) => table(WORST_HEAD, rows, worstCells, 3);
 
+const COMMIT_HEAD = [
+  'variant',
+  'engine',
+  'commits/s',
+  'ratio',
+  'p50 ms',
+  'p99 ms',
+  'non-2xx',
+  'events',
+  'drain s',
+  'events/s',
+  'handler p50 ms',
+  'handler p99 ms',
+  'one at a time p50/p99 ms',
+  'server µs/commit',
+  'CPU client',
+  'CPU server',
+  'CPU runner',
+  'CPU other',
+];
+const commitCells = (r: PluginCommitRow) => [
+  r.variant + (r.profiled ? ' (profiled)' : ''),
+  r.engine,
+  f0(r.okPerSecond),
+  f2(r.ratio),
+  f2(r.p50),
+  f2(r.p99),
+  String(r.non2xx + r.errors + r.timeouts),
+  r.events > 0 ? f0(r.events) : '–',
+  r.events > 0 ? f1(r.drainSeconds) : '–',
+  r.events > 0 ? f0(r.eventsPerSecond) : '–',
+  r.effects > 0 ? f1(r.handlerP50) : '–',
+  r.effects > 0 ? f1(r.handlerP99) : '–',
+  r.unloadedEffects > 0 ? `${f1(r.unloadedP50)} / ${f1(r.unloadedP99)}` : '–',
+  f0(r.serverMicrosPerRequest),
+  f1(r.cpu.client),
+  f1(r.engine === 'postgres' ? r.cpu.server + r.cpu.postgres : r.cpu.server),
+  f1(r.runnerCores),
+  f1(r.engine === 'postgres' ? r.cpu.other : r.cpu.other + r.cpu.postgres),
+];
+export const commitTextTable = (rows: PluginCommitRow[]) => table(COMMIT_HEAD, rows, commitCells, 2);
+
 export const installTextTable = (rows: InstallRow[]) => table(INSTALL_HEAD, rows, installCells, 2);
 export const fanoutTextTable = (rows: FanoutRow[]) => table(FANOUT_HEAD, rows, fanoutCells, 2);
 
 function pluginMarkdown(report: Report): string[] {
   const p = report.plugins;
-  if (p === undefined || (p.installs.length === 0 && p.fanout.length === 0)) return [];
+  if (p === undefined || (p.installs.length === 0 && p.fanout.length === 0 && (p.commits ?? []).length === 0)) return [];
   const out: string[] = ['## Plugin platform', ''];
   if (p.installs.length > 0) {
     const pkg = p.package;
@@ -282,6 +350,21 @@ function pluginMarkdown(report: Report): string[] {
       '*ws-baseline* is the same fan-out from a bare `ws` server (one JSON line of the same shape serialised once and sent to every client; no bus, queues or authentication).',
       '',
       mdTable(FANOUT_HEAD, p.fanout, fanoutCells, 2),
+      '',
+    );
+  }
+  if (p.commits !== undefined && p.commits.length > 0) {
+    out.push(
+      '### plugin-commit',
+      '',
+      `\`POST /core/api/v1/commands/{uuid}/commit/\` over ${report.settings.connections} connections, a different staged plan each time, on each engine with no plugin and then with one enabled plugin at a time (built by the CLI's packaging, installed through the plugin API, deleted after its variant). ratio = commits/s ÷ the mean of the no-plugin variants' (*none* before the plugins, *none-again* after them) on that engine. ` +
+        'POST events are delivered after the commit: after each measurement the bench waits for the outbox (plugin_events) to empty; *events* were delivered from the start of the measurement to then, *drain s* is the wait, and events/s = events ÷ (measurement + drain). ' +
+        `*handler p50/p99* (post-instruct only): from the plan's commit (its updated_at) to the created_at of the instruct the handler originated, over the plans committed during the measurement (so it includes the outbox's backlog under load); *one at a time*: the same over ${report.settings.pluginLatencyProbes ?? 0} commits made one by one after the load, each once the outbox was empty again. ` +
+        'server µs/commit is the CPU of the server process, its plugin runner child (*CPU runner*) and, on PostgreSQL, PostgreSQL, per 2xx commit.',
+      '',
+      ...[...new Map(p.commits.map((r) => [r.variant, r.description])).entries()].map(([v, d]) => `- **${v}**: ${d}`),
+      '',
+      mdTable(COMMIT_HEAD, p.commits, commitCells, 2),
       '',
     );
   }

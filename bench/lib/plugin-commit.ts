@@ -1,0 +1,288 @@
+// The plugin-commit scenario of `npm run bench` (issue 8, "Speed"): commit throughput on one
+// engine with no plugin, then with one enabled plugin at a time, each variant committing its own
+// staged plans (docs/plugins.md, "Events"):
+//  * none and, last, none-again: no plugin installed (the reference: ratio = req/s ÷ the mean of
+//    their req/s);
+//  * post-noop: a PLAN_COMMAND__POST_COMMIT handler that returns [] (an outbox row per commit,
+//    delivered after the commit by the runner child);
+//  * pre-noop: a PLAN_COMMAND__PRE_COMMIT handler that returns [] (called inside the write
+//    transaction, before it commits);
+//  * post-instruct: a POST_COMMIT handler that originates an instruct in the note, whose
+//    created_at minus the plan's commit time is the handler-call latency (event → effect applied).
+// The plugins are real packages built by the CLI's packaging (what `charta plugin install`
+// uploads) and installed through the plugin API; each is deleted before the next variant. POST
+// delivery is asynchronous: after each measurement the bench waits for the outbox
+// (plugin_events) to empty, and events/s counts that drain time too.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type autocannon from 'autocannon';
+import { buildProject } from '../../packages/cli/src/packaging/index.ts';
+import type { Child } from './child.ts';
+import { cpuMeter, waitForIdle, waitForQuiet } from './cpu.ts';
+import { measure } from './load.ts';
+import type { BenchOptions } from './options.ts';
+import type { PluginCommitRow } from './report.ts';
+
+const PLUGINS = '/core/api/v1/plugins/';
+const API = '/core/api/v1/commands';
+
+/** Commits per second the staged fixtures of one variant are sized for (several times what either engine reaches). */
+export const COMMITS_PER_SECOND_BOUND = 5_000;
+
+export interface Variant {
+  name: 'none' | 'post-noop' | 'pre-noop' | 'post-instruct' | 'none-again';
+  /** The plugin's name (its slug), or undefined for no plugin. */
+  plugin?: string;
+  event?: 'PLAN_COMMAND__POST_COMMIT' | 'PLAN_COMMAND__PRE_COMMIT';
+  /** The handler's compute() body, in TypeScript. */
+  compute?: string;
+  /** What the handler does, for the docs. */
+  description: string;
+}
+
+export const VARIANTS: Variant[] = [
+  { name: 'none', description: 'no plugin installed' },
+  {
+    name: 'post-noop',
+    plugin: 'bench-post-noop',
+    event: 'PLAN_COMMAND__POST_COMMIT',
+    compute: '    return [];',
+    description: 'one enabled PLAN_COMMAND__POST_COMMIT handler returning []',
+  },
+  {
+    name: 'pre-noop',
+    plugin: 'bench-pre-noop',
+    event: 'PLAN_COMMAND__PRE_COMMIT',
+    compute: '    return [];',
+    description: 'one enabled PLAN_COMMAND__PRE_COMMIT handler returning []',
+  },
+  {
+    name: 'post-instruct',
+    plugin: 'bench-post-instruct',
+    event: 'PLAN_COMMAND__POST_COMMIT',
+    compute: "    return [originateCommand('instruct', this.event.context.note.uuid, { comment: this.event.target.id })];",
+    description: "one enabled PLAN_COMMAND__POST_COMMIT handler returning originateCommand('instruct', note.uuid, { comment: <the plan's uuid> })",
+  },
+  // The machine's speed drifts over the minute the variants take: the reference is the mean of
+  // the no-plugin runs before and after them.
+  { name: 'none-again', description: 'no plugin installed, after the plugin variants (every plugin deleted)' },
+];
+
+/** Staged plans one engine needs for this scenario: a slice per variant. */
+export function commitFixturesNeeded(opts: BenchOptions): number {
+  return VARIANTS.length * perVariant(opts) + opts.pluginLatencyProbes;
+}
+
+const perVariant = (opts: BenchOptions) => Math.ceil(COMMITS_PER_SECOND_BOUND * (opts.duration + opts.warmup)) + 1;
+
+/** A plugin project with one handler (as `charta plugin init` lays one out), built into a package. */
+async function buildPlugin(parent: string, v: Variant): Promise<Buffer> {
+  const dir = path.join(parent, v.plugin!);
+  fs.mkdirSync(path.join(dir, 'src', 'plugin'), { recursive: true });
+  const manifest = {
+    sdk_version: '0.1.0',
+    plugin_version: '1.0.0',
+    name: v.plugin,
+    description: `Benchmark plugin: ${v.description}`,
+    components: { handlers: [{ entry: 'plugin/handlers.js', class: 'Bench', events: [v.event], description: v.description }] },
+  };
+  fs.writeFileSync(path.join(dir, 'CHARTA_MANIFEST.json'), JSON.stringify(manifest, null, 2));
+  fs.writeFileSync(
+    path.join(dir, 'src', 'plugin', 'handlers.ts'),
+    `import { BaseHandler, originateCommand, type Effect, type EventName } from '@charta/plugin-sdk';
+// eslint-disable-next-line @typescript-eslint/no-unused-vars
+const keep = [originateCommand];
+export class Bench extends BaseHandler {
+  static override readonly RESPONDS_TO: readonly EventName[] = [${JSON.stringify(v.event)}];
+  compute(): Effect[] {
+${v.compute}
+  }
+}
+`,
+  );
+  const built = await buildProject(dir);
+  return fs.readFileSync(built.file);
+}
+
+/** The packages of the plugin variants, built once for every engine. */
+export async function buildCommitPlugins(): Promise<Map<string, Buffer>> {
+  const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'charta-bench-plugins-'));
+  try {
+    const out = new Map<string, Buffer>();
+    for (const v of VARIANTS) if (v.plugin !== undefined) out.set(v.plugin, await buildPlugin(parent, v));
+    return out;
+  } finally {
+    fs.rmSync(parent, { recursive: true, force: true });
+  }
+}
+
+export interface CommitTarget {
+  engine: string;
+  child: Child;
+  url: string;
+  token: string;
+  apiKey: string;
+  /** Staged plans, commitFixturesNeeded() of them. */
+  uuids: string[];
+}
+
+async function install(t: CommitTarget, name: string, bytes: Buffer): Promise<void> {
+  const form = new FormData();
+  form.set('is_enabled', 'true');
+  form.set('package', new Blob([new Uint8Array(bytes)], { type: 'application/gzip' }), `${name}-1.0.0.tar.gz`);
+  const res = await fetch(t.url + PLUGINS, { method: 'POST', headers: { authorization: t.apiKey }, body: form });
+  if (res.status !== 201) throw new Error(`plugin-commit: installing ${name} answered ${res.status}: ${(await res.text()).slice(0, 500)}`);
+}
+
+async function remove(t: CommitTarget, name: string): Promise<void> {
+  const res = await fetch(`${t.url}${PLUGINS}${name}/?force=true`, { method: 'DELETE', headers: { authorization: t.apiKey } });
+  if (res.status >= 300) throw new Error(`plugin-commit: deleting ${name} answered ${res.status}: ${(await res.text()).slice(0, 500)}`);
+}
+
+/** Polls the server until `test` holds, or fails after `seconds`. */
+async function until(what: string, seconds: number, test: () => Promise<boolean>, pollMs = 50): Promise<void> {
+  const end = performance.now() + seconds * 1000;
+  while (!(await test())) {
+    if (performance.now() > end) throw new Error(`plugin-commit: timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}
+
+/** Waits for the outbox to empty; the seconds it took. */
+async function drainOutbox(child: Child): Promise<number> {
+  const started = performance.now();
+  await until('the outbox to empty', 600, async () => (await child.call<number>('outbox')) === 0);
+  return (performance.now() - started) / 1000;
+}
+
+function commits(uuids: string[]): autocannon.Request[] {
+  let next = 0;
+  // One shared counter: each request commits the next staged plan; past the last it wraps round
+  // and those commits answer 400 (non-2xx).
+  const pathOf = () => `${API}/${uuids[next++ % uuids.length]}/commit/`;
+  return [{ method: 'POST', path: pathOf(), setupRequest: (req: any) => ({ ...req, path: pathOf() }) }];
+}
+
+/** CPU ticks (user + system) of the server's child processes: the plugin runner (docs/plugins.md, "The runner process"). */
+function childTicks(parent: number | undefined): number {
+  let ticks = 0;
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const text = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
+      if (Number(rest[1]) === parent) ticks += Number(rest[11]) + Number(rest[12]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return ticks;
+}
+
+const quantile = (sorted: number[], q: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!);
+
+const line = (r: PluginCommitRow) =>
+  `${Math.round(r.okPerSecond).toLocaleString('en-US').padStart(6)} commits/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms` +
+  (r.events > 0 ? `  events ${r.events} drained ${r.drainSeconds.toFixed(1)} s after → ${Math.round(r.eventsPerSecond)} events/s` : '') +
+  (r.effects > 0
+    ? `  handler latency p50 ${r.handlerP50.toFixed(1)} ms p99 ${r.handlerP99.toFixed(1)} ms max ${r.handlerMax.toFixed(1)} ms (${r.effects} effects)`
+    : '') +
+  `  cpu client ${r.cpu.client.toFixed(2)} server ${r.cpu.server.toFixed(2)} runner ${r.runnerCores.toFixed(2)} pg ${r.cpu.postgres.toFixed(2)} other ${r.cpu.other.toFixed(2)}` +
+  (r.non2xx + r.errors + r.timeouts ? `  non-2xx ${r.non2xx} errors ${r.errors} timeouts ${r.timeouts} ${JSON.stringify(r.statusCodes)}` : '');
+
+export async function pluginCommitScenario(opts: BenchOptions, t: CommitTarget, packages: Map<string, Buffer>): Promise<PluginCommitRow[]> {
+  const rows: PluginCommitRow[] = [];
+  const size = perVariant(opts);
+  if (t.uuids.length < commitFixturesNeeded(opts)) throw new Error(`plugin-commit: ${t.uuids.length} staged plans, ${commitFixturesNeeded(opts)} needed`);
+  const countPostgres = t.engine === 'postgres';
+  for (const [i, v] of VARIANTS.entries()) {
+    const uuids = t.uuids.slice(i * size, (i + 1) * size);
+    if (v.plugin !== undefined) {
+      await install(t, v.plugin, packages.get(v.plugin)!);
+      await until(`${v.plugin} to run`, 30, async () => (await t.child.call<number>('handlers', { type: v.event })) === 1);
+    }
+    const spec = { url: t.url, connections: opts.connections, headers: { authorization: `Bearer ${t.token}` }, requests: commits(uuids) };
+    if (opts.warmup > 0) {
+      await measure({ ...spec, duration: opts.warmup });
+      await drainOutbox(t.child);
+      await waitForIdle(t.child.pid, 60);
+    }
+    if (opts.quietWait > 0) await waitForQuiet(t.child.pid, 0.25, opts.quietWait, true);
+    const deliveredBefore = await t.child.call<number>('delivered');
+    const measuredFrom = await t.child.call<number>('nowMicros');
+    const profiled = opts.profile.includes('all') || opts.profile.includes('plugin-commit') || opts.profile.includes(`plugin-commit-${v.name}`);
+    if (profiled) await t.child.call('profileStart');
+    const stop = cpuMeter(t.child.pid);
+    const runnerBefore = childTicks(t.child.pid);
+    const result = await measure({ ...spec, duration: opts.duration });
+    const cpu = stop();
+    // USER_HZ is 100 on Linux: ticks ÷ 100 ÷ seconds = average cores.
+    const runner = (childTicks(t.child.pid) - runnerBefore) / 100 / cpu.seconds;
+    // POST events still in the outbox are delivered now: events/s counts this time too.
+    const drainSeconds = await drainOutbox(t.child);
+    if (profiled) {
+      const file = await t.child.call<string>('profileStop', {
+        file: path.join(import.meta.dirname, '..', 'results', 'profiles', `${t.engine}-plugin-commit-${v.name}.cpuprofile`),
+      });
+      console.log(`  (profiled: ${path.relative(process.cwd(), file)}; the profiler slows the server, so this row reads low)`);
+    }
+    const events = v.event === 'PLAN_COMMAND__POST_COMMIT' ? (await t.child.call<number>('delivered')) - deliveredBefore : 0;
+    const latencies = v.name === 'post-instruct' ? await t.child.call<number[]>('effectLatencies', { plugin: v.plugin, since: measuredFrom }) : [];
+    latencies.sort((a, b) => a - b);
+    await waitForIdle(t.child.pid, 60);
+    // The handler-call latency without a backlog: one commit at a time, each after the outbox is
+    // empty again, so the figure is the delivery itself, not the queue the load above left.
+    let unloaded: number[] = [];
+    if (v.name === 'post-instruct' && opts.pluginLatencyProbes > 0) {
+      const probes = t.uuids.slice(VARIANTS.length * size, VARIANTS.length * size + opts.pluginLatencyProbes);
+      const from = await t.child.call<number>('nowMicros');
+      for (const uuid of probes) {
+        const res = await fetch(`${t.url}${API}/${uuid}/commit/`, { method: 'POST', headers: { authorization: `Bearer ${t.token}` } });
+        if (res.status !== 200) throw new Error(`plugin-commit: a latency probe's commit answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
+        await until('the probe delivered', 60, async () => (await t.child.call<number>('outbox')) === 0, 1);
+      }
+      unloaded = (await t.child.call<number[]>('effectLatencies', { plugin: v.plugin, since: from })).sort((a, b) => a - b);
+      console.log(
+        `${t.engine.padEnd(8)}  plugin-commit ${v.name} one commit at a time: handler latency p50 ${quantile(unloaded, 0.5).toFixed(1)} ms  p90 ${quantile(unloaded, 0.9).toFixed(1)} ms  p99 ${quantile(unloaded, 0.99).toFixed(1)} ms  max ${(unloaded.at(-1) ?? NaN).toFixed(1)} ms (${unloaded.length} effects, ${unloaded.filter((ms) => ms > 100).length} over 100 ms)`,
+      );
+    }
+    if (v.plugin !== undefined) {
+      await remove(t, v.plugin);
+      await until(`${v.plugin} to stop`, 30, async () => (await t.child.call<number>('handlers', { type: v.event })) === 0);
+    }
+    const cores = cpu.server + runner + (countPostgres ? cpu.postgres : 0);
+    const row: PluginCommitRow = {
+      scenario: `plugin-commit ${v.name}`,
+      engine: t.engine,
+      variant: v.name,
+      description: v.description,
+      request: `POST ${API}/{uuid}/commit/ with ${v.description}`,
+      ...result,
+      ratio: NaN, // set once none-again is measured
+      cpu: { ...cpu, other: Math.max(0, cpu.other - runner) },
+      runnerCores: runner,
+      serverMicrosPerRequest: result.ok > 0 ? (cores * cpu.seconds * 1e6) / result.ok : NaN,
+      profiled,
+      events,
+      drainSeconds,
+      eventsPerSecond: events > 0 ? events / (result.seconds + drainSeconds) : 0,
+      effects: latencies.length,
+      handlerP50: quantile(latencies, 0.5),
+      handlerP99: quantile(latencies, 0.99),
+      handlerMax: latencies.length ? latencies[latencies.length - 1]! : NaN,
+      unloadedEffects: unloaded.length,
+      unloadedP50: quantile(unloaded, 0.5),
+      unloadedP99: quantile(unloaded, 0.99),
+    };
+    rows.push(row);
+    console.log(`${t.engine.padEnd(8)}  plugin-commit ${v.name.padEnd(13)} ${line(row)}`);
+  }
+  const none = rows.filter((r) => r.variant === 'none' || r.variant === 'none-again');
+  const reference = none.reduce((sum, r) => sum + r.okPerSecond, 0) / none.length;
+  for (const r of rows) r.ratio = r.okPerSecond / reference;
+  console.log(
+    `${t.engine.padEnd(8)}  plugin-commit ratios to ${Math.round(reference)} commits/s (mean of none and none-again): ${rows.map((r) => `${r.variant} ${r.ratio.toFixed(2)}`).join(', ')}`,
+  );
+  return rows;
+}
