@@ -7,7 +7,8 @@
 import crypto from 'node:crypto';
 import os from 'node:os';
 import type { Storage } from '../storage/db.ts';
-import { claimPluginEvents, deletePluginEvent } from '../storage/plugin-events-repository.ts';
+import { claimPluginEvents, deletePluginEvents } from '../storage/plugin-events-repository.ts';
+type ClaimedEvent = Awaited<ReturnType<typeof claimPluginEvents>>[number];
 import { nowMicros } from '../lib/time.ts';
 import type { LogBus } from '../logs/bus.ts';
 import type { JsonObject } from './sandbox/types.ts';
@@ -48,9 +49,7 @@ export class Delivery {
       this.again = true;
       return;
     }
-    this.running = this.rounds().finally(() => {
-      this.running = null;
-    });
+    this.running = this.rounds();
   }
 
   /** Resolves when nothing is being delivered (for tests and shutdown). */
@@ -64,21 +63,24 @@ export class Delivery {
   }
 
   private async rounds(): Promise<void> {
-    do {
-      this.again = false;
-      try {
+    try {
+      do {
+        this.again = false;
         while (!this.closed && (await this.round()) > 0);
-      } catch (err) {
-        if (!this.closed) {
-          this.logs.emit({
-            level: 'error',
-            event: `plugin runtime: delivering events failed: ${err instanceof Error ? err.message : String(err)}`,
-            success: false,
-          });
-        }
-        return; // the next wake or poll tries again
+      } while (this.again && !this.closed);
+    } catch (err) {
+      if (!this.closed) {
+        this.logs.emit({
+          level: 'error',
+          event: `plugin runtime: delivering events failed: ${err instanceof Error ? err.message : String(err)}`,
+          success: false,
+        });
       }
-    } while (this.again && !this.closed);
+      // The next wake or poll tries again.
+    } finally {
+      // In the same job as the last look at `again`: a wake from now on starts a new round.
+      this.running = null;
+    }
   }
 
   private async round(): Promise<number> {
@@ -87,26 +89,34 @@ export class Delivery {
     // The events go to the plugins enabled now: this process may not have seen a plugin that
     // another process enabled a moment ago, so it looks before delivering.
     if (rows.length > 0) await this.host.sync();
-    for (const row of rows) {
-      if (this.closed) break;
-      const event = JSON.parse(row.payload) as JsonObject;
-      const generic = row.event_type.replace(/^[A-Z_]+?_COMMAND__(PRE|POST)_/, '$1_COMMAND_');
-      for (const type of [row.event_type, generic]) {
-        for (const handler of this.host.handlersOf(type)) {
-          const effects = await this.host.calls.call(handler, type, renamed(event, type), row.request_id ?? undefined);
-          if (effects !== null && effects.length > 0) {
-            await applyEffects(
-              { storage: this.storage, logs: this.logs, runtime: this.host, calls: this.host.calls },
-              handler,
-              { id: String(event.id), type, depth: row.depth, requestId: row.request_id ?? String(event.id) },
-              effects,
-            );
-          }
+    // A batch holds at most one event per command (the claim's rule), so its events may be
+    // delivered side by side; a command's next event waits until this one is deleted.
+    const outcomes = await Promise.allSettled(rows.map((row) => this.deliver(row)));
+    const done = rows.filter((_, i) => outcomes[i]!.status === 'fulfilled').map((row) => row.id);
+    if (done.length > 0) await this.storage.transact((trx) => deletePluginEvents(trx, done, this.claimer));
+    this.delivered += done.length;
+    const failed = outcomes.find((o) => o.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
+    return rows.length;
+  }
+
+  /** Gives one event to every enabled handler of it and applies their effects. */
+  private async deliver(row: ClaimedEvent): Promise<void> {
+    if (this.closed) return;
+    const event = JSON.parse(row.payload) as JsonObject;
+    const generic = row.event_type.replace(/^[A-Z_]+?_COMMAND__(PRE|POST)_/, '$1_COMMAND_');
+    for (const type of [row.event_type, generic]) {
+      for (const handler of this.host.handlersOf(type)) {
+        const effects = await this.host.calls.call(handler, type, renamed(event, type), row.request_id ?? undefined);
+        if (effects !== null && effects.length > 0) {
+          await applyEffects(
+            { storage: this.storage, logs: this.logs, runtime: this.host, calls: this.host.calls },
+            handler,
+            { id: String(event.id), type, depth: row.depth, requestId: row.request_id ?? String(event.id) },
+            effects,
+          );
         }
       }
-      await this.storage.transact((trx) => deletePluginEvent(trx, row.id, this.claimer));
-      this.delivered++;
     }
-    return rows.length;
   }
 }

@@ -30,9 +30,9 @@ export async function claimPluginEvents(db: Db, engine: Engine, claimer: string,
   return result.rows.map((r) => ({ ...r, id: Number(r.id), depth: Number(r.depth), attempts: Number(r.attempts) })).sort((a, b) => a.id - b.id);
 }
 
-/** Delivered: the event leaves the outbox (only by the process that holds the claim). */
-export const deletePluginEvent = (db: Db, id: number, claimer: string) =>
-  db.deleteFrom('plugin_events').where('id', '=', id).where('claimed_by', '=', claimer).execute();
+/** Delivered: the events leave the outbox (only by the process that holds their claim). */
+export const deletePluginEvents = (db: Db, ids: number[], claimer: string) =>
+  db.deleteFrom('plugin_events').where('id', 'in', ids).where('claimed_by', '=', claimer).execute();
 
 /** Events still waiting (for the health of the delivery and for tests). */
 export async function countPluginEvents(db: Db): Promise<number> {
