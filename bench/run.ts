@@ -56,7 +56,9 @@ const here = import.meta.dirname;
 const RESULTS = path.join(here, 'results');
 const API = '/core/api/v1/commands';
 /** The Commands API scenarios (they need the seeded commands and the GET /noop baseline). */
-const COMMAND_SCENARIOS = ['bare-pk-read', 'get', 'list', 'list-created', 'create', 'patch', 'commit'];
+const COMMAND_SCENARIOS = ['bare-pk-read', 'get', 'list', 'list-created', 'create', 'patch', 'commit', 'bare-pg'];
+/** Issue 12's target for each Commands API path against its bare-pg twin (docs/performance.md, "Bare-pg baseline"). */
+const BARE_PG_TARGET = 0.6;
 const PLUGIN_SCENARIOS = ['plugin-install', 'log-fanout', 'plugin-commit'];
 
 interface Probe {
@@ -79,6 +81,72 @@ const JSON_HEADERS = { 'content-type': 'application/json' };
 
 /** The commit scenario's staged plans: one per commit at up to 5,000 commits/s (several times what either engine reaches here); running out would show as non-2xx. */
 const commitScenarioFixtures = (opts: BenchOptions) => Math.ceil(5_000 * (opts.duration + opts.warmup)) + 1;
+
+/**
+ * The bare-pg twins (lib/bare-pg.ts) of the Commands API scenarios, by Charta scenario name: the
+ * same rows as Charta's requests, the same SQL through Charta's pool, no Charta code. The commit
+ * twin takes the staged plans after the commit scenario's.
+ */
+function barePgTwins(opts: BenchOptions, f: SetupResult): Map<string, Scenario> {
+  const B = '/bare/commands';
+  const uuids = shuffle(f.sampleUuids).slice(0, 250);
+  const patients = shuffle(f.patientKeys).slice(0, 250);
+  const notes = shuffle(f.writableNotes).slice(0, 250);
+  const narrative = 'Follow up in two weeks; recheck blood pressure and renal function.';
+  let patchNext = 0;
+  let commitNext = 0;
+  const commitUuids = f.commitUuids.slice(commitScenarioFixtures(opts), 2 * commitScenarioFixtures(opts));
+  const patch = (): Probe => ({
+    method: 'PATCH',
+    path: `${B}/${f.patchUuids[patchNext++ % f.patchUuids.length]}/`,
+    body: JSON.stringify({ values: { narrative: `Revised plan ${patchNext}: ${narrative}` } }),
+  });
+  const commit = (): Probe => ({ method: 'POST', path: `${B}/${commitUuids[commitNext++ % commitUuids.length]}/commit/` });
+  const get = uuids.map((u): Probe => ({ method: 'GET', path: `${B}/${u}` }));
+  const list = patients.map((k): Probe => ({ method: 'GET', path: `${B}?patient_key=${k}&state=committed&limit=20` }));
+  const listCreated = patients.map((k): Probe => ({ method: 'GET', path: `${B}?patient_key=${k}&created_after=${f.createdAfter}&limit=20` }));
+  const create = notes.map((n): Probe => ({ method: 'POST', path: `${B}/`, body: JSON.stringify({ noteKey: n, values: { narrative } }) }));
+  const sql = "through Charta's pg pool, unprepared, as Charta sends it";
+  const twins: Scenario[] = [
+    { name: 'get', request: `GET ${B}/{uuid}: select * by uuid ${sql}; the row as JSON`, expect: 200, probe: get[0]!, requests: fixed(get) },
+    {
+      name: 'list',
+      request: `GET ${B}?patient_key={key}&state=committed&limit=20: the page's select and its count(*) side by side ${sql}`,
+      expect: 200,
+      probe: list[0]!,
+      requests: fixed(list),
+    },
+    {
+      name: 'list-created',
+      request: `GET ${B}?patient_key={key}&created_after={µs}&limit=20: the page's select and its count(*) side by side ${sql}`,
+      expect: 200,
+      probe: listCreated[0]!,
+      requests: fixed(listCreated),
+    },
+    {
+      name: 'create',
+      request: `POST ${B}/: BEGIN, the note for share, insert command, insert audit row, COMMIT, pg_notify ${sql}`,
+      expect: 201,
+      probe: create[0]!,
+      requests: fixed(create),
+    },
+    {
+      name: 'patch',
+      request: `PATCH ${B}/{uuid}/: BEGIN, the command for update, the note for share, update, insert audit row, COMMIT, pg_notify ${sql}`,
+      expect: 200,
+      probe: patch(),
+      requests: rotating(patch),
+    },
+    {
+      name: 'commit',
+      request: `POST ${B}/{uuid}/commit/: as patch, the update setting state committed`,
+      expect: 200,
+      probe: commit(),
+      requests: rotating(commit),
+    },
+  ];
+  return new Map(twins.map((t) => [t.name, { ...t, name: `bare-pg ${t.name}` }]));
+}
 
 function shuffle<T>(items: T[]): T[] {
   const out = [...items];
@@ -275,6 +343,9 @@ async function main(): Promise<void> {
     try {
       const seedStart = performance.now();
       // Without a Commands scenario the 100k commands would only cost seeding time.
+      // On PostgreSQL each Commands scenario is followed by its bare-pg twin (the commit twin needs its own staged plans).
+      const twinsWanted = engine === 'postgres' && wanted('bare-pg') && commandsWanted;
+      const commitFixtures = wanted('commit') ? commitScenarioFixtures(opts) * (twinsWanted ? 2 : 1) : 0;
       const plan: SetupArgs['plan'] = {
         patients: 250,
         notes: 1_000,
@@ -282,7 +353,7 @@ async function main(): Promise<void> {
         patchFixtures: commandsWanted ? 2_000 : 0,
         analyzeSqlite: opts.sqliteAnalyze,
         // Staged plans for the commit scenario, then a slice per plugin-commit variant.
-        commitFixtures: (wanted('commit') ? commitScenarioFixtures(opts) : 0) + (commitPlugins ? commitFixturesNeeded(opts) : 0),
+        commitFixtures: commitFixtures + (commitPlugins ? commitFixturesNeeded(opts) : 0),
       };
       const f = await child.call<SetupResult>('setup', { engine, plan } satisfies SetupArgs);
       seeding[engine] = { commands: plan.commands, totalCommands: f.totalCommands, seconds: f.seconds };
@@ -315,10 +386,20 @@ async function main(): Promise<void> {
         rows.push({ scenario: s.name, engine, request: s.request, ...r, ratio: r.okPerSecond / baseline.okPerSecond });
         console.log(`${engine.padEnd(8)}  ${s.name.padEnd(12)} ${line(r)}`);
       }
+      const twins = twinsWanted ? barePgTwins(opts, f) : new Map<string, Scenario>();
+      const bareUrl = twinsWanted ? await child.call<string>('barePg') : '';
       for (const s of baseline === undefined || !commandsWanted ? [] : chartaScenarios(opts, f).filter((x) => wanted(x.name))) {
         const r = await run(opts, child, engine, f.url, f.token, s);
-        rows.push({ scenario: s.name, engine, request: s.request, ...r, ratio: r.okPerSecond / baseline!.okPerSecond });
+        const row: Row = { scenario: s.name, engine, request: s.request, ...r, ratio: r.okPerSecond / baseline!.okPerSecond };
+        rows.push(row);
         console.log(`${engine.padEnd(8)}  ${s.name.padEnd(12)} ${line(r)}`);
+        const twin = twins.get(s.name);
+        if (twin === undefined) continue;
+        const t = await run(opts, child, engine, bareUrl, f.token, twin);
+        rows.push({ scenario: twin.name, engine, request: twin.request, ...t, ratio: t.okPerSecond / baseline!.okPerSecond });
+        row.barePg = { ratio: r.okPerSecond / t.okPerSecond, target: BARE_PG_TARGET };
+        console.log(`${engine.padEnd(8)}  ${twin.name.padEnd(12)} ${line(t)}`);
+        console.log(`${engine.padEnd(8)}  ${s.name}: ${row.barePg.ratio.toFixed(2)} of its bare-pg twin (target ≥ ${BARE_PG_TARGET})`);
       }
       if (load !== undefined && baseline !== undefined) {
         const uuid = await stageDiagnose(f.url, f.token, f.writableNotes[0]!);
@@ -363,7 +444,7 @@ async function main(): Promise<void> {
       if (wanted('log-fanout')) fanout.push(...(await fanoutScenario(opts, target)));
       if (commitPlugins !== undefined) {
         // The commit scenario takes the first staged plans; plugin-commit the rest.
-        const uuids = f.commitUuids.slice(wanted('commit') ? commitScenarioFixtures(opts) : 0);
+        const uuids = f.commitUuids.slice(commitFixtures);
         pluginCommits.push(...(await pluginCommitScenario(opts, { engine, child, url: f.url, token: f.token, apiKey: f.apiKey, uuids }, commitPlugins)));
       }
     } catch (err) {

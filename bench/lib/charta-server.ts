@@ -3,6 +3,8 @@
 // seeded data. For the log fan-out it also emits entries on the server's own log bus, the way
 // an operation does after its commit (logs/events.ts).
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { sql } from 'kysely';
 import { startServer, type Running } from '../../packages/server/src/server.ts';
 import { CodeSystems } from '../../packages/server/src/terminology/code-systems.ts';
@@ -16,6 +18,29 @@ import { clockMs, fanoutEvent, paced, type PaceResult } from './fanout.ts';
 import { startProfile, stopProfile } from './profiler.ts';
 import { seed, type SeedPlan, type Seeded } from './seed.ts';
 import { generateConcepts } from './terminology.ts';
+import { barePg, closeBarePg } from './bare-pg.ts';
+
+// The server's own pg: the bare-pg routes (lib/bare-pg.ts) use Charta's pool, and the SQL
+// capture below sees every statement Charta sends through it.
+const serverPackage = path.resolve(import.meta.dirname, '../../packages/server/package.json');
+const pg = createRequire(serverPackage)('pg') as typeof import('pg');
+const pools = new Set<import('pg').Pool>();
+const poolConnect = pg.Pool.prototype.connect;
+pg.Pool.prototype.connect = function (this: import('pg').Pool, ...args: any[]) {
+  pools.add(this);
+  return (poolConnect as (...a: any[]) => any).apply(this, args);
+} as typeof poolConnect;
+let captured: Array<{ text: string; values: unknown[] }> | undefined;
+const clientQuery = pg.Client.prototype.query;
+pg.Client.prototype.query = function (this: import('pg').Client, ...args: any[]) {
+  const [first, second] = args as [unknown, unknown];
+  if (captured !== undefined) {
+    const text = typeof first === 'string' ? first : (first as { text?: string }).text;
+    const values = Array.isArray(second) ? second : ((first as { values?: unknown[] }).values ?? []);
+    if (text !== undefined) captured.push({ text, values });
+  }
+  return (clientQuery as (...a: any[]) => any).apply(this, args);
+} as typeof clientQuery;
 
 export interface SetupArgs {
   engine: Engine;
@@ -35,6 +60,7 @@ export interface SetupResult extends Seeded {
 
 let running: Running | undefined;
 let database: TestDatabase | undefined;
+let staffKey: string | undefined;
 
 async function setup({ engine, plan }: SetupArgs): Promise<SetupResult> {
   database = await createDatabase(engine);
@@ -47,6 +73,7 @@ async function setup({ engine, plan }: SetupArgs): Promise<SetupResult> {
   if (reply.status !== 200) throw new Error(`token: ${reply.status} ${await reply.text()}`);
   const token = ((await reply.json()) as { access_token: string }).access_token;
   const client = await running.storage.db.selectFrom('oauth_clients').select('staff_key').where('client_id', '=', TEST_CLIENT_ID).executeTakeFirstOrThrow();
+  staffKey = client.staff_key;
   const seeded = await seed(running.storage.db, engine, { ...plan, staffKey: client.staff_key });
   // The server refreshes planner statistics at start and every 10 minutes; the seeded rows
   // arrived after the start, so do now what the timer would do a few minutes into a real run.
@@ -194,9 +221,22 @@ serve({
   releaseCorpus: () => {
     corpus = undefined;
   },
+  /** Every statement Charta sends to PostgreSQL while `captureSql` is on (text and values). */
+  captureSql: ({ on }: { on: boolean }) => {
+    const out = captured;
+    captured = on ? [] : undefined;
+    return out ?? [];
+  },
+  /** The bare-pg twins of the Commands API paths on Charta's own pool (lib/bare-pg.ts); answers its URL. */
+  barePg: () => {
+    const pool = [...pools].find((p) => (p.options as { connectionString?: string }).connectionString === database!.url);
+    if (pool === undefined) throw new Error("bare-pg: Charta's pg pool not found");
+    return barePg(pool, { staffKey: staffKey!, credential: `client:${TEST_CLIENT_ID}` });
+  },
   profileStart: () => startProfile(),
   profileStop: ({ file }: { file: string }) => stopProfile(file),
   close: async () => {
+    await closeBarePg();
     await running?.close();
     await database?.drop();
   },

@@ -20,6 +20,8 @@ export interface Row extends LoadResult {
   serverMicrosPerRequest: number;
   /** The server's CPU profile was being taken (slower). */
   profiled: boolean;
+  /** PostgreSQL: okPerSecond ÷ that of the path's bare-pg twin measured right after it, and issue 12's target for it. */
+  barePg?: { ratio: number; target: number };
 }
 
 /** One plugin-install measurement: `installs` uploads over `connections` connections. */
@@ -147,7 +149,20 @@ const f0 = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en
 const f2 = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '–');
 
 const f1 = (n: number) => n.toFixed(1);
-const HEAD = ['scenario', 'engine', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'ratio', 'server µs/req', 'CPU client', 'CPU server', 'CPU other'];
+const HEAD = [
+  'scenario',
+  'engine',
+  'req/s',
+  'p50 ms',
+  'p99 ms',
+  'non-2xx',
+  'ratio',
+  'vs bare-pg (target)',
+  'server µs/req',
+  'CPU client',
+  'CPU server',
+  'CPU other',
+];
 const cells = (r: Row) => [
   r.scenario + (r.profiled ? ' (profiled)' : ''),
   r.engine,
@@ -156,6 +171,7 @@ const cells = (r: Row) => [
   f2(r.p99),
   String(r.non2xx + r.errors + r.timeouts),
   f2(r.ratio),
+  r.barePg ? `${f2(r.barePg.ratio)} (≥ ${f2(r.barePg.target)})` : '–',
   f0(r.serverMicrosPerRequest),
   f1(r.cpu.client),
   f1(r.engine === 'postgres' ? r.cpu.server + r.cpu.postgres : r.cpu.server),

@@ -1,0 +1,168 @@
+// The bare-pg baseline (issue 12): for each Commands API path measured on PostgreSQL, a route on a
+// bare Fastify app that sends the same SQL Charta sends for it (captured from Charta's own pg
+// client with bench/capture-sql.ts) through Charta's own pg pool, with no Charta code: no auth,
+// no schemas, no hooks, no Kysely, the row as JSON. It runs in the Charta server's process, so
+// the same pool, the same process and the same CPU meter measure both; Charta's app is idle while
+// a twin is measured. Each twin's ratio, Charta req/s ÷ twin req/s, is what issue 12 asks to
+// bring to 0.6 (docs/performance.md, "Bare-pg baseline").
+import crypto from 'node:crypto';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Pool, PoolClient } from 'pg';
+
+const serverPackage = path.resolve(import.meta.dirname, '../../packages/server/package.json');
+const fastifyEntry = createRequire(serverPackage).resolve('fastify');
+const { default: Fastify } = (await import(pathToFileURL(fastifyEntry).href)) as typeof import('fastify');
+
+export interface BarePgArgs {
+  /** The staff user the writes are attributed to (the bench token's). */
+  staffKey: string;
+  /** Written into the audit rows' credential column, as Charta writes it for the bench's client. */
+  credential: string;
+}
+
+const SELECT_BY_UUID = 'select * from "commands" where "uuid" = $1';
+const LIST_STATE = 'select * from "commands" where "patient_key" = $1 and "state" = $2 order by "created_at" asc, "uuid" asc limit $3 offset $4';
+const COUNT_STATE = 'select count(*) as "n" from "commands" where "patient_key" = $1 and "state" = $2';
+const LIST_CREATED = 'select * from "commands" where "patient_key" = $1 and "created_at" >= $2 order by "created_at" asc, "uuid" asc limit $3 offset $4';
+const COUNT_CREATED = 'select count(*) as "n" from "commands" where "patient_key" = $1 and "created_at" >= $2';
+const NOTE_FOR_SHARE = 'select * from "notes" where "uuid" = $1 for share';
+const COMMAND_FOR_UPDATE = 'select * from "commands" where "uuid" = $1 for update';
+const INSERT_COMMAND =
+  'insert into "commands" ("uuid", "schema_key", "note_uuid", "patient_key", "state", "data", "originated_by", "edited_by", "committed_by", "entered_in_error_by", "created_at", "updated_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)';
+const UPDATE_DATA = 'update "commands" set "data" = $1, "edited_by" = $2, "updated_at" = $3 where "uuid" = $4';
+const UPDATE_COMMIT = 'update "commands" set "state" = $1, "committed_by" = $2, "edited_by" = $3, "updated_at" = $4 where "uuid" = $5';
+const INSERT_AUDIT =
+  'insert into "audit_events" ("occurred_at", "actor", "credential", "action", "entity_type", "entity_id", "before", "after", "request_id") values ($1, $2, $3, $4, $5, $6, $7, $8, $9)';
+// Charta notifies its other processes of each log entry after the commit; the twin sends the same
+// statement on a channel nobody listens to, so Charta's idle app gets no work from it.
+const NOTIFY = 'SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload';
+const CHANNEL = 'charta_bench_bare';
+
+const micros = () => Math.round((performance.timeOrigin + performance.now()) * 1000);
+
+/** BEGIN, `work`, COMMIT (ROLLBACK on error) on one client, then the log notification, as Charta does. */
+async function write<T>(pool: Pool, work: (client: PoolClient) => Promise<T>, log: (result: T) => string): Promise<T> {
+  const client = await pool.connect();
+  let result: T;
+  try {
+    await client.query('BEGIN');
+    try {
+      result = await work(client);
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK');
+      throw err;
+    }
+  } finally {
+    client.release();
+  }
+  await pool.query(NOTIFY, [CHANNEL, [JSON.stringify({ event: log(result), level: 'info', timestamp: new Date().toISOString(), source: 'server' })]]);
+  return result;
+}
+
+class NotFound extends Error {}
+class NotStaged extends Error {}
+let running: { close(): Promise<unknown> } | undefined;
+
+/** Closes the bare app, if started. */
+export async function closeBarePg(): Promise<void> {
+  await running?.close();
+  running = undefined;
+}
+
+/** Starts the bare app on its own port; answers its URL. */
+export async function barePg(pool: Pool, { staffKey, credential }: BarePgArgs): Promise<string> {
+  const app = Fastify({ logger: false });
+  const audit = (client: PoolClient, action: string, uuid: string, before: unknown, after: unknown) =>
+    client.query(INSERT_AUDIT, [
+      micros(),
+      staffKey,
+      credential,
+      action,
+      'command',
+      uuid,
+      before === null ? null : JSON.stringify(before),
+      JSON.stringify(after),
+      crypto.randomUUID(),
+    ]);
+  app.setErrorHandler((err, _request, reply) => reply.code(err instanceof NotFound ? 404 : err instanceof NotStaged ? 400 : 500).send({ error: String(err) }));
+
+  app.get('/bare/commands/:uuid', async (request, reply) => {
+    const { rows } = await pool.query(SELECT_BY_UUID, [(request.params as { uuid: string }).uuid]);
+    return rows[0] === undefined ? reply.code(404).send({}) : rows[0];
+  });
+
+  // ?patient_key=…&state=…&limit=20 or ?patient_key=…&created_after=<µs>&limit=20: the page and its count side by side, as Charta's repository runs them.
+  app.get('/bare/commands', async (request) => {
+    const q = request.query as { patient_key: string; state?: string; created_after?: string; limit?: string };
+    const limit = Number(q.limit ?? 20);
+    const [list, count] = q.state !== undefined ? [LIST_STATE, COUNT_STATE] : [LIST_CREATED, COUNT_CREATED];
+    const params = [q.patient_key, q.state ?? Number(q.created_after)];
+    const [page, total] = await Promise.all([pool.query(list, [...params, limit, 0]), pool.query(count, params)]);
+    return { count: Number(total.rows[0].n), results: page.rows };
+  });
+
+  app.post('/bare/commands/', async (request, reply) => {
+    const body = request.body as { noteKey: string; values: Record<string, unknown> };
+    const row = await write(
+      pool,
+      async (client) => {
+        const note = (await client.query(NOTE_FOR_SHARE, [body.noteKey])).rows[0];
+        if (note === undefined) throw new NotFound('note');
+        const now = micros();
+        const created = {
+          uuid: crypto.randomUUID(),
+          schema_key: 'plan',
+          note_uuid: note.uuid,
+          patient_key: note.patient_key,
+          state: 'staged',
+          data: JSON.stringify(body.values),
+          originated_by: staffKey,
+          edited_by: JSON.stringify([staffKey]),
+          committed_by: null,
+          entered_in_error_by: null,
+          created_at: now,
+          updated_at: now,
+        };
+        await client.query(INSERT_COMMAND, Object.values(created));
+        await audit(client, 'command.created', created.uuid, null, created);
+        return created;
+      },
+      (c) => `command ${c.uuid} (plan) created in note ${c.note_uuid}`,
+    );
+    return reply.code(201).send(row);
+  });
+
+  const change = (action: 'updated' | 'committed') => async (request: { params: unknown; body: unknown }) => {
+    const uuid = (request.params as { uuid: string }).uuid;
+    return write(
+      pool,
+      async (client) => {
+        const before = (await client.query(COMMAND_FOR_UPDATE, [uuid])).rows[0];
+        if (before === undefined) throw new NotFound('command');
+        if (before.state !== 'staged') throw new NotStaged(before.state);
+        await client.query(NOTE_FOR_SHARE, [before.note_uuid]);
+        const now = micros();
+        const editedBy = JSON.stringify([staffKey]);
+        const after =
+          action === 'updated'
+            ? { ...before, data: JSON.stringify((request.body as { values: unknown }).values), edited_by: editedBy, updated_at: now }
+            : { ...before, state: 'committed', committed_by: staffKey, edited_by: editedBy, updated_at: now };
+        if (action === 'updated') await client.query(UPDATE_DATA, [after.data, editedBy, now, uuid]);
+        else await client.query(UPDATE_COMMIT, ['committed', staffKey, editedBy, now, uuid]);
+        await audit(client, `command.${action}`, uuid, before, after);
+        return after;
+      },
+      (c) => `command ${c.uuid} (plan) ${action} in note ${c.note_uuid}`,
+    );
+  };
+  app.patch('/bare/commands/:uuid/', change('updated'));
+  app.post('/bare/commands/:uuid/commit/', change('committed'));
+
+  running = app;
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+}
