@@ -1,5 +1,6 @@
 // Summarises a .cpuprofile (from BENCH_PROFILE or `node --cpu-prof`): the functions with the most
-// self time, and the self time grouped by package or source folder.
+// self time, and the self time grouped by package or source folder, as shares of the time the
+// event loop was busy (idle samples are left out).
 // Usage: node --import tsx bench/profile-summary.ts <file.cpuprofile> [top=25]
 import fs from 'node:fs';
 
@@ -24,7 +25,11 @@ const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as Profile;
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const self = new Map<number, number>();
 profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
-const total = [...self.values()].reduce((a, b) => a + b, 0);
+const sampled = [...self.values()].reduce((a, b) => a + b, 0);
+// The percentages are of the busy time: the samples of an idle event loop (waiting for the
+// network or PostgreSQL) are counted apart, or they would dilute every other frame.
+const idle = [...self].filter(([id]) => byId.get(id)!.callFrame.functionName === '(idle)').reduce((a, [, us]) => a + us, 0);
+const total = sampled - idle;
 
 function where(url: string): string {
   if (url === '') return '(native/V8)';
@@ -49,6 +54,7 @@ const groups = new Map<string, number>();
 for (const [id, us] of self) {
   const n = byId.get(id)!;
   const f = n.callFrame;
+  if (f.functionName === '(idle)') continue;
   const name = `${f.functionName || '(anonymous)'}  ${f.url.replace(/^file:\/\//, '').replace(/.*node_modules\//, '')}:${f.lineNumber + 1}`;
   fns.set(name, (fns.get(name) ?? 0) + us);
   const g = where(f.url);
@@ -56,7 +62,9 @@ for (const [id, us] of self) {
 }
 const pct = (us: number) => `${((100 * us) / total).toFixed(1).padStart(5)}%`;
 const top = Number(topText);
-console.log(`${(total / 1e6).toFixed(2)} s sampled\n\nself time by package / folder:`);
+console.log(
+  `${(sampled / 1e6).toFixed(2)} s sampled, ${(total / 1e6).toFixed(2)} s busy (${(idle / 1e6).toFixed(2)} s idle); shares of the busy time\n\nself time by package / folder:`,
+);
 for (const [g, us] of [...groups].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${pct(us)}  ${g}`);
 console.log('\nself time by function:');
 for (const [name, us] of [...fns].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${pct(us)}  ${name}`);
