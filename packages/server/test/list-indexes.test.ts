@@ -81,6 +81,24 @@ for (const engine of ENGINES) {
       ['updated_at range', { times: [{ column: 'updated_at', op: '>', value: t }] }, asc('updated_at')],
       ['patient_key with created_at', { patient_key: 'P', times: [{ column: 'created_at', op: '>=', value: t }] }, asc('created_at')],
     ];
+    if (engine === 'sqlite') {
+      it('the reader that serves the list plans with the statistics optimize gathers (patient and state: the patient index)', async () => {
+        // The reader opened before the statistics existed; the server's optimize (at start and
+        // every 10 minutes) must make it use them, as the writer does.
+        await api.storage.optimize();
+        const compiled = commandPageQuery(
+          api.storage.reader,
+          { patient_key: sample.patient, state: 'committed', times: [] },
+          asc('created_at'),
+          20,
+          0,
+        ).compile();
+        const { rows } = await api.storage.reader.executeQuery<{ detail: string }>({ ...compiled, sql: `EXPLAIN QUERY PLAN ${compiled.sql}` });
+        const text = rows.map((r) => r.detail).join('\n');
+        assert.match(text, /INDEX commands_patient/, text);
+      });
+    }
+
     for (const [name, filter, order] of cases) {
       it(`${name}: index scan, no full scan, no sort of the whole result`, async () => {
         const f = {

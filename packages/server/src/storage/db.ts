@@ -123,6 +123,17 @@ function openSqlite(file: string, options: OpenOptions): Storage {
     groupCommit: group.stats,
     optimize: async () => {
       await sql`PRAGMA optimize`.execute(db);
+      // The reader read the planner's statistics when it opened and keeps them: reload them, or
+      // its plans (the list pages) go on without the statistics just gathered. query_only refuses
+      // ANALYZE even of sqlite_schema, which only reads, so it is lifted for that one statement.
+      if (readerRaw !== undefined) {
+        readerRaw.pragma('query_only = 0');
+        try {
+          readerRaw.exec('ANALYZE sqlite_schema');
+        } finally {
+          readerRaw.pragma('query_only = 1');
+        }
+      }
     },
     close: async () => {
       if (reader !== db) await reader.destroy();
