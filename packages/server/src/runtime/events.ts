@@ -1,20 +1,18 @@
 // The events handlers are given (docs/plugins.md, "Events"): their names, as the original platform
 // names them, and their JSON. Only JSON built here crosses into the sandbox.
 import crypto from 'node:crypto';
-import { COMMAND_EVENT_PREFIXES, type CommandKindKey } from '@charta/plugin-sdk';
+import { commandEvent as commandEventName, searchEvent, type CommandKindKey, type SearchField } from '@charta/plugin-sdk';
 import type { JsonObject } from './sandbox/types.ts';
 import type { CommandChangeEvent, EventActor } from './types.ts';
 
 /** `PLAN_COMMAND__POST_COMMIT` and its kind-independent twin `POST_COMMAND_COMMIT`. */
 export function commandEventNames(schemaKey: string, when: 'PRE' | 'POST', action: CommandChangeEvent['action']): [string, string] {
-  const prefix = COMMAND_EVENT_PREFIXES[schemaKey as CommandKindKey];
-  return [`${prefix}_COMMAND__${when}_${action}`, `${when}_COMMAND_${action}`];
+  return [commandEventName(schemaKey as CommandKindKey, when, action), `${when}_COMMAND_${action}`];
 }
 
 /** `DIAGNOSE_COMMAND__DIAGNOSE__POST_SEARCH`: a camelCase field name in upper snake case. */
 export function searchEventName(schemaKey: string, field: string): string {
-  const prefix = COMMAND_EVENT_PREFIXES[schemaKey as CommandKindKey];
-  return `${prefix}_COMMAND__${field.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()}__POST_SEARCH`;
+  return searchEvent(schemaKey as CommandKindKey, field as SearchField<CommandKindKey>);
 }
 
 export const newEventId = (): string => crypto.randomUUID();
