@@ -10,7 +10,10 @@ import { createDatabase, ENGINES, request, type Reply, type TestDatabase } from 
 import { children, killAll, startServerProcess, tokenFor } from './support/processes.ts';
 const BASE = '/core/api/v1/commands';
 const LOOPS = 8;
+/** The load runs at least this long, and until it has written enough to prove something. */
 const LOAD_MS = 1000;
+/** How long the load may take to get going on a loaded machine before the test gives up. */
+const LOAD_LIMIT_MS = 60_000;
 
 /** What the load knows about one command it wrote. */
 interface Written {
@@ -98,7 +101,13 @@ for (const engine of ENGINES) {
         }
       };
       const loops = Array.from({ length: LOOPS }, (_, i) => loop(i));
-      await new Promise((r) => setTimeout(r, LOAD_MS));
+      // Kill once the load has written enough (every loop a create, a few commits) and has run
+      // LOAD_MS: a fixed sleep alone proved too short on a loaded CI machine.
+      const started = Date.now();
+      const enough = () => written.length >= 2 * LOOPS && written.filter((w) => w.committed === 'acknowledged').length >= 3;
+      while ((Date.now() - started < LOAD_MS || !enough()) && Date.now() - started < LOAD_LIMIT_MS) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
       inFlightAtKill = inFlight;
       killed = true;
       first.child.kill('SIGKILL');
