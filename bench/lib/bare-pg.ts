@@ -40,6 +40,14 @@ const INSERT_AUDIT =
 const NOTIFY = 'SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload';
 const CHANNEL = 'charta_bench_bare';
 
+// Named (prepared) statements, as Charta sends them since issue 12 (storage/pg-statements.ts).
+const statementNames = new Map<string, string>();
+const prepared = (text: string, values: unknown[]) => {
+  let name = statementNames.get(text);
+  if (name === undefined) statementNames.set(text, (name = `bare_${statementNames.size}`));
+  return { name, text, values };
+};
+
 const micros = () => Math.round((performance.timeOrigin + performance.now()) * 1000);
 
 /** BEGIN, `work`, COMMIT (ROLLBACK on error) on one client, then the log notification, as Charta does. */
@@ -58,7 +66,7 @@ async function write<T>(pool: Pool, work: (client: PoolClient) => Promise<T>, lo
   } finally {
     client.release();
   }
-  await pool.query(NOTIFY, [CHANNEL, [JSON.stringify({ event: log(result), level: 'info', timestamp: new Date().toISOString(), source: 'server' })]]);
+  await pool.query(prepared(NOTIFY, [CHANNEL, [JSON.stringify({ event: log(result), level: 'info', timestamp: new Date().toISOString(), source: 'server' })]]));
   return result;
 }
 
@@ -76,21 +84,23 @@ export async function closeBarePg(): Promise<void> {
 export async function barePg(pool: Pool, { staffKey, credential }: BarePgArgs): Promise<string> {
   const app = Fastify({ logger: false });
   const audit = (client: PoolClient, action: string, uuid: string, before: unknown, after: unknown) =>
-    client.query(INSERT_AUDIT, [
-      micros(),
-      staffKey,
-      credential,
-      action,
-      'command',
-      uuid,
-      before === null ? null : JSON.stringify(before),
-      JSON.stringify(after),
-      crypto.randomUUID(),
-    ]);
+    client.query(
+      prepared(INSERT_AUDIT, [
+        micros(),
+        staffKey,
+        credential,
+        action,
+        'command',
+        uuid,
+        before === null ? null : JSON.stringify(before),
+        JSON.stringify(after),
+        crypto.randomUUID(),
+      ]),
+    );
   app.setErrorHandler((err, _request, reply) => reply.code(err instanceof NotFound ? 404 : err instanceof NotStaged ? 400 : 500).send({ error: String(err) }));
 
   app.get('/bare/commands/:uuid', async (request, reply) => {
-    const { rows } = await pool.query(SELECT_BY_UUID, [(request.params as { uuid: string }).uuid]);
+    const { rows } = await pool.query(prepared(SELECT_BY_UUID, [(request.params as { uuid: string }).uuid]));
     return rows[0] === undefined ? reply.code(404).send({}) : rows[0];
   });
 
@@ -100,7 +110,7 @@ export async function barePg(pool: Pool, { staffKey, credential }: BarePgArgs): 
     const limit = Number(q.limit ?? 20);
     const [list, count] = q.state !== undefined ? [LIST_STATE, COUNT_STATE] : [LIST_CREATED, COUNT_CREATED];
     const params = [q.patient_key, q.state ?? Number(q.created_after)];
-    const [page, total] = await Promise.all([pool.query(list, [...params, limit, 0]), pool.query(count, params)]);
+    const [page, total] = await Promise.all([pool.query(prepared(list, [...params, limit, 0])), pool.query(prepared(count, params))]);
     return { count: Number(total.rows[0].n), results: page.rows };
   });
 
@@ -109,7 +119,7 @@ export async function barePg(pool: Pool, { staffKey, credential }: BarePgArgs): 
     const row = await write(
       pool,
       async (client) => {
-        const note = (await client.query(NOTE_FOR_SHARE, [body.noteKey])).rows[0];
+        const note = (await client.query(prepared(NOTE_FOR_SHARE, [body.noteKey]))).rows[0];
         if (note === undefined) throw new NotFound('note');
         const now = micros();
         const created = {
@@ -126,7 +136,7 @@ export async function barePg(pool: Pool, { staffKey, credential }: BarePgArgs): 
           created_at: now,
           updated_at: now,
         };
-        await client.query(INSERT_COMMAND, Object.values(created));
+        await client.query(prepared(INSERT_COMMAND, Object.values(created)));
         await audit(client, 'command.created', created.uuid, null, created);
         return created;
       },
@@ -140,18 +150,18 @@ export async function barePg(pool: Pool, { staffKey, credential }: BarePgArgs): 
     return write(
       pool,
       async (client) => {
-        const before = (await client.query(COMMAND_FOR_UPDATE, [uuid])).rows[0];
+        const before = (await client.query(prepared(COMMAND_FOR_UPDATE, [uuid]))).rows[0];
         if (before === undefined) throw new NotFound('command');
         if (before.state !== 'staged') throw new NotStaged(before.state);
-        await client.query(NOTE_FOR_SHARE, [before.note_uuid]);
+        await client.query(prepared(NOTE_FOR_SHARE, [before.note_uuid]));
         const now = micros();
         const editedBy = JSON.stringify([staffKey]);
         const after =
           action === 'updated'
             ? { ...before, data: JSON.stringify((request.body as { values: unknown }).values), edited_by: editedBy, updated_at: now }
             : { ...before, state: 'committed', committed_by: staffKey, edited_by: editedBy, updated_at: now };
-        if (action === 'updated') await client.query(UPDATE_DATA, [after.data, editedBy, now, uuid]);
-        else await client.query(UPDATE_COMMIT, ['committed', staffKey, editedBy, now, uuid]);
+        if (action === 'updated') await client.query(prepared(UPDATE_DATA, [after.data, editedBy, now, uuid]));
+        else await client.query(prepared(UPDATE_COMMIT, ['committed', staffKey, editedBy, now, uuid]));
         await audit(client, `command.${action}`, uuid, before, after);
         return after;
       },

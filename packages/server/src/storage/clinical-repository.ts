@@ -1,5 +1,6 @@
 // Patients and notes.
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
+import { executeCompiled } from './compiled.ts';
 import type { Engine } from './db.ts';
 import type { Database, NoteTable, PatientTable } from './schema.ts';
 
@@ -21,13 +22,16 @@ export const getNote = (db: Db, uuid: string) => db.selectFrom('notes').selectAl
  * changes to the note itself, shared for command writes, so a command cannot be committed into
  * a note that is being locked at the same moment. SQLite transactions are already serial.
  */
-export const getNoteLocked = (db: Db, engine: Engine, uuid: string, exclusive: boolean) =>
-  db
-    .selectFrom('notes')
-    .selectAll()
-    .where('uuid', '=', uuid)
-    .$if(engine === 'postgres', (q) => (exclusive ? q.forUpdate() : q.forShare()))
-    .executeTakeFirst();
+export const getNoteLocked = async (db: Db, engine: Engine, uuid: string, exclusive: boolean): Promise<Selectable<NoteTable> | undefined> =>
+  (
+    await executeCompiled(db, `note by uuid ${exclusive ? 'for update' : 'for share'}`, [uuid], ([id]) =>
+      db
+        .selectFrom('notes')
+        .selectAll()
+        .where('uuid', '=', id as string)
+        .$if(engine === 'postgres', (q) => (exclusive ? q.forUpdate() : q.forShare())),
+    )
+  ).rows[0];
 
 export const updateNote = (db: Db, uuid: string, set: Partial<Pick<NoteTable, 'locked' | 'deleted' | 'updated_at'>>) =>
   db.updateTable('notes').set(set).where('uuid', '=', uuid).execute();

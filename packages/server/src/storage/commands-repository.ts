@@ -1,25 +1,38 @@
 // Commands: rows in, rows out, and the indexed list query.
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Engine } from './db.ts';
 import type { CommandTable, Database } from './schema.ts';
+import { executeCompiled, insertRow, updateRow } from './compiled.ts';
 
 type Db = Kysely<Database>;
 
-export const insertCommand = (db: Db, row: CommandTable) => db.insertInto('commands').values(row).execute();
+type Row = Selectable<CommandTable>;
 
-export const getCommand = (db: Db, uuid: string) => db.selectFrom('commands').selectAll().where('uuid', '=', uuid).executeTakeFirst();
+export const insertCommand = (db: Db, row: CommandTable) => insertRow(db, 'commands', row);
+
+export const getCommand = async (db: Db, uuid: string): Promise<Row | undefined> =>
+  (
+    await executeCompiled(db, 'command by uuid', [uuid], ([id]) =>
+      db
+        .selectFrom('commands')
+        .selectAll()
+        .where('uuid', '=', id as string),
+    )
+  ).rows[0];
 
 /** Reads a command inside a write transaction, locking its row on PostgreSQL. */
-export const getCommandForUpdate = (db: Db, engine: Engine, uuid: string) =>
-  db
-    .selectFrom('commands')
-    .selectAll()
-    .where('uuid', '=', uuid)
-    .$if(engine === 'postgres', (q) => q.forUpdate())
-    .executeTakeFirst();
+export const getCommandForUpdate = async (db: Db, engine: Engine, uuid: string): Promise<Row | undefined> =>
+  (
+    await executeCompiled(db, 'command by uuid for update', [uuid], ([id]) =>
+      db
+        .selectFrom('commands')
+        .selectAll()
+        .where('uuid', '=', id as string)
+        .$if(engine === 'postgres', (q) => q.forUpdate()),
+    )
+  ).rows[0];
 
-export const updateCommand = (db: Db, uuid: string, set: Partial<Omit<CommandTable, 'uuid'>>) =>
-  db.updateTable('commands').set(set).where('uuid', '=', uuid).execute();
+export const updateCommand = (db: Db, uuid: string, set: Partial<Omit<CommandTable, 'uuid'>>) => updateRow(db, 'commands', 'uuid', uuid, set);
 
 export const deleteCommand = (db: Db, uuid: string) => db.deleteFrom('commands').where('uuid', '=', uuid).execute();
 

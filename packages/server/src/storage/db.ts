@@ -8,6 +8,7 @@ import pg from 'pg';
 import type { Database } from './schema.ts';
 import { GroupCommit } from './group-commit.ts';
 import { SqliteReaderDialect } from './sqlite-reader.ts';
+import { namedStatementPool } from './pg-statements.ts';
 import { isConnectionError, OutcomeUnknownError, storageErrorOf } from './errors.ts';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -48,7 +49,7 @@ export function openStorage(url: string, options: OpenOptions = {}): Storage {
   // A broken client is not reused: the pool discards it on release (it is no longer queryable).
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namedStatementPool(pool) }) });
   return {
     db,
     reader: db,

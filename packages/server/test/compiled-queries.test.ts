@@ -1,0 +1,83 @@
+// Hot queries compiled once per shape (storage/compiled.ts) and, on PostgreSQL, sent as named
+// statements (storage/pg-statements.ts): the values of each call reach the database, the SQL
+// text is built once, and a statement is parsed once per connection.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { createDatabase, ENGINES, type TestDatabase } from './support/harness.ts';
+import { openStorage, type Storage } from '../src/storage/db.ts';
+import { migrate } from '../src/storage/migrations/index.ts';
+import { executeCompiled, insertRow, updateRow } from '../src/storage/compiled.ts';
+import { statementName } from '../src/storage/pg-statements.ts';
+
+for (const engine of ENGINES) {
+  describe(`compiled queries (${engine})`, () => {
+    let db: TestDatabase;
+    let storage: Storage;
+    before(async () => {
+      db = await createDatabase(engine);
+      // One connection on PostgreSQL, so the prepared statements seen below are those of the queries run here.
+      storage = openStorage(db.url, { poolSize: 1 });
+      await migrate(storage);
+    });
+    after(async () => {
+      await storage.close();
+      await db.drop();
+    });
+
+    const byKey = (key: string) =>
+      executeCompiled(storage.reader, 'test: staff by key', [key], ([k]) => storage.reader.selectFrom('staff').selectAll().where('key', '=', k as string));
+
+    it('fills in each call’s values: rows inserted, updated and read by one compiled shape each', async () => {
+      for (let i = 0; i < 5; i++) await insertRow(storage.db, 'staff', { key: `s${i}`, name: `staff ${i}`, created_at: 1000 + i });
+      await updateRow(storage.db, 'staff', 'key', 's3', { name: 'renamed' });
+      for (let i = 0; i < 5; i++) {
+        const { rows } = await byKey(`s${i}`);
+        assert.deepEqual(
+          rows.map((r) => ({ key: r.key, name: r.name, created_at: Number(r.created_at) })),
+          [{ key: `s${i}`, name: i === 3 ? 'renamed' : `staff ${i}`, created_at: 1000 + i }],
+        );
+      }
+      assert.deepEqual((await byKey('nobody')).rows, []);
+    });
+
+    it('a column whose value is undefined is left out, as Kysely itself does', async () => {
+      await insertRow(storage.db, 'staff', { key: 'u1', name: 'no date', created_at: 7, deactivated_at: undefined } as never);
+      assert.equal((await byKey('u1')).rows.length, 1);
+    });
+
+    it('constants written into the query stay in place beside the placeholders', async () => {
+      const named = (key: string) =>
+        executeCompiled(storage.reader, 'test: staff by key and name', [key], ([k]) =>
+          storage.reader.selectFrom('staff').select('key').where('key', '=', k as string).where('name', '=', 'renamed'),
+        );
+      assert.deepEqual((await named('s3')).rows, [{ key: 's3' }]);
+      assert.deepEqual((await named('s2')).rows, []);
+    });
+
+    it('a query that uses a value to shape its SQL is refused, not run with the wrong values', () => {
+      assert.throws(
+        () => executeCompiled(storage.reader, 'test: inlined', ['x'], ([k]) => storage.reader.selectFrom('staff').select(sql.lit(k as string).as('v'))),
+        /inlined into the SQL/,
+      );
+    });
+
+    if (engine === 'postgres') {
+      it('PostgreSQL: each statement text is prepared once on the connection, under its own name', async () => {
+        for (let i = 0; i < 3; i++) await byKey(`s${i}`);
+        const prepared = await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(storage.reader);
+        const text = byKeyText();
+        const matching = prepared.rows.filter((r) => r.statement === text);
+        assert.deepEqual(
+          matching.map((r) => r.name),
+          [statementName(text)],
+        );
+      });
+    }
+  });
+}
+
+/** The SQL text of the 'staff by key' shape as PostgreSQL receives it. */
+function byKeyText(): string {
+  return 'select * from "staff" where "key" = $1';
+}
