@@ -33,6 +33,8 @@ import {
   type WorstRow,
 } from './lib/autocomplete.ts';
 import { measure, type LoadResult } from './lib/load.ts';
+import { rssMiB, rssSampler, type RssSample } from './lib/memory.ts';
+import { BARE_PG_TARGET } from './lib/targets.ts';
 import { loadOptions, type BenchOptions } from './lib/options.ts';
 import { buildPackages, type PackageSet } from './lib/plugin-archives.ts';
 import { fanoutScenario, installScenario, packagesNeeded } from './lib/plugin-scenarios.ts';
@@ -56,9 +58,7 @@ const here = import.meta.dirname;
 const RESULTS = path.join(here, 'results');
 const API = '/core/api/v1/commands';
 /** The Commands API scenarios (they need the seeded commands and the GET /noop baseline). */
-const COMMAND_SCENARIOS = ['bare-pk-read', 'get', 'list', 'list-created', 'create', 'patch', 'commit', 'bare-pg'];
-/** Issue 12's target for each Commands API path against its bare-pg twin (docs/performance.md, "Bare-pg baseline"). */
-const BARE_PG_TARGET = 0.6;
+const COMMAND_SCENARIOS = ['bare-pk-read', 'get', 'list', 'list-created', 'create', 'patch', 'commit', 'bare-pg', 'memory'];
 const PLUGIN_SCENARIOS = ['plugin-install', 'log-fanout', 'plugin-commit'];
 
 interface Probe {
@@ -259,7 +259,7 @@ async function drain(child: Child, name: string, after: string): Promise<void> {
   if (waited > 1) console.log(`  (${name}: the server worked ${waited.toFixed(1)} s after the ${after} ended on requests already queued)`);
 }
 
-type Measured = LoadResult & { cpu: CpuShare; profiled: boolean; serverMicrosPerRequest: number };
+type Measured = LoadResult & { cpu: CpuShare; profiled: boolean; serverMicrosPerRequest: number; rss: RssSample };
 
 async function run(opts: BenchOptions, child: Child, label: string, url: string, token: string, s: Scenario): Promise<Measured> {
   await probe(url, token, s.probe, s.expect);
@@ -272,8 +272,10 @@ async function run(opts: BenchOptions, child: Child, label: string, url: string,
   const profiled = opts.profile.includes('all') || opts.profile.includes(s.name);
   if (profiled) await child.call('profileStart');
   const stop = cpuMeter(child.pid);
+  const rss = rssSampler(child.pid);
   const result = await measure({ ...spec, duration: opts.duration });
   const cpu = stop();
+  const memory = rss();
   await drain(child, s.name, 'measurement');
   if (profiled) {
     const file = await child.call<string>('profileStop', { file: path.join(RESULTS, 'profiles', `${label}-${s.name}.cpuprofile`) });
@@ -281,11 +283,46 @@ async function run(opts: BenchOptions, child: Child, label: string, url: string,
   }
   const serverCores = cpu.server + (label === 'postgres' ? cpu.postgres : 0);
   const serverMicrosPerRequest = result.ok > 0 ? (serverCores * cpu.seconds * 1e6) / result.ok : NaN;
-  return { ...result, cpu, profiled, serverMicrosPerRequest };
+  return { ...result, cpu, profiled, serverMicrosPerRequest, rss: memory };
 }
 
 const line = (r: Measured) =>
-  `${Math.round(r.okPerSecond).toLocaleString('en-US').padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  server ${Math.round(r.serverMicrosPerRequest)} µs/req  cpu client ${r.cpu.client.toFixed(2)} server ${r.cpu.server.toFixed(2)} pg ${r.cpu.postgres.toFixed(2)} other ${r.cpu.other.toFixed(2)}${r.non2xx + r.errors + r.timeouts ? `  non-2xx ${r.non2xx} errors ${r.errors} timeouts ${r.timeouts} ${JSON.stringify(r.statusCodes)}` : ''}`;
+  `${Math.round(r.okPerSecond).toLocaleString('en-US').padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  server ${Math.round(r.serverMicrosPerRequest)} µs/req  rss ${Math.round(r.rss.peak)} MiB  cpu client ${r.cpu.client.toFixed(2)} server ${r.cpu.server.toFixed(2)} pg ${r.cpu.postgres.toFixed(2)} other ${r.cpu.other.toFixed(2)}${r.non2xx + r.errors + r.timeouts ? `  non-2xx ${r.non2xx} errors ${r.errors} timeouts ${r.timeouts} ${JSON.stringify(r.statusCodes)}` : ''}`;
+
+/**
+ * The server's resident memory over a long GET load (issue 12: reported, and it must not grow):
+ * BENCH_MEMORY_REQUESTS requests (1M by default) at BENCH_CONNECTIONS, RSS read after the first
+ * tenth (the warmed-up size) and at the end.
+ */
+async function memoryScenario(opts: BenchOptions, engine: string, child: Child, f: SetupResult): Promise<Measured & { scenario: string; request: string }> {
+  const uuids = shuffle(f.sampleUuids).slice(0, 250);
+  const spec = { url: f.url, connections: opts.connections, duration: 0, headers: { authorization: `Bearer ${f.token}` } };
+  const requests = fixed(uuids.map((u): Probe => ({ method: 'GET', path: `${API}/${u}` })));
+  const first = Math.round(opts.memoryRequests / 10);
+  const before = rssMiB(child.pid);
+  await measure({ ...spec, requests, amount: first });
+  const warmed = rssMiB(child.pid);
+  const stop = cpuMeter(child.pid);
+  const rss = rssSampler(child.pid);
+  const result = await measure({ ...spec, requests, amount: opts.memoryRequests - first });
+  const cpu = stop();
+  const memory = rss();
+  const serverCores = cpu.server + (engine === 'postgres' ? cpu.postgres : 0);
+  console.log(
+    `  (memory: RSS ${before.toFixed(0)} MiB before, ${warmed.toFixed(0)} MiB after ${first.toLocaleString('en-US')} GETs, ` +
+      `${memory.end.toFixed(0)} MiB after ${opts.memoryRequests.toLocaleString('en-US')} (peak ${memory.peak.toFixed(0)}): ` +
+      `${(((memory.end - warmed) / warmed) * 100).toFixed(1)} % since the first tenth)`,
+  );
+  return {
+    ...result,
+    cpu,
+    profiled: false,
+    serverMicrosPerRequest: result.ok > 0 ? (serverCores * cpu.seconds * 1e6) / result.ok : NaN,
+    rss: { ...memory, warmed },
+    scenario: 'memory',
+    request: `GET ${API}/{uuid} × ${opts.memoryRequests.toLocaleString('en-US')} (RSS after the first ${first.toLocaleString('en-US')} and at the end; the row's figures are of the last ${(opts.memoryRequests - first).toLocaleString('en-US')})`,
+  };
+}
 
 async function main(): Promise<void> {
   const opts = loadOptions();
@@ -400,6 +437,10 @@ async function main(): Promise<void> {
         row.barePg = { ratio: r.okPerSecond / t.okPerSecond, target: BARE_PG_TARGET };
         console.log(`${engine.padEnd(8)}  ${twin.name.padEnd(12)} ${line(t)}`);
         console.log(`${engine.padEnd(8)}  ${s.name}: ${row.barePg.ratio.toFixed(2)} of its bare-pg twin (target ≥ ${BARE_PG_TARGET})`);
+      }
+      if (baseline !== undefined && wanted('memory')) {
+        const m = await memoryScenario(opts, engine, child, f);
+        rows.push({ ...m, engine, ratio: m.okPerSecond / baseline.okPerSecond });
       }
       if (load !== undefined && baseline !== undefined) {
         const uuid = await stageDiagnose(f.url, f.token, f.writableNotes[0]!);

@@ -7,6 +7,8 @@ export interface LoadSpec {
   connections: number;
   /** Seconds. */
   duration: number;
+  /** Stop after this many requests instead of after `duration`. */
+  amount?: number;
   headers: Record<string, string>;
   /** Requests cycled through by every connection (see autocannon's `requests`). */
   requests: autocannon.Request[];
@@ -39,7 +41,7 @@ export async function measure(spec: LoadSpec): Promise<LoadResult> {
   const instance = autocannon({
     url: spec.url,
     connections: spec.connections,
-    duration: spec.duration,
+    ...(spec.amount === undefined ? { duration: spec.duration } : { amount: spec.amount }),
     headers: spec.headers,
     requests: spec.requests,
   }) as unknown as Promise<autocannon.Result> & { on(event: 'response', fn: (client: unknown, status: number, bytes: number, ms: number) => void): void };

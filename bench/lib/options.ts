@@ -12,6 +12,8 @@ export interface BenchOptions {
   engines: Engine[];
   /** Commands seeded before measuring (BENCH_COMMANDS). */
   commands: number;
+  /** GET requests of the memory scenario (BENCH_MEMORY_REQUESTS). */
+  memoryRequests: number;
   /** Scenarios whose server CPU profile is written to bench/results/profiles/ (BENCH_PROFILE=get,create or all). */
   profile: string[];
   /** Longest wait, per scenario, for other work on the machine to stop (BENCH_QUIET_WAIT seconds; 0 = never wait). */
@@ -74,6 +76,7 @@ export function loadOptions(): BenchOptions {
     connections: positive('BENCH_CONNECTIONS', 50, true),
     engines,
     commands: positive('BENCH_COMMANDS', 100_000, true),
+    memoryRequests: positive('BENCH_MEMORY_REQUESTS', 1_000_000, true),
     profile: list('BENCH_PROFILE') ?? [],
     sqliteAnalyze: process.env.BENCH_SQLITE_ANALYZE === '1',
     quietWait: process.env.BENCH_QUIET_WAIT === '0' ? 0 : positive('BENCH_QUIET_WAIT', 20),

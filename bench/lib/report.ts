@@ -7,6 +7,8 @@ import type { LoadResult } from './load.ts';
 import type { UploadResult } from './uploads.ts';
 import type { CheckResult, WorstRow } from './autocomplete.ts';
 import type { TerminologyLoad } from './charta-server.ts';
+import { targetCell } from './targets.ts';
+import type { RssSample } from './memory.ts';
 
 export interface Row extends LoadResult {
   scenario: string;
@@ -20,6 +22,8 @@ export interface Row extends LoadResult {
   serverMicrosPerRequest: number;
   /** The server's CPU profile was being taken (slower). */
   profiled: boolean;
+  /** The server's resident memory during the measurement (peak) and at its end, MiB. */
+  rss?: RssSample;
   /** PostgreSQL: okPerSecond ÷ that of the path's bare-pg twin measured right after it, and issue 12's target for it. */
   barePg?: { ratio: number; target: number };
 }
@@ -157,8 +161,9 @@ const HEAD = [
   'p99 ms',
   'non-2xx',
   'ratio',
-  'vs bare-pg (target)',
+  'target (issue 12)',
   'server µs/req',
+  'RSS MiB',
   'CPU client',
   'CPU server',
   'CPU other',
@@ -171,8 +176,9 @@ const cells = (r: Row) => [
   f2(r.p99),
   String(r.non2xx + r.errors + r.timeouts),
   f2(r.ratio),
-  r.barePg ? `${f2(r.barePg.ratio)} (≥ ${f2(r.barePg.target)})` : '–',
+  targetCell(r),
   f0(r.serverMicrosPerRequest),
+  r.rss === undefined ? '–' : r.rss.warmed === undefined ? f0(r.rss.peak) : `${f0(r.rss.warmed)} → ${f0(r.rss.end)}`,
   f1(r.cpu.client),
   f1(r.engine === 'postgres' ? r.cpu.server + r.cpu.postgres : r.cpu.server),
   f1(r.engine === 'postgres' ? r.cpu.other : r.cpu.other + r.cpu.postgres),
@@ -325,6 +331,7 @@ const commitCells = (r: PluginCommitRow) => [
   r.effects > 0 ? f1(r.handlerP99) : '–',
   r.unloadedEffects > 0 ? `${f1(r.unloadedP50)} / ${f1(r.unloadedP99)}` : '–',
   f0(r.serverMicrosPerRequest),
+  r.rss === undefined ? '–' : r.rss.warmed === undefined ? f0(r.rss.peak) : `${f0(r.rss.warmed)} → ${f0(r.rss.end)}`,
   f1(r.cpu.client),
   f1(r.engine === 'postgres' ? r.cpu.server + r.cpu.postgres : r.cpu.server),
   f1(r.runnerCores),
