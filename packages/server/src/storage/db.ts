@@ -9,6 +9,7 @@ import type { Database } from './schema.ts';
 import { GroupCommit } from './group-commit.ts';
 import { SqliteReaderDialect } from './sqlite-reader.ts';
 import { namedStatementPool } from './pg-statements.ts';
+import { startCheckpointer } from './sqlite-checkpointer.ts';
 import { isConnectionError, OutcomeUnknownError, storageErrorOf } from './errors.ts';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -110,6 +111,9 @@ function openSqlite(file: string, options: OpenOptions): Storage {
     return raw;
   };
   const writer = open();
+  // Checkpoints run in a worker thread, not inside the writer's COMMITs (sqlite-checkpointer.ts).
+  const checkpointer = file === ':memory:' ? undefined : startCheckpointer(file);
+  if (checkpointer !== undefined) writer.pragma('wal_autocheckpoint = 0');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: { close: () => writer.close(), prepare: statementCache(writer) } }) });
   // An in-memory database exists once per connection: there the writer serves reads too.
   const readerRaw = file === ':memory:' ? undefined : open();
@@ -137,6 +141,7 @@ function openSqlite(file: string, options: OpenOptions): Storage {
       }
     },
     close: async () => {
+      await checkpointer?.close();
       if (reader !== db) await reader.destroy();
       await db.destroy();
     },

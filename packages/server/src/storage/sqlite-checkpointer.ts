@@ -1,0 +1,56 @@
+// SQLite checkpoints off the event loop (docs/performance.md, "Issue 12: what changed"). In WAL
+// mode a commit appends to the log, and every thousand pages SQLite copies the log back into the
+// database file and syncs it: a checkpoint, which the writer ran inside a COMMIT on the server's
+// one event loop, so every request waited for the disk. The writer's automatic checkpoints are
+// off; a worker thread with its own connection runs a PASSIVE checkpoint (it never blocks a
+// writer or a reader) a few times a second while the log grows. Durability is unchanged: a
+// commit is in the log when it is acknowledged, whether or not it has been copied back yet.
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+
+/** How often the worker looks at the log, ms. */
+const INTERVAL_MS = 200;
+
+// Plain JavaScript run by the worker: no TypeScript loader is needed in the thread.
+const WORKER = `
+const { workerData, parentPort } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.file);
+db.pragma('busy_timeout = 5000');
+const timer = setInterval(() => {
+  try {
+    db.pragma('wal_checkpoint(PASSIVE)');
+  } catch {
+    // Busy or gone: the next tick tries again; the writer's log only grows meanwhile.
+  }
+}, workerData.interval);
+parentPort.on('message', () => {
+  clearInterval(timer);
+  db.close();
+  parentPort.close();
+});
+`;
+
+export interface Checkpointer {
+  /** Stops the worker and closes its connection. */
+  close(): Promise<void>;
+}
+
+/** Starts the background checkpointer of the SQLite database in `file`. */
+export function startCheckpointer(file: string): Checkpointer {
+  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+  const worker = new Worker(WORKER, { eval: true, workerData: { file, driver, interval: INTERVAL_MS } });
+  // The worker must never keep the process alive, nor end it: a failure only stops checkpoints
+  // (the log then grows until the next start; SQLite checkpoints when the last connection closes).
+  worker.unref();
+  worker.on('error', () => undefined);
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  return {
+    close: async () => {
+      worker.postMessage('close');
+      const timeout = setTimeout(() => void worker.terminate(), 2000);
+      await exited;
+      clearTimeout(timeout);
+    },
+  };
+}
