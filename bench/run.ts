@@ -106,7 +106,7 @@ function barePgTwins(opts: BenchOptions, f: SetupResult): Map<string, Scenario> 
   const list = patients.map((k): Probe => ({ method: 'GET', path: `${B}?patient_key=${k}&state=committed&limit=20` }));
   const listCreated = patients.map((k): Probe => ({ method: 'GET', path: `${B}?patient_key=${k}&created_after=${f.createdAfter}&limit=20` }));
   const create = notes.map((n): Probe => ({ method: 'POST', path: `${B}/`, body: JSON.stringify({ noteKey: n, values: { narrative } }) }));
-  const sql = "through Charta's pg pool, unprepared, as Charta sends it";
+  const sql = "through Charta's pg pool, named (prepared) statements, as Charta sends it";
   const twins: Scenario[] = [
     { name: 'get', request: `GET ${B}/{uuid}: select * by uuid ${sql}; the row as JSON`, expect: 200, probe: get[0]!, requests: fixed(get) },
     {
@@ -132,7 +132,7 @@ function barePgTwins(opts: BenchOptions, f: SetupResult): Map<string, Scenario> 
     },
     {
       name: 'patch',
-      request: `PATCH ${B}/{uuid}/: BEGIN, the command for update, the note for share, update, insert audit row, COMMIT, pg_notify ${sql}`,
+      request: `PATCH ${B}/{uuid}/: BEGIN, the command and its note locked in one select, update, insert audit row, COMMIT, pg_notify ${sql}`,
       expect: 200,
       probe: patch(),
       requests: rotating(patch),

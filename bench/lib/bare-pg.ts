@@ -28,7 +28,8 @@ const COUNT_STATE = 'select count(*) as "n" from "commands" where "patient_key" 
 const LIST_CREATED = 'select * from "commands" where "patient_key" = $1 and "created_at" >= $2 order by "created_at" asc, "uuid" asc limit $3 offset $4';
 const COUNT_CREATED = 'select count(*) as "n" from "commands" where "patient_key" = $1 and "created_at" >= $2';
 const NOTE_FOR_SHARE = 'select * from "notes" where "uuid" = $1 for share';
-const COMMAND_FOR_UPDATE = 'select * from "commands" where "uuid" = $1 for update';
+const COMMAND_AND_NOTE_FOR_UPDATE =
+  'select "commands".*, "notes"."note_type" as "note__note_type", "notes"."locked" as "note__locked", "notes"."deleted" as "note__deleted" from "commands" inner join "notes" on "notes"."uuid" = "commands"."note_uuid" where "commands"."uuid" = $1 for update of "commands" for share of "notes"';
 const INSERT_COMMAND =
   'insert into "commands" ("uuid", "schema_key", "note_uuid", "patient_key", "state", "data", "originated_by", "edited_by", "committed_by", "entered_in_error_by", "created_at", "updated_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)';
 const UPDATE_DATA = 'update "commands" set "data" = $1, "edited_by" = $2, "updated_at" = $3 where "uuid" = $4';
@@ -150,10 +151,10 @@ export async function barePg(pool: Pool, { staffKey, credential }: BarePgArgs): 
     return write(
       pool,
       async (client) => {
-        const before = (await client.query(prepared(COMMAND_FOR_UPDATE, [uuid]))).rows[0];
-        if (before === undefined) throw new NotFound('command');
+        const found = (await client.query(prepared(COMMAND_AND_NOTE_FOR_UPDATE, [uuid]))).rows[0];
+        if (found === undefined) throw new NotFound('command');
+        const { note__note_type: _type, note__locked: _locked, note__deleted: _deleted, ...before } = found;
         if (before.state !== 'staged') throw new NotStaged(before.state);
-        await client.query(prepared(NOTE_FOR_SHARE, [before.note_uuid]));
         const now = micros();
         const editedBy = JSON.stringify([staffKey]);
         const after =

@@ -4,7 +4,7 @@
 // docs/api.md ("States and transitions").
 //
 // `transition` performs a state transition of an existing command, in this order:
-//   1. load and lock the command (404), check If-Match (412);
+//   1. load and lock the command with its note, in one statement (404), check If-Match (412);
 //   2. check its note takes commands and its state allows the transition (400);
 //   3. the transition's own checks and effects (`change`: values, required fields, the chart);
 //   4. the PRE event of the plugin runtime, from the locked row and the change: a plugin's
@@ -24,7 +24,7 @@ import { deleteCommand, updateCommand } from '../storage/commands-repository.ts'
 import { writeTransaction, type Idempotency, type Outcome, type Writer } from '../storage/transaction.ts';
 import { actingStaff } from '../auth/acting-staff.ts';
 import { logCommand, logCommandDeleted } from '../logs/events.ts';
-import { assertNoteWritable, loadForWrite, withEditor } from './rules.ts';
+import { loadForWrite, withEditor } from './rules.ts';
 import { toView, type CommandView } from './representation.ts';
 import type { CommandChangeEvent } from '../runtime/types.ts';
 
@@ -68,7 +68,6 @@ export async function transition<V extends Exclude<CommandVerb, 'created'>>(
   const engine = ctx.storage.engine;
   return commandWrite(ctx, t.verb, uuid, idempotency, async ({ trx, audit }) => {
     const row = await loadForWrite(trx, engine, uuid, ifMatch);
-    await assertNoteWritable(trx, engine, row.note_uuid);
     if (row.state !== t.from) throw problem(NOT_IN_STATE[t.from]);
     const now = nowMicros();
     const change = await t.change({ trx, engine, row, staffKey, now });

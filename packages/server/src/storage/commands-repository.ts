@@ -20,17 +20,34 @@ export const getCommand = async (db: Db, uuid: string): Promise<Row | undefined>
     )
   ).rows[0];
 
-/** Reads a command inside a write transaction, locking its row on PostgreSQL. */
-export const getCommandForUpdate = async (db: Db, engine: Engine, uuid: string): Promise<Row | undefined> =>
-  (
-    await executeCompiled(db, 'command by uuid for update', [uuid], ([id]) =>
+/** A command's note as a write checks it. */
+export interface NoteState {
+  note_type: string;
+  locked: number;
+  deleted: number;
+}
+
+/**
+ * Reads a command and its note inside a write transaction in one statement: on PostgreSQL the
+ * command's row is locked for update and the note's for share (as getNoteLocked does for a
+ * note alone), in one round trip.
+ */
+export const getCommandWithNoteForUpdate = async (db: Db, engine: Engine, uuid: string): Promise<{ row: Row; note: NoteState } | undefined> => {
+  const found = (
+    await executeCompiled(db, 'command and note by uuid for update', [uuid], ([id]) =>
       db
         .selectFrom('commands')
-        .selectAll()
-        .where('uuid', '=', id as string)
-        .$if(engine === 'postgres', (q) => q.forUpdate()),
+        .innerJoin('notes', 'notes.uuid', 'commands.note_uuid')
+        .selectAll('commands')
+        .select(['notes.note_type as note__note_type', 'notes.locked as note__locked', 'notes.deleted as note__deleted'])
+        .where('commands.uuid', '=', id as string)
+        .$if(engine === 'postgres', (q) => q.forUpdate(['commands']).forShare(['notes'])),
     )
   ).rows[0];
+  if (found === undefined) return undefined;
+  const { note__note_type, note__locked, note__deleted, ...row } = found;
+  return { row, note: { note_type: note__note_type, locked: note__locked, deleted: note__deleted } };
+};
 
 export const updateCommand = (db: Db, uuid: string, set: Partial<Omit<CommandTable, 'uuid'>>) => updateRow(db, 'commands', 'uuid', uuid, set);
 

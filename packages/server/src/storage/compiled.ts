@@ -62,12 +62,17 @@ export function insertRow<T extends Table>(db: Db, table: T, row: Insertable<Dat
   );
 }
 
+/** What updateRow uses of Kysely's update builder, without its column typing. */
+interface UntypedUpdate {
+  set(values: Record<string, unknown>): { where(column: string, op: '=', value: unknown): Compilable<unknown> };
+}
+
 /** UPDATE of the row whose `key` column is `id`, compiled once per table, key and set of columns. */
 export function updateRow<T extends Table>(db: Db, table: T, key: string, id: unknown, set: Updateable<Database[T]>): Promise<QueryResult<unknown>> {
   const columns = Object.keys(set).filter((c) => (set as Record<string, unknown>)[c] !== undefined);
   const values = [...columns.map((c) => (set as Record<string, unknown>)[c]), id];
   return executeCompiled(db, `update ${table} ${columns.join()} by ${key}`, values, (p) =>
     // Kysely's column typing cannot follow a column name chosen at run time.
-    (db.updateTable(table) as any).set(Object.fromEntries(columns.map((c, i) => [c, p[i]]))).where(key, '=', p[columns.length]),
+    (db.updateTable(table) as unknown as UntypedUpdate).set(Object.fromEntries(columns.map((c, i) => [c, p[i]]))).where(key, '=', p[columns.length]),
   );
 }
