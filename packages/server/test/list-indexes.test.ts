@@ -79,10 +79,11 @@ for (const engine of ENGINES) {
         asc('created_at'),
       ],
       ['updated_at range', { times: [{ column: 'updated_at', op: '>', value: t }] }, asc('updated_at')],
+      ['patient_key and state', { patient_key: 'P', state: 'committed', times: [] }, asc('created_at')],
       ['patient_key with created_at', { patient_key: 'P', times: [{ column: 'created_at', op: '>=', value: t }] }, asc('created_at')],
     ];
     if (engine === 'sqlite') {
-      it('the reader that serves the list plans with the statistics optimize gathers (patient and state: the patient index)', async () => {
+      it('the reader that serves the list plans with the statistics optimize gathers (patient and state: the patient and state index)', async () => {
         // The reader opened before the statistics existed; the server's optimize (at start and
         // every 10 minutes) must make it use them, as the writer does.
         await api.storage.optimize();
@@ -95,9 +96,22 @@ for (const engine of ENGINES) {
         ).compile();
         const { rows } = await api.storage.reader.executeQuery<{ detail: string }>({ ...compiled, sql: `EXPLAIN QUERY PLAN ${compiled.sql}` });
         const text = rows.map((r) => r.detail).join('\n');
-        assert.match(text, /INDEX commands_patient/, text);
+        assert.match(text, /INDEX commands_patient_state/, text);
       });
     }
+
+    it('the count of a patient’s commands in one state reads the patient and state index (on SQLite, the index alone)', async () => {
+      const compiled = api.storage.db
+        .selectFrom('commands')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('patient_key', '=', sample.patient)
+        .where('state', '=', 'committed')
+        .compile();
+      const explain = engine === 'sqlite' ? 'EXPLAIN QUERY PLAN ' : 'EXPLAIN ';
+      const { rows } = await api.storage.db.executeQuery<Record<string, unknown>>({ ...compiled, sql: explain + compiled.sql });
+      const text = rows.map((r) => String(r.detail ?? r['QUERY PLAN'])).join('\n');
+      assert.match(text, engine === 'sqlite' ? /USING COVERING INDEX commands_patient_state/ : /commands_patient_state/, text);
+    });
 
     for (const [name, filter, order] of cases) {
       it(`${name}: index scan, no full scan, no sort of the whole result`, async () => {
