@@ -26,7 +26,12 @@ for (const engine of ENGINES) {
     });
 
     const byKey = (key: string) =>
-      executeCompiled(storage.reader, 'test: staff by key', [key], ([k]) => storage.reader.selectFrom('staff').selectAll().where('key', '=', k as string));
+      executeCompiled(storage.reader, 'test: staff by key', [key], ([k]) =>
+        storage.reader
+          .selectFrom('staff')
+          .selectAll()
+          .where('key', '=', k as string),
+      );
 
     it('fills in each call’s values: rows inserted, updated and read by one compiled shape each', async () => {
       for (let i = 0; i < 5; i++) await insertRow(storage.db, 'staff', { key: `s${i}`, name: `staff ${i}`, created_at: 1000 + i });
@@ -49,7 +54,11 @@ for (const engine of ENGINES) {
     it('constants written into the query stay in place beside the placeholders', async () => {
       const named = (key: string) =>
         executeCompiled(storage.reader, 'test: staff by key and name', [key], ([k]) =>
-          storage.reader.selectFrom('staff').select('key').where('key', '=', k as string).where('name', '=', 'renamed'),
+          storage.reader
+            .selectFrom('staff')
+            .select('key')
+            .where('key', '=', k as string)
+            .where('name', '=', 'renamed'),
         );
       assert.deepEqual((await named('s3')).rows, [{ key: 's3' }]);
       assert.deepEqual((await named('s2')).rows, []);
