@@ -125,14 +125,14 @@ function barePgTwins(opts: BenchOptions, f: SetupResult): Map<string, Scenario> 
     },
     {
       name: 'create',
-      request: `POST ${B}/: BEGIN, the note for share, insert command, insert audit row, COMMIT, pg_notify ${sql}`,
+      request: `POST ${B}/: BEGIN, the note for share, insert command with its audit row (one statement), COMMIT, pg_notify ${sql}`,
       expect: 201,
       probe: create[0]!,
       requests: fixed(create),
     },
     {
       name: 'patch',
-      request: `PATCH ${B}/{uuid}/: BEGIN, the command and its note locked in one select, update, insert audit row, COMMIT, pg_notify ${sql}`,
+      request: `PATCH ${B}/{uuid}/: BEGIN, the command and its note locked in one select, update with its audit row (one statement), COMMIT, pg_notify ${sql}`,
       expect: 200,
       probe: patch(),
       requests: rotating(patch),

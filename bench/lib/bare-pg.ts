@@ -34,8 +34,12 @@ const INSERT_COMMAND =
   'insert into "commands" ("uuid", "schema_key", "note_uuid", "patient_key", "state", "data", "originated_by", "edited_by", "committed_by", "entered_in_error_by", "created_at", "updated_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)';
 const UPDATE_DATA = 'update "commands" set "data" = $1, "edited_by" = $2, "updated_at" = $3 where "uuid" = $4';
 const UPDATE_COMMIT = 'update "commands" set "state" = $1, "committed_by" = $2, "edited_by" = $3, "updated_at" = $4 where "uuid" = $5';
-const INSERT_AUDIT =
-  'insert into "audit_events" ("occurred_at", "actor", "credential", "action", "entity_type", "entity_id", "before", "after", "request_id") values ($1, $2, $3, $4, $5, $6, $7, $8, $9)';
+/** A write and its audit row in one statement, as Charta sends them: the write as a data-modifying WITH, the audit row's values after the write's. */
+const withAudit = (write: string, params: number) =>
+  `with "written" as (${write} returning "uuid") insert into "audit_events" ("occurred_at", "actor", "credential", "action", "entity_type", "entity_id", "before", "after", "request_id") values (${Array.from({ length: 9 }, (_, i) => `$${params + i + 1}`).join(', ')})`;
+const CREATE_WITH_AUDIT = withAudit(INSERT_COMMAND, 12);
+const UPDATE_DATA_WITH_AUDIT = withAudit(UPDATE_DATA, 4);
+const UPDATE_COMMIT_WITH_AUDIT = withAudit(UPDATE_COMMIT, 5);
 // Charta notifies its other processes of each log entry after the commit; the twin sends the same
 // statement on a channel nobody listens to, so Charta's idle app gets no work from it.
 const NOTIFY = 'SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload';
@@ -84,20 +88,17 @@ export async function closeBarePg(): Promise<void> {
 /** Starts the bare app on its own port; answers its URL. */
 export async function barePg(pool: Pool, { staffKey, credential }: BarePgArgs): Promise<string> {
   const app = Fastify({ logger: false });
-  const audit = (client: PoolClient, action: string, uuid: string, before: unknown, after: unknown) =>
-    client.query(
-      prepared(INSERT_AUDIT, [
-        micros(),
-        staffKey,
-        credential,
-        action,
-        'command',
-        uuid,
-        before === null ? null : JSON.stringify(before),
-        JSON.stringify(after),
-        crypto.randomUUID(),
-      ]),
-    );
+  const auditValues = (action: string, uuid: string, before: unknown, after: unknown) => [
+    micros(),
+    staffKey,
+    credential,
+    action,
+    'command',
+    uuid,
+    before === null ? null : JSON.stringify(before),
+    JSON.stringify(after),
+    crypto.randomUUID(),
+  ];
   app.setErrorHandler((err, _request, reply) => reply.code(err instanceof NotFound ? 404 : err instanceof NotStaged ? 400 : 500).send({ error: String(err) }));
 
   app.get('/bare/commands/:uuid', async (request, reply) => {
@@ -137,8 +138,7 @@ export async function barePg(pool: Pool, { staffKey, credential }: BarePgArgs): 
           created_at: now,
           updated_at: now,
         };
-        await client.query(prepared(INSERT_COMMAND, Object.values(created)));
-        await audit(client, 'command.created', created.uuid, null, created);
+        await client.query(prepared(CREATE_WITH_AUDIT, [...Object.values(created), ...auditValues('command.created', created.uuid, null, created)]));
         return created;
       },
       (c) => `command ${c.uuid} (plan) created in note ${c.note_uuid}`,
@@ -161,9 +161,9 @@ export async function barePg(pool: Pool, { staffKey, credential }: BarePgArgs): 
           action === 'updated'
             ? { ...before, data: JSON.stringify((request.body as { values: unknown }).values), edited_by: editedBy, updated_at: now }
             : { ...before, state: 'committed', committed_by: staffKey, edited_by: editedBy, updated_at: now };
-        if (action === 'updated') await client.query(prepared(UPDATE_DATA, [after.data, editedBy, now, uuid]));
-        else await client.query(prepared(UPDATE_COMMIT, ['committed', staffKey, editedBy, now, uuid]));
-        await audit(client, `command.${action}`, uuid, before, after);
+        const audit = auditValues(`command.${action}`, uuid, before, after);
+        if (action === 'updated') await client.query(prepared(UPDATE_DATA_WITH_AUDIT, [after.data, editedBy, now, uuid, ...audit]));
+        else await client.query(prepared(UPDATE_COMMIT_WITH_AUDIT, ['committed', staffKey, editedBy, now, uuid, ...audit]));
         return after;
       },
       (c) => `command ${c.uuid} (plan) ${action} in note ${c.note_uuid}`,
