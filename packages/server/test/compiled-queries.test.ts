@@ -72,14 +72,22 @@ for (const engine of ENGINES) {
     });
 
     if (engine === 'postgres') {
-      it('PostgreSQL: each statement text is prepared once on the connection, under its own name', async () => {
+      it('PostgreSQL: a compiled query is prepared once on the connection, under its own name; other queries are not', async () => {
         for (let i = 0; i < 3; i++) await byKey(`s${i}`);
+        const adHoc = storage.reader.selectFrom('staff').select('key').where('name', '=', 'renamed');
+        for (let i = 0; i < 3; i++) await adHoc.execute();
         const prepared = await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(storage.reader);
         const text = byKeyText();
-        const matching = prepared.rows.filter((r) => r.statement === text);
+        assert.ok(statementName(text), 'the compiled text has a name');
         assert.deepEqual(
-          matching.map((r) => r.name),
+          prepared.rows.filter((r) => r.statement === text).map((r) => r.name),
           [statementName(text)],
+        );
+        const adHocText = adHoc.compile().sql;
+        assert.equal(statementName(adHocText), undefined);
+        assert.deepEqual(
+          prepared.rows.filter((r) => r.statement === adHocText),
+          [],
         );
       });
     }

@@ -2,10 +2,11 @@
 // Kysely builds an operation tree and compiles it to SQL on every call, which cost as much as
 // the primary-key read itself on a GET. Here a query is built once with placeholders in place of
 // its values, compiled, and afterwards only its parameters are filled in: the SQL text is the
-// same on every call of that shape, so the SQLite statement cache and PostgreSQL's named
-// statements (pg-statements.ts) both reuse it.
+// same on every call of that shape, so the SQLite statement cache reuses it, and on PostgreSQL it
+// is sent as a named statement (pg-statements.ts).
 import { CompiledQuery, type Compilable, type Insertable, type Kysely, type QueryResult, type Updateable } from 'kysely';
 import type { Database } from './schema.ts';
+import { nameStatement } from './pg-statements.ts';
 
 type Db = Kysely<Database>;
 
@@ -30,6 +31,7 @@ function entryFor(db: Db, shape: string, count: number, build: (placeholders: re
     if (compiled.sql.includes(MARK)) throw new Error(`compiled query ${shape}: a value was inlined into the SQL`);
     const slots = compiled.parameters.map((p) => (typeof p === 'string' && p.startsWith(MARK) ? Number(p.slice(MARK.length)) : -1));
     entry = { sql: compiled.sql, slots, constants: compiled.parameters };
+    nameStatement(compiled.sql);
     shapes.set(shape, entry);
   }
   return entry;
