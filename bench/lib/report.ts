@@ -447,8 +447,8 @@ function workersMarkdown(report: Report): string[] {
   return [
     '## Multi-process serving',
     '',
-    '`charta-server start --workers N` as a real process on the seeded database (N = 1 is one process, no fork), each path for the same duration and connections as above. ' +
-      '÷ 1 worker: req/s ÷ that of the same path with 1 worker. CPU server: the primary and its workers (with PostgreSQL on that engine).',
+    `\`charta-server start --workers N\` as a real process on the seeded database (N = 1 is one process, no fork); each path at ${report.settings.connections} connections for ${report.settings.duration} s after ${report.settings.warmup} s of warm-up. ` +
+      '÷ 1 worker: req/s ÷ that of the same path with 1 worker. CPU server: the primary and its workers, with PostgreSQL. Only rows with a low CPU other say anything.',
     '',
     mdTable(WORKERS_HEAD, rows, workersCells, 2),
     '',
