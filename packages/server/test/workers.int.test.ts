@@ -1,10 +1,11 @@
-// `charta-server start --workers N` as real processes (docs/configuration.md, "Multi-process
-// serving"). On PostgreSQL: a first start prints the credentials once, from the primary; requests
-// are served by two worker processes (told apart by the pid of the debug log line carrying each
-// answer's X-Request-Id); every acknowledged write of a concurrent load through both is stored; a
-// worker killed with SIGKILL is replaced while the service keeps answering; SIGTERM stops every
-// worker and the primary exits 0, or 1 when a worker had to cut a request off. On SQLite, more
-// than one worker is refused with exit 2 and the reason; so is any value that is not 1 to 64.
+// `charta-server start --workers N` as real processes, as docs/configuration.md,
+// "Multi-process serving" describes it. On PostgreSQL: a first start prints the credentials
+// once, from the primary; requests are served by two worker processes (told apart by the pid of
+// the debug log line carrying each answer's X-Request-Id); every acknowledged write of a
+// concurrent load through both is stored; a worker killed with SIGKILL is replaced while the
+// service keeps answering; SIGTERM stops every worker and the primary exits 0, or 1 when a worker
+// had to cut a request off. On SQLite, more than one worker is refused with exit 2 and the
+// reason; so is any value that is not 1 to 64.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
