@@ -54,6 +54,8 @@ export interface SetupResult extends Seeded {
   apiKey: string;
   /** The SQLite file (undefined on PostgreSQL). */
   sqliteFile: string | undefined;
+  /** The database's URL, for other server processes on it (the workers scenario). */
+  databaseUrl: string;
   /** Rows in the commands table once seeded (base + fixtures). */
   totalCommands: number;
 }
@@ -83,7 +85,7 @@ async function setup({ engine, plan }: SetupArgs): Promise<SetupResult> {
     .select((eb) => eb.fn.countAll().as('n'))
     .executeTakeFirstOrThrow();
   const sqliteFile = engine === 'sqlite' ? database.url.slice('sqlite:'.length) : undefined;
-  return { ...seeded, url: running.url, token, apiKey: TEST_API_KEY, sqliteFile, totalCommands: Number(n) };
+  return { ...seeded, url: running.url, token, apiKey: TEST_API_KEY, sqliteFile, databaseUrl: database.url, totalCommands: Number(n) };
 }
 
 export interface TerminologyLoad {

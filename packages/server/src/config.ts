@@ -24,9 +24,14 @@ export interface Config {
   pluginMaxMemoryMb: number;
   /** The longest deadline of a handler call a plugin's manifest may ask for, in milliseconds. */
   pluginMaxTimeoutMs: number;
+  /** HTTP processes `start` serves with (docs/configuration.md, "Multi-process serving"); 1 = no fork. */
+  workers: number;
 }
 
 export class ConfigError extends Error {}
+
+/** The most worker processes `--workers` may ask for. */
+export const MAX_WORKERS = 64;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -69,6 +74,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
     throw new ConfigError(`CHARTA_SHUTDOWN_TIMEOUT must be a number of seconds above 0 and at most 3600, got ${shutdownText}`);
   const pluginMaxMemoryMb = integerSetting(get('pluginMaxMemoryMb', 'CHARTA_PLUGIN_MAX_MEMORY_MB') ?? '128', 'CHARTA_PLUGIN_MAX_MEMORY_MB', 1, 1024);
   const pluginMaxTimeoutMs = integerSetting(get('pluginMaxTimeoutMs', 'CHARTA_PLUGIN_MAX_TIMEOUT_MS') ?? '5000', 'CHARTA_PLUGIN_MAX_TIMEOUT_MS', 10, 60000);
+  const workersText = get('workers', 'CHARTA_WORKERS') ?? '1';
+  const workers = /^[0-9]+$/.test(workersText) ? Number(workersText) : NaN;
+  if (!(workers >= 1 && workers <= MAX_WORKERS))
+    throw new ConfigError(`CHARTA_WORKERS (--workers) must be an integer from 1 to ${MAX_WORKERS}, got ${workersText}`);
+  // docs/configuration.md, "Multi-process serving": SQLite is served by one process.
+  if (workers > 1 && databaseUrl.startsWith('sqlite:')) {
+    throw new ConfigError(
+      'CHARTA_WORKERS (--workers) above 1 needs PostgreSQL, the scale-out path: on SQLite every write takes the one lock of the file, a worker waiting for it ' +
+        'stalls all its requests (better-sqlite3 is synchronous), and the log stream would split into one per worker (docs/configuration.md, "Multi-process serving")',
+    );
+  }
   const demoText = get('demo', 'CHARTA_DEMO');
   const demo = demoText === undefined ? databaseUrl.startsWith('sqlite:') : demoText === '1' || demoText === 'true';
   return {
@@ -88,6 +104,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
     shutdownTimeoutMs: Math.round(shutdownSeconds * 1000),
     pluginMaxMemoryMb,
     pluginMaxTimeoutMs,
+    workers,
   };
 }
 

@@ -45,8 +45,8 @@ export interface ServerProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** `charta-server start` on the database (with `extraEnv` on top); resolves once it listens. */
-export async function startServerProcess(db: TestDatabase, extraEnv: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
+/** `charta-server start` on the database (with `extraEnv` on top, and `args` after `start`); resolves once it listens. */
+export async function startServerProcess(db: TestDatabase, extraEnv: NodeJS.ProcessEnv = {}, args: string[] = []): Promise<ServerProcess> {
   const port = await freePort();
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('CHARTA_') && k !== 'NODE_TEST_CONTEXT') env[k] = v;
@@ -62,7 +62,7 @@ export async function startServerProcess(db: TestDatabase, extraEnv: NodeJS.Proc
     CHARTA_BOOTSTRAP_CLIENT_SECRET: TEST_CLIENT_SECRET,
     ...extraEnv,
   });
-  const child = spawn(process.execPath, [BIN, 'start'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'start', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   let out = '';
   child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
