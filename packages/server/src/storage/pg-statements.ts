@@ -1,6 +1,6 @@
-// Named (server-side prepared) statements on PostgreSQL (docs/performance.md, "Issue 12: what
-// changed"): the hot queries compiled once per shape (compiled.ts) are given a name, so each
-// connection parses them once and afterwards only binds and executes them, and PostgreSQL may
+// Named (server-side prepared) statements on PostgreSQL, as docs/performance.md describes
+// ("Issue 12: what changed"): the hot queries compiled once per shape (compiled.ts) are given a
+// name, so each connection parses them once and afterwards only binds and executes them, and PostgreSQL may
 // keep a generic plan for them. Only those: a search whose best plan depends on its values
 // (autocomplete's text queries) is planned for its values every time, unnamed. Statements without
 // parameters (BEGIN, COMMIT, ROLLBACK) stay on the simple protocol.
