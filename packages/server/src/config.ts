@@ -1,5 +1,6 @@
 // Environment variables (and `charta-server start` flags) → one typed, validated config object.
 import path from 'node:path';
+import { DEFAULT_LIST_COUNT_CAP } from './http/pagination.ts';
 
 export interface Config {
   host: string;
@@ -24,6 +25,8 @@ export interface Config {
   pluginMaxMemoryMb: number;
   /** The longest deadline of a handler call a plugin's manifest may ask for, in milliseconds. */
   pluginMaxTimeoutMs: number;
+  /** Matching rows the commands and notes lists count exactly past the page's offset (docs/api.md, "Pagination"). */
+  listCountCap: number;
 }
 
 export class ConfigError extends Error {}
@@ -69,6 +72,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
     throw new ConfigError(`CHARTA_SHUTDOWN_TIMEOUT must be a number of seconds above 0 and at most 3600, got ${shutdownText}`);
   const pluginMaxMemoryMb = integerSetting(get('pluginMaxMemoryMb', 'CHARTA_PLUGIN_MAX_MEMORY_MB') ?? '128', 'CHARTA_PLUGIN_MAX_MEMORY_MB', 1, 1024);
   const pluginMaxTimeoutMs = integerSetting(get('pluginMaxTimeoutMs', 'CHARTA_PLUGIN_MAX_TIMEOUT_MS') ?? '5000', 'CHARTA_PLUGIN_MAX_TIMEOUT_MS', 10, 60000);
+  const listCountCap = integerSetting(
+    get('listCountCap', 'CHARTA_LIST_COUNT_CAP') ?? String(DEFAULT_LIST_COUNT_CAP),
+    'CHARTA_LIST_COUNT_CAP',
+    1,
+    1_000_000_000,
+  );
   const demoText = get('demo', 'CHARTA_DEMO');
   const demo = demoText === undefined ? databaseUrl.startsWith('sqlite:') : demoText === '1' || demoText === 'true';
   return {
@@ -88,6 +97,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
     shutdownTimeoutMs: Math.round(shutdownSeconds * 1000),
     pluginMaxMemoryMb,
     pluginMaxTimeoutMs,
+    listCountCap,
   };
 }
 
