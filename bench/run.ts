@@ -39,6 +39,8 @@ import { loadOptions, type BenchOptions } from './lib/options.ts';
 import { buildPackages, type PackageSet } from './lib/plugin-archives.ts';
 import { fanoutScenario, installScenario, packagesNeeded } from './lib/plugin-scenarios.ts';
 import { buildCommitPlugins, commitFixturesNeeded, pluginCommitScenario } from './lib/plugin-commit.ts';
+import { SCALE_SCENARIO, scalePlan, scaleRequests, type ScaleSeed } from './lib/scale.ts';
+import { seedShape } from './lib/seed.ts';
 import {
   commitTextTable,
   fanoutTextTable,
@@ -52,6 +54,9 @@ import {
   type PluginCommitRow,
   type Report,
   type Row,
+  type ScaleRow,
+  scaleSeedTextTable,
+  scaleTextTable,
 } from './lib/report.ts';
 
 const here = import.meta.dirname;
@@ -324,15 +329,85 @@ async function memoryScenario(opts: BenchOptions, engine: string, child: Child, 
   };
 }
 
+/**
+ * The scale scenario (lib/scale.ts): per engine and size, a fresh bulk-seeded database, then GET,
+ * each list filter and the count, measured like the Commands scenarios. Growth is each request's
+ * server µs per request ÷ its own at the engine's smallest size.
+ */
+async function scaleScenario(opts: BenchOptions): Promise<{ seeds: ScaleSeed[]; rows: ScaleRow[]; failed: boolean }> {
+  const seeds: ScaleSeed[] = [];
+  const rows: ScaleRow[] = [];
+  let failed = false;
+  for (const engine of opts.engines) {
+    const base = new Map<string, { commands: number; micros: number }>();
+    for (const commands of opts.scales[engine]) {
+      const child = new Child(path.join(here, 'lib/charta-server.ts'));
+      try {
+        const started = performance.now();
+        const plan = scalePlan(opts, commands);
+        const f = await child.call<SetupResult>('setup', { engine, plan } satisfies SetupArgs);
+        const bytes = await child.call<number>('databaseBytes');
+        const seed: ScaleSeed = {
+          engine,
+          commands,
+          patients: plan.patients,
+          notes: plan.notes,
+          seconds: { ...f.seconds, ready: (performance.now() - started) / 1000 },
+          bytes,
+        };
+        seeds.push(seed);
+        console.log(
+          `scale ${engine} ${commands.toLocaleString('en-US')}: ${plan.patients.toLocaleString('en-US')} patients, ${plan.notes.toLocaleString('en-US')} notes; ` +
+            `rows ${(f.seconds.base + f.seconds.fixtures).toFixed(1)} s, indexes ${f.seconds.indexes.toFixed(1)} s, analyze ${f.seconds.analyze.toFixed(1)} s, ready after ${seed.seconds.ready.toFixed(1)} s; ` +
+            `${(bytes / 2 ** 20).toFixed(0)} MiB on disk`,
+        );
+        for (const r of scaleRequests(f)) {
+          const s: Scenario = {
+            name: r.name,
+            request: r.request,
+            expect: 200,
+            probe: { method: 'GET', path: r.paths[0]! },
+            requests: fixed(r.paths.map((p) => ({ method: 'GET', path: p }))),
+          };
+          const m = await run(opts, child, engine, f.url, f.token, s);
+          const first = base.get(r.name) ?? { commands, micros: m.serverMicrosPerRequest };
+          base.set(r.name, first);
+          rows.push({
+            ...m,
+            scenario: r.name,
+            engine,
+            request: r.request,
+            commands,
+            growth: m.serverMicrosPerRequest / first.micros,
+            baseCommands: first.commands,
+          });
+          console.log(
+            `${engine.padEnd(8)}  ${commands.toLocaleString('en-US').padStart(10)}  ${r.name.padEnd(13)} ${line(m)}  ×${(m.serverMicrosPerRequest / first.micros).toFixed(2)}`,
+          );
+        }
+      } catch (err) {
+        failed = true;
+        console.error(`scale ${engine} ${commands}: ${err instanceof Error ? err.stack : err}`);
+      } finally {
+        await child.stop(300_000);
+      }
+    }
+  }
+  return { seeds, rows, failed };
+}
+
 async function main(): Promise<void> {
   const opts = loadOptions();
   const started = performance.now();
   const wanted = (name: string) => opts.scenarios === undefined || opts.scenarios.includes(name);
-  const known = [...COMMAND_SCENARIOS, ...PLUGIN_SCENARIOS, ...AUTOCOMPLETE_SCENARIOS];
+  const known = [...COMMAND_SCENARIOS, ...PLUGIN_SCENARIOS, ...AUTOCOMPLETE_SCENARIOS, SCALE_SCENARIO];
   const unknown = (opts.scenarios ?? []).filter((n) => !known.includes(n));
   if (unknown.length > 0) throw new Error(`BENCH_SCENARIOS: unknown ${unknown.join(', ')} (known: ${known.join(', ')})`);
   const commandsWanted = COMMAND_SCENARIOS.some(wanted);
   const autocompleteWanted = AUTOCOMPLETE_SCENARIOS.some(wanted);
+  // The scale scenario seeds up to 10M commands per engine: it runs only when named.
+  const scaleWanted = opts.scenarios?.includes(SCALE_SCENARIO) === true;
+  const othersWanted = opts.scenarios === undefined || opts.scenarios.some((n) => n !== SCALE_SCENARIO);
   console.log(
     `Charta benchmark: ${opts.connections} connections, ${opts.duration} s per scenario (+${opts.warmup} s warm-up), engines ${opts.engines.join(', ')}`,
   );
@@ -375,7 +450,7 @@ async function main(): Promise<void> {
     return r;
   };
 
-  for (const engine of opts.engines) {
+  for (const engine of othersWanted ? opts.engines : []) {
     const child = new Child(path.join(here, 'lib/charta-server.ts'));
     try {
       const seedStart = performance.now();
@@ -384,8 +459,7 @@ async function main(): Promise<void> {
       const twinsWanted = engine === 'postgres' && wanted('bare-pg') && commandsWanted;
       const commitFixtures = wanted('commit') ? commitScenarioFixtures(opts) * (twinsWanted ? 2 : 1) : 0;
       const plan: SetupArgs['plan'] = {
-        patients: 250,
-        notes: 1_000,
+        ...seedShape(commandsWanted ? opts.commands : 0),
         commands: commandsWanted ? opts.commands : 0,
         patchFixtures: commandsWanted ? 2_000 : 0,
         analyzeSqlite: opts.sqliteAnalyze,
@@ -498,6 +572,9 @@ async function main(): Promise<void> {
 
   await baselineChild.stop();
 
+  const scale = scaleWanted ? await scaleScenario(opts) : undefined;
+  if (scale?.failed) failed = true;
+
   let commit: string | undefined;
   try {
     commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: here, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
@@ -519,6 +596,7 @@ async function main(): Promise<void> {
       ...(wanted('log-fanout') ? { fanoutSubscribers: opts.fanoutSubscribers, fanoutRates: opts.fanoutRates } : {}),
       ...(autocompleteWanted ? { concepts: opts.concepts, autocompleteProbes: opts.autocompleteProbes } : {}),
       ...(commitPlugins ? { pluginLatencyProbes: opts.pluginLatencyProbes } : {}),
+      ...(scaleWanted ? { scales: opts.scales } : {}),
     },
     seeding,
     rows,
@@ -539,12 +617,14 @@ async function main(): Promise<void> {
       ...(pluginCommits.length > 0 ? { commits: pluginCommits } : {}),
     },
     ...(autocompleteWanted ? { autocomplete: { concepts: opts.concepts, loads: terminology, checks, worst } } : {}),
+    ...(scale ? { scale: { seeds: scale.seeds, rows: scale.rows } } : {}),
   };
   if (rows.length > 0) console.log('\n' + textTable(rows));
   if (installs.length > 0) console.log('\n' + installTextTable(installs));
   if (fanout.length > 0) console.log('\n' + fanoutTextTable(fanout));
   if (pluginCommits.length > 0) console.log('\n' + commitTextTable(pluginCommits));
   if (worst.length > 0) console.log('\n' + worstTextTable(worst));
+  if (scale !== undefined && scale.rows.length > 0) console.log('\n' + scaleSeedTextTable(scale.seeds) + '\n\n' + scaleTextTable(scale.rows));
   write(RESULTS, report);
   console.log(`\nWrote ${path.relative(process.cwd(), RESULTS)}/latest.json and latest.md in ${((performance.now() - started) / 1000).toFixed(0)} s total`);
   if (failed) process.exitCode = 1;
