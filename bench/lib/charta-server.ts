@@ -13,10 +13,10 @@ import { nowMicros } from '../../packages/server/src/lib/time.ts';
 import { matchesAllWords, parseSearchTerm } from '../../packages/server/src/terminology/normalize.ts';
 import type { Engine } from '../../packages/server/src/storage/db.ts';
 import { createDatabase, testConfig, TEST_API_KEY, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type TestDatabase } from '../../packages/server/test/support/harness.ts';
-import { serve } from './child.ts';
+import { Child, serve } from './child.ts';
 import { clockMs, fanoutEvent, paced, type PaceResult } from './fanout.ts';
 import { startProfile, stopProfile } from './profiler.ts';
-import { seed, type SeedPlan, type Seeded } from './seed.ts';
+import type { SeedPlan, Seeded } from './seed.ts';
 import { generateConcepts } from './terminology.ts';
 import { barePg, closeBarePg } from './bare-pg.ts';
 
@@ -65,8 +65,8 @@ let staffKey: string | undefined;
 async function setup({ engine, plan }: SetupArgs): Promise<SetupResult> {
   database = await createDatabase(engine);
   const config = testConfig(database, { logLevel: 'silent' });
-  // Migrations and the bootstrap client first; then the bulk load (lib/seed.ts) with the database
-  // to itself; then the server, on the seeded database.
+  // Migrations and the bootstrap client first; then the bulk load (lib/seed.ts, in a process of its
+  // own) with the database to itself; then the server, on the seeded database.
   const prepared = (await prepareStorage(config)).storage;
   try {
     const client = await prepared.db.selectFrom('oauth_clients').select('staff_key').where('client_id', '=', TEST_CLIENT_ID).executeTakeFirstOrThrow();
@@ -75,7 +75,13 @@ async function setup({ engine, plan }: SetupArgs): Promise<SetupResult> {
     await prepared.close();
     pools.clear(); // barePg looks for the running server's pool
   }
-  const seeded = await seed(database.url, engine, { ...plan, staffKey: staffKey! });
+  const seeder = new Child(path.join(import.meta.dirname, 'seed-child.ts'));
+  let seeded: Seeded;
+  try {
+    seeded = await seeder.call<Seeded>('seed', { url: database.url, engine, plan: { ...plan, staffKey: staffKey! } });
+  } finally {
+    await seeder.stop();
+  }
   running = await startServer(config, () => undefined);
   const reply = await fetch(`${running.url}/auth/token/`, {
     method: 'POST',

@@ -79,6 +79,9 @@ export function seedShape(commands: number): { patients: number; notes: number }
 const DAY = 86_400_000_000;
 const ROWS_PER_TRANSACTION = 100_000;
 const SAMPLE = 5_000;
+/** The low bits of a command's sort key hold its number (up to 268M commands); the rest its millisecond. */
+const INDEX_BITS = 28n;
+const INDEX_MASK = (1n << INDEX_BITS) - 1n;
 
 const newKey = () => crypto.randomBytes(16).toString('hex');
 
@@ -203,10 +206,23 @@ async function fill(writer: BulkWriter, plan: SeedPlan): Promise<Seeded> {
   );
 
   await writer.dropIndexes();
-  // Each command belongs to a random note (the counts are drawn first), and is created within a
-  // day of it: written note by note, the table fills in (nearly) creation order, as in real life.
-  const perNote = new Uint32Array(notes.length);
-  for (let i = 0; i < plan.commands; i++) perNote[Math.floor(rnd() * notes.length)]!++;
+  // Each command belongs to a random note and is created within a day of it. The table is filled
+  // in creation order, as a real one is: a note's commands lie among the other notes' of that
+  // day, not side by side (which would flatter every read of a patient's or a note's commands).
+  // The order is a native sort of 64-bit keys: the millisecond since the first note, then the
+  // command's number.
+  const noteOf = new Uint32Array(plan.commands);
+  const createdAts = new Float64Array(plan.commands);
+  const order = new BigUint64Array(plan.commands);
+  const origin = notes.length > 0 ? notes[0]!.created : now;
+  for (let i = 0; i < plan.commands; i++) {
+    const j = Math.floor(rnd() * notes.length);
+    const created = notes[j]!.created + Math.floor(rnd() * DAY);
+    noteOf[i] = j;
+    createdAts[i] = created;
+    order[i] = (BigInt(Math.floor((created - origin) / 1000)) << INDEX_BITS) | BigInt(i);
+  }
+  order.sort();
   // A few value variants per kind, serialised once; editor lists likewise.
   const kinds = [...commandKinds.values()];
   const variants = new Map(kinds.map((k) => [k.key, Array.from({ length: 8 }, () => JSON.stringify(fullValues(k, rnd)))]));
@@ -217,42 +233,38 @@ async function fill(writer: BulkWriter, plan: SeedPlan): Promise<Seeded> {
     if (list === undefined) editorLists.set(id, (list = JSON.stringify([...new Set([originator, ...(committer ? [committer] : [])])])));
     return list;
   };
-  const createdAts = new Float64Array(plan.commands);
   const sample: string[] = [];
-  let seen = 0;
   function* commands(): Generator<Value[]> {
-    for (let j = 0; j < notes.length; j++) {
-      const note = notes[j]!;
-      for (let c = perNote[j]!; c > 0; c--) {
-        const kind = pick(kinds);
-        const originator = pick(staff);
-        const created = note.created + Math.floor(rnd() * DAY);
-        const r = rnd();
-        const state = r < 0.55 ? 'committed' : r < 0.9 ? 'staged' : 'entered_in_error';
-        const committer = state === 'staged' ? null : pick(staff);
-        const uuid = crypto.randomUUID();
-        // Reservoir sampling: every seeded command equally likely to be in the GET sample.
-        if (seen < SAMPLE) sample.push(uuid);
-        else {
-          const at = Math.floor(rnd() * (seen + 1));
-          if (at < SAMPLE) sample[at] = uuid;
-        }
-        createdAts[seen++] = created;
-        yield [
-          uuid,
-          kind.key,
-          note.uuid,
-          note.patientKey,
-          state,
-          pick(variants.get(kind.key)!),
-          originator,
-          editors(originator, committer),
-          committer,
-          state === 'entered_in_error' ? committer : null,
-          created,
-          created + Math.floor(rnd() * 3_600_000_000),
-        ];
+    for (let seen = 0; seen < plan.commands; seen++) {
+      const i = Number(order[seen]! & INDEX_MASK);
+      const note = notes[noteOf[i]!]!;
+      const created = createdAts[i]!;
+      const kind = pick(kinds);
+      const originator = pick(staff);
+      const r = rnd();
+      const state = r < 0.55 ? 'committed' : r < 0.9 ? 'staged' : 'entered_in_error';
+      const committer = state === 'staged' ? null : pick(staff);
+      const uuid = crypto.randomUUID();
+      // Reservoir sampling: every seeded command equally likely to be in the GET sample.
+      if (seen < SAMPLE) sample.push(uuid);
+      else {
+        const at = Math.floor(rnd() * (seen + 1));
+        if (at < SAMPLE) sample[at] = uuid;
       }
+      yield [
+        uuid,
+        kind.key,
+        note.uuid,
+        note.patientKey,
+        state,
+        pick(variants.get(kind.key)!),
+        originator,
+        editors(originator, committer),
+        committer,
+        state === 'entered_in_error' ? committer : null,
+        created,
+        created + Math.floor(rnd() * 3_600_000_000),
+      ];
     }
   }
   await writer.rows('commands', COMMAND_COLUMNS, commands());
@@ -289,14 +301,13 @@ async function fill(writer: BulkWriter, plan: SeedPlan): Promise<Seeded> {
   await writer.analyze();
   const analyzed = performance.now();
 
-  createdAts.sort();
   return {
     patientKeys: patients.map((p) => p.key),
     writableNotes: writable.map((n) => n.uuid),
     sampleUuids: sample,
     patchUuids: patch.map((c) => c[0] as string),
     commitUuids: commit.map((c) => c[0] as string),
-    createdAfter: plan.commands > 0 ? createdAts[Math.floor(plan.commands * 0.75)]! : now,
+    createdAfter: plan.commands > 0 ? createdAts[Number(order[Math.floor(plan.commands * 0.75)]! & INDEX_MASK)]! : now,
     seconds: {
       base: (baseDone - started) / 1000,
       fixtures: (fixturesDone - baseDone) / 1000,

@@ -3,7 +3,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Engine } from './db.ts';
 import type { CommandTable, Database } from './schema.ts';
 import { executeCompiled, insertRow, updateRow } from './compiled.ts';
-import { cappedList } from './capped-list.ts';
+import { cappedList, countQuery } from './capped-list.ts';
 
 type Db = Kysely<Database>;
 
@@ -57,6 +57,9 @@ export interface CommandOrder {
 export function commandPageQuery(db: Db, filter: CommandFilter, order: CommandOrder, limit: number, offset: number) {
   return filtered(db, filter).selectAll().orderBy(order.column, order.direction).orderBy('uuid', order.direction).limit(limit).offset(offset);
 }
+
+/** The list's count, up to `max` rows: separate so tests can EXPLAIN it. */
+export const commandCountQuery = (db: Db, filter: CommandFilter, max: number) => countQuery(db, filtered(db, filter), max);
 
 /** A page of the list and its count, exact up to `offset + countCap` matching rows (capped-list.ts). */
 export const listCommands = (db: Db, filter: CommandFilter, order: CommandOrder, limit: number, offset: number, countCap: number) =>
