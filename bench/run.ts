@@ -330,22 +330,33 @@ async function memoryScenario(opts: BenchOptions, engine: string, child: Child, 
 }
 
 /**
- * The scale scenario (lib/scale.ts): per engine and size, a fresh bulk-seeded database, then GET,
- * each list filter and the count, measured like the Commands scenarios. Growth is each request's
- * server µs per request ÷ its own at the engine's smallest size.
+ * The scale scenario (lib/scale.ts). Per engine, every size's database is seeded and its server
+ * started first; then each request is measured at every size in turn, BENCH_SCALE_ROUNDS times
+ * over (100k, 1M, 10M, 100k, 1M, 10M, …). On this shared machine the CPU a request costs drifts
+ * by 2× within minutes with the other work: measured side by side in each round, the sizes see the
+ * same drift, and the growth (server µs per request ÷ the smallest size's, in the same round) is
+ * the median over the rounds. The other figures are medians too.
  */
 async function scaleScenario(opts: BenchOptions): Promise<{ seeds: ScaleSeed[]; rows: ScaleRow[]; failed: boolean }> {
   const seeds: ScaleSeed[] = [];
   const rows: ScaleRow[] = [];
   let failed = false;
+  const median = (xs: number[]) => {
+    const sorted = [...xs].sort((a, b) => a - b);
+    return sorted.length === 0 ? NaN : sorted.length % 2 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
+  };
   for (const engine of opts.engines) {
-    const base = new Map<string, { commands: number; micros: number }>();
-    for (const commands of opts.scales[engine]) {
-      const child = new Child(path.join(here, 'lib/charta-server.ts'));
-      try {
+    const sizes: Array<{ commands: number; child: Child; f: SetupResult }> = [];
+    try {
+      for (const commands of opts.scales[engine]) {
+        const child = new Child(path.join(here, 'lib/charta-server.ts'));
         const started = performance.now();
         const plan = scalePlan(opts, commands);
-        const f = await child.call<SetupResult>('setup', { engine, plan } satisfies SetupArgs);
+        const f = await child.call<SetupResult>('setup', { engine, plan } satisfies SetupArgs).catch(async (err: unknown) => {
+          await child.stop(300_000);
+          throw err;
+        });
+        sizes.push({ commands, child, f });
         const bytes = await child.call<number>('databaseBytes');
         const seed: ScaleSeed = {
           engine,
@@ -361,36 +372,59 @@ async function scaleScenario(opts: BenchOptions): Promise<{ seeds: ScaleSeed[]; 
             `rows ${(f.seconds.base + f.seconds.fixtures).toFixed(1)} s, indexes ${f.seconds.indexes.toFixed(1)} s, analyze ${f.seconds.analyze.toFixed(1)} s, ready after ${seed.seconds.ready.toFixed(1)} s; ` +
             `${(bytes / 2 ** 20).toFixed(0)} MiB on disk`,
         );
-        for (const r of scaleRequests(f)) {
-          const s: Scenario = {
-            name: r.name,
-            request: r.request,
-            expect: 200,
-            probe: { method: 'GET', path: r.paths[0]! },
-            requests: fixed(r.paths.map((p) => ({ method: 'GET', path: p }))),
-          };
-          const m = await run(opts, child, engine, f.url, f.token, s);
-          const first = base.get(r.name) ?? { commands, micros: m.serverMicrosPerRequest };
-          base.set(r.name, first);
-          rows.push({
-            ...m,
-            scenario: r.name,
-            engine,
-            request: r.request,
-            commands,
-            growth: m.serverMicrosPerRequest / first.micros,
-            baseCommands: first.commands,
-          });
-          console.log(
-            `${engine.padEnd(8)}  ${commands.toLocaleString('en-US').padStart(10)}  ${r.name.padEnd(13)} ${line(m)}  ×${(m.serverMicrosPerRequest / first.micros).toFixed(2)}`,
-          );
-        }
-      } catch (err) {
-        failed = true;
-        console.error(`scale ${engine} ${commands}: ${err instanceof Error ? err.stack : err}`);
-      } finally {
-        await child.stop(300_000);
       }
+      const requests = sizes.map((size) => scaleRequests(size.f));
+      for (let k = 0; k < (requests[0]?.length ?? 0); k++) {
+        const measured = sizes.map(() => [] as Measured[]);
+        const growths = sizes.map(() => [] as number[]);
+        for (let round = 0; round < opts.scaleRounds; round++) {
+          for (let i = 0; i < sizes.length; i++) {
+            const { commands, child, f } = sizes[i]!;
+            const r = requests[i]![k]!;
+            const s: Scenario = {
+              name: r.name,
+              request: r.request,
+              expect: 200,
+              probe: { method: 'GET', path: r.paths[0]! },
+              requests: fixed(r.paths.map((p) => ({ method: 'GET', path: p }))),
+            };
+            const m = await run({ ...opts, quietWait: 0 }, child, engine, f.url, f.token, s);
+            measured[i]!.push(m);
+            growths[i]!.push(m.serverMicrosPerRequest / measured[0]![round]!.serverMicrosPerRequest);
+            console.log(
+              `${engine.padEnd(8)}  ${commands.toLocaleString('en-US').padStart(10)}  ${r.name.padEnd(13)} round ${round + 1}  ${line(m)}  ×${growths[i]![round]!.toFixed(2)}`,
+            );
+          }
+        }
+        for (let i = 0; i < sizes.length; i++) {
+          const ms = measured[i]!;
+          const last = ms[ms.length - 1]!;
+          const pick = (of: (m: Measured) => number) => median(ms.map(of));
+          rows.push({
+            ...last,
+            okPerSecond: pick((m) => m.okPerSecond),
+            p50: pick((m) => m.p50),
+            p99: pick((m) => m.p99),
+            non2xx: ms.reduce((n, m) => n + m.non2xx, 0),
+            errors: ms.reduce((n, m) => n + m.errors, 0),
+            timeouts: ms.reduce((n, m) => n + m.timeouts, 0),
+            cpu: { ...last.cpu, server: pick((m) => m.cpu.server), postgres: pick((m) => m.cpu.postgres), other: pick((m) => m.cpu.other) },
+            serverMicrosPerRequest: pick((m) => m.serverMicrosPerRequest),
+            scenario: requests[i]![k]!.name,
+            engine,
+            request: requests[i]![k]!.request,
+            commands: sizes[i]!.commands,
+            growth: median(growths[i]!),
+            growths: growths[i]!,
+            baseCommands: sizes[0]!.commands,
+          });
+        }
+      }
+    } catch (err) {
+      failed = true;
+      console.error(`scale ${engine}: ${err instanceof Error ? err.stack : err}`);
+    } finally {
+      for (const size of sizes) await size.child.stop(300_000);
     }
   }
   return { seeds, rows, failed };
@@ -596,7 +630,7 @@ async function main(): Promise<void> {
       ...(wanted('log-fanout') ? { fanoutSubscribers: opts.fanoutSubscribers, fanoutRates: opts.fanoutRates } : {}),
       ...(autocompleteWanted ? { concepts: opts.concepts, autocompleteProbes: opts.autocompleteProbes } : {}),
       ...(commitPlugins ? { pluginLatencyProbes: opts.pluginLatencyProbes } : {}),
-      ...(scaleWanted ? { scales: opts.scales } : {}),
+      ...(scaleWanted ? { scales: opts.scales, scaleRounds: opts.scaleRounds } : {}),
     },
     seeding,
     rows,

@@ -36,6 +36,8 @@ export interface BenchOptions {
   autocompleteProbes: number;
   /** scale: the database sizes measured per engine, in commands (BENCH_SCALES=100000,1000000 for every engine; default 100k, 1M and 10M on SQLite, 100k and 1M on PostgreSQL). */
   scales: Record<Engine, number[]>;
+  /** scale: each request measured at every size in turn, this many times over (BENCH_SCALE_ROUNDS). */
+  scaleRounds: number;
   /** plugin-commit: commits made one at a time for the post-instruct handler's latency without a backlog (BENCH_PLUGIN_LATENCY_PROBES; 0 = none). */
   pluginLatencyProbes: number;
 }
@@ -97,6 +99,7 @@ export function loadOptions(): BenchOptions {
     concepts: positive('BENCH_CONCEPTS', 300_000, true),
     autocompleteProbes: positive('BENCH_AUTOCOMPLETE_PROBES', 50, true),
     scales: scalesOf(positives('BENCH_SCALES', [])),
+    scaleRounds: positive('BENCH_SCALE_ROUNDS', 3, true),
     pluginLatencyProbes: process.env.BENCH_PLUGIN_LATENCY_PROBES === '0' ? 0 : positive('BENCH_PLUGIN_LATENCY_PROBES', 200, true),
   };
 }

@@ -114,8 +114,10 @@ export interface ScaleRow extends LoadResult {
   serverMicrosPerRequest: number;
   rss?: RssSample;
   profiled: boolean;
-  /** serverMicrosPerRequest ÷ that of the same request on the same engine at the smallest size measured (`baseCommands`). */
+  /** serverMicrosPerRequest ÷ that of the same request on the same engine at the smallest size measured (`baseCommands`) in the same round: the median over the rounds. */
   growth: number;
+  /** Each round's growth. */
+  growths: number[];
   baseCommands: number;
 }
 
@@ -146,6 +148,7 @@ export interface Report {
     autocompleteProbes?: number;
     pluginLatencyProbes?: number;
     scales?: Record<string, number[]>;
+    scaleRounds?: number;
   };
   seeding: Record<string, { commands: number; totalCommands: number; seconds: { base: number; fixtures: number; indexes?: number; analyze: number } }>;
   /** The Commands API scenarios (and their baselines). */
@@ -425,6 +428,7 @@ const SCALE_HEAD = [
   'non-2xx',
   'server µs/req',
   'growth',
+  'growth per round',
   `target (≤ ${SCALE_TARGET})`,
   'CPU server',
   'CPU other',
@@ -441,6 +445,7 @@ const scaleCells = (r: ScaleRow) => {
     String(r.non2xx + r.errors + r.timeouts),
     f0(r.serverMicrosPerRequest),
     r.commands === r.baseCommands ? '1' : f2(r.growth),
+    r.commands === r.baseCommands ? '–' : r.growths.map(f2).join(' '),
     largest ? (r.growth <= SCALE_TARGET ? 'met' : 'not met') : '–',
     f1(r.engine === 'postgres' ? r.cpu.server + r.cpu.postgres : r.cpu.server),
     f1(r.engine === 'postgres' ? r.cpu.other : r.cpu.other + r.cpu.postgres),
@@ -469,8 +474,8 @@ function scaleMarkdown(report: Report): string[] {
   return [
     '## Scale',
     '',
-    `Each size a fresh database, bulk-seeded (bench/lib/seed.ts), then each request for ${report.settings.duration} s at ${report.settings.connections} connections. ` +
-      `*growth*: server µs per request ÷ the same request's at the smallest size on that engine; issue 12's target is ≤ ${SCALE_TARGET} at 10M against 100k. ` +
+    `Each size a fresh database, bulk-seeded (bench/lib/seed.ts), its server up; then each request for ${report.settings.duration} s at ${report.settings.connections} connections at every size in turn, ${report.settings.scaleRounds ?? 1} rounds. ` +
+      `Figures are medians over the rounds; *growth*: server µs per request ÷ the same request's at the smallest size on that engine in the same round (median; each round's beside it); issue 12's target is ≤ ${SCALE_TARGET} at 10M against 100k. ` +
       'Server µs/req counts the server process and, on PostgreSQL, every postgres process on the machine.',
     '',
     mdTable(SEED_HEAD, x.seeds, seedCells, 1),

@@ -90,10 +90,11 @@ for (const engine of ENGINES) {
 
     // The count of a patient's list filtered by state or kind reads the index that has both
     // columns (migration 007), never the table: its rows are scattered over it.
-    for (const [name, filter, index] of [
+    const counted: Array<[string, CommandFilter, string]> = [
       ['patient_key with state', { patient_key: 'P', state: 'committed', times: [] }, 'commands_patient_state'],
       ['patient_key with schema_key', { patient_key: 'P', schema_key: 'plan', times: [] }, 'commands_patient_schema'],
-    ] as const) {
+    ];
+    for (const [name, filter, index] of counted) {
       it(`${name}: the count reads ${index} alone`, async () => {
         const text = await explained(commandCountQuery(api.storage.db, { ...filter, patient_key: sample.patient }, 10_001).compile());
         if (engine === 'sqlite') assert.match(text, new RegExp(`USING COVERING INDEX ${index}\\b`), text);
