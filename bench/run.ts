@@ -42,6 +42,8 @@ import { buildPackages, type PackageSet } from './lib/plugin-archives.ts';
 import { fanoutScenario, installScenario, packagesNeeded } from './lib/plugin-scenarios.ts';
 import { buildCommitPlugins, commitFixturesNeeded, pluginCommitScenario } from './lib/plugin-commit.ts';
 import { workersScenario } from './lib/workers.ts';
+import { SCALE_SCENARIO, scalePlan, scaleRequests, type ScaleSeed } from './lib/scale.ts';
+import { seedShape } from './lib/seed.ts';
 import {
   commitTextTable,
   fanoutTextTable,
@@ -57,6 +59,9 @@ import {
   type Row,
   type WorkersRow,
   workersTextTable,
+  type ScaleRow,
+  scaleSeedTextTable,
+  scaleTextTable,
 } from './lib/report.ts';
 
 const here = import.meta.dirname;
@@ -331,11 +336,112 @@ async function memoryScenario(opts: BenchOptions, engine: string, child: Child, 
   };
 }
 
+/**
+ * The scale scenario (lib/scale.ts). Per engine, every size's database is seeded and its server
+ * started first; then each request is measured at every size in turn, BENCH_SCALE_ROUNDS times
+ * over (100k, 1M, 10M, 100k, 1M, 10M, …). On this shared machine the CPU a request costs drifts
+ * by 2× within minutes with the other work: measured side by side in each round, the sizes see the
+ * same drift, and the growth (server µs per request ÷ the smallest size's, in the same round) is
+ * the median over the rounds. The other figures are medians too.
+ */
+async function scaleScenario(opts: BenchOptions): Promise<{ seeds: ScaleSeed[]; rows: ScaleRow[]; failed: boolean }> {
+  const seeds: ScaleSeed[] = [];
+  const rows: ScaleRow[] = [];
+  let failed = false;
+  const median = (xs: number[]) => {
+    const sorted = [...xs].sort((a, b) => a - b);
+    return sorted.length === 0 ? NaN : sorted.length % 2 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
+  };
+  for (const engine of opts.engines) {
+    const sizes: Array<{ commands: number; child: Child; f: SetupResult }> = [];
+    try {
+      for (const commands of opts.scales[engine]) {
+        const child = new Child(path.join(here, 'lib/charta-server.ts'));
+        const started = performance.now();
+        const plan = scalePlan(opts, commands);
+        const f = await child.call<SetupResult>('setup', { engine, plan } satisfies SetupArgs).catch(async (err: unknown) => {
+          await child.stop(300_000);
+          throw err;
+        });
+        sizes.push({ commands, child, f });
+        const bytes = await child.call<number>('databaseBytes');
+        const seed: ScaleSeed = {
+          engine,
+          commands,
+          patients: plan.patients,
+          notes: plan.notes,
+          seconds: { ...f.seconds, ready: (performance.now() - started) / 1000 },
+          bytes,
+        };
+        seeds.push(seed);
+        console.log(
+          `scale ${engine} ${commands.toLocaleString('en-US')}: ${plan.patients.toLocaleString('en-US')} patients, ${plan.notes.toLocaleString('en-US')} notes; ` +
+            `rows ${(f.seconds.base + f.seconds.fixtures).toFixed(1)} s, indexes ${f.seconds.indexes.toFixed(1)} s, analyze ${f.seconds.analyze.toFixed(1)} s, ready after ${seed.seconds.ready.toFixed(1)} s; ` +
+            `${(bytes / 2 ** 20).toFixed(0)} MiB on disk`,
+        );
+      }
+      const requests = sizes.map((size) => scaleRequests(size.f));
+      for (let k = 0; k < (requests[0]?.length ?? 0); k++) {
+        const measured = sizes.map(() => [] as Measured[]);
+        const growths = sizes.map(() => [] as number[]);
+        for (let round = 0; round < opts.scaleRounds; round++) {
+          for (let i = 0; i < sizes.length; i++) {
+            const { commands, child, f } = sizes[i]!;
+            const r = requests[i]![k]!;
+            const s: Scenario = {
+              name: r.name,
+              request: r.request,
+              expect: 200,
+              probe: { method: 'GET', path: r.paths[0]! },
+              requests: fixed(r.paths.map((p) => ({ method: 'GET', path: p }))),
+            };
+            const m = await run({ ...opts, quietWait: 0 }, child, engine, f.url, f.token, s);
+            measured[i]!.push(m);
+            growths[i]!.push(m.serverMicrosPerRequest / measured[0]![round]!.serverMicrosPerRequest);
+            console.log(
+              `${engine.padEnd(8)}  ${commands.toLocaleString('en-US').padStart(10)}  ${r.name.padEnd(13)} round ${round + 1}  ${line(m)}  ×${growths[i]![round]!.toFixed(2)}`,
+            );
+          }
+        }
+        for (let i = 0; i < sizes.length; i++) {
+          const ms = measured[i]!;
+          const last = ms[ms.length - 1]!;
+          const pick = (of: (m: Measured) => number) => median(ms.map(of));
+          rows.push({
+            ...last,
+            okPerSecond: pick((m) => m.okPerSecond),
+            p50: pick((m) => m.p50),
+            p99: pick((m) => m.p99),
+            non2xx: ms.reduce((n, m) => n + m.non2xx, 0),
+            errors: ms.reduce((n, m) => n + m.errors, 0),
+            timeouts: ms.reduce((n, m) => n + m.timeouts, 0),
+            cpu: { ...last.cpu, server: pick((m) => m.cpu.server), postgres: pick((m) => m.cpu.postgres), other: pick((m) => m.cpu.other) },
+            serverMicrosPerRequest: pick((m) => m.serverMicrosPerRequest),
+            scenario: requests[i]![k]!.name,
+            engine,
+            request: requests[i]![k]!.request,
+            commands: sizes[i]!.commands,
+            growth: median(growths[i]!),
+            growths: growths[i]!,
+            baseCommands: sizes[0]!.commands,
+          });
+        }
+      }
+    } catch (err) {
+      failed = true;
+      console.error(`scale ${engine}: ${err instanceof Error ? err.stack : err}`);
+    } finally {
+      for (const size of sizes) await size.child.stop(300_000);
+    }
+  }
+  return { seeds, rows, failed };
+}
+
 async function main(): Promise<void> {
   const opts = loadOptions();
   const started = performance.now();
   const wanted = (name: string) => opts.scenarios === undefined || opts.scenarios.includes(name);
-  const known = [...COMMAND_SCENARIOS, ...PLUGIN_SCENARIOS, WORKERS_SCENARIO, ...AUTOCOMPLETE_SCENARIOS];
+  const known = [...COMMAND_SCENARIOS, ...PLUGIN_SCENARIOS, WORKERS_SCENARIO, ...AUTOCOMPLETE_SCENARIOS, SCALE_SCENARIO];
   const unknown = (opts.scenarios ?? []).filter((n) => !known.includes(n));
   if (unknown.length > 0) throw new Error(`BENCH_SCENARIOS: unknown ${unknown.join(', ')} (known: ${known.join(', ')})`);
   const commandsWanted = COMMAND_SCENARIOS.some(wanted);
@@ -343,6 +449,9 @@ async function main(): Promise<void> {
   // The workers scenario loads GET and create too: it needs the seeded commands and notes.
   const seedWanted = commandsWanted || workersWanted;
   const autocompleteWanted = AUTOCOMPLETE_SCENARIOS.some(wanted);
+  // The scale scenario seeds up to 10M commands per engine: it runs only when named.
+  const scaleWanted = opts.scenarios?.includes(SCALE_SCENARIO) === true;
+  const othersWanted = opts.scenarios === undefined || opts.scenarios.some((n) => n !== SCALE_SCENARIO);
   console.log(
     `Charta benchmark: ${opts.connections} connections, ${opts.duration} s per scenario (+${opts.warmup} s warm-up), engines ${opts.engines.join(', ')}`,
   );
@@ -386,7 +495,7 @@ async function main(): Promise<void> {
     return r;
   };
 
-  for (const engine of opts.engines) {
+  for (const engine of othersWanted ? opts.engines : []) {
     const child = new Child(path.join(here, 'lib/charta-server.ts'));
     try {
       const seedStart = performance.now();
@@ -395,8 +504,7 @@ async function main(): Promise<void> {
       const twinsWanted = engine === 'postgres' && wanted('bare-pg') && commandsWanted;
       const commitFixtures = wanted('commit') ? commitScenarioFixtures(opts) * (twinsWanted ? 2 : 1) : 0;
       const plan: SetupArgs['plan'] = {
-        patients: 250,
-        notes: 1_000,
+        ...seedShape(seedWanted ? opts.commands : 0),
         commands: seedWanted ? opts.commands : 0,
         patchFixtures: commandsWanted ? 2_000 : 0,
         analyzeSqlite: opts.sqliteAnalyze,
@@ -515,6 +623,9 @@ async function main(): Promise<void> {
 
   await baselineChild.stop();
 
+  const scale = scaleWanted ? await scaleScenario(opts) : undefined;
+  if (scale?.failed) failed = true;
+
   let commit: string | undefined;
   try {
     commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: here, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
@@ -536,6 +647,7 @@ async function main(): Promise<void> {
       ...(wanted('log-fanout') ? { fanoutSubscribers: opts.fanoutSubscribers, fanoutRates: opts.fanoutRates } : {}),
       ...(autocompleteWanted ? { concepts: opts.concepts, autocompleteProbes: opts.autocompleteProbes } : {}),
       ...(commitPlugins ? { pluginLatencyProbes: opts.pluginLatencyProbes } : {}),
+      ...(scaleWanted ? { scales: opts.scales, scaleRounds: opts.scaleRounds } : {}),
     },
     seeding,
     rows,
@@ -557,6 +669,7 @@ async function main(): Promise<void> {
     },
     ...(workerRows.length > 0 ? { workers: workerRows } : {}),
     ...(autocompleteWanted ? { autocomplete: { concepts: opts.concepts, loads: terminology, checks, worst } } : {}),
+    ...(scale ? { scale: { seeds: scale.seeds, rows: scale.rows } } : {}),
   };
   if (rows.length > 0) console.log('\n' + textTable(rows));
   if (installs.length > 0) console.log('\n' + installTextTable(installs));
@@ -564,6 +677,7 @@ async function main(): Promise<void> {
   if (pluginCommits.length > 0) console.log('\n' + commitTextTable(pluginCommits));
   if (workerRows.length > 0) console.log('\n' + workersTextTable(workerRows));
   if (worst.length > 0) console.log('\n' + worstTextTable(worst));
+  if (scale !== undefined && scale.rows.length > 0) console.log('\n' + scaleSeedTextTable(scale.seeds) + '\n\n' + scaleTextTable(scale.rows));
   write(RESULTS, report);
   console.log(`\nWrote ${path.relative(process.cwd(), RESULTS)}/latest.json and latest.md in ${((performance.now() - started) / 1000).toFixed(0)} s total`);
   if (failed) process.exitCode = 1;

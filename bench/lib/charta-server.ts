@@ -6,17 +6,17 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { startServer, type Running } from '../../packages/server/src/server.ts';
+import { prepareStorage, startServer, type Running } from '../../packages/server/src/server.ts';
 import { CodeSystems } from '../../packages/server/src/terminology/code-systems.ts';
 import { storeConcepts } from '../../packages/server/src/terminology/store.ts';
 import { nowMicros } from '../../packages/server/src/lib/time.ts';
 import { matchesAllWords, parseSearchTerm } from '../../packages/server/src/terminology/normalize.ts';
 import type { Engine } from '../../packages/server/src/storage/db.ts';
 import { createDatabase, testConfig, TEST_API_KEY, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type TestDatabase } from '../../packages/server/test/support/harness.ts';
-import { serve } from './child.ts';
+import { Child, serve } from './child.ts';
 import { clockMs, fanoutEvent, paced, type PaceResult } from './fanout.ts';
 import { startProfile, stopProfile } from './profiler.ts';
-import { seed, type SeedPlan, type Seeded } from './seed.ts';
+import type { SeedPlan, Seeded } from './seed.ts';
 import { generateConcepts } from './terminology.ts';
 import { barePg, closeBarePg } from './bare-pg.ts';
 
@@ -66,7 +66,25 @@ let staffKey: string | undefined;
 
 async function setup({ engine, plan }: SetupArgs): Promise<SetupResult> {
   database = await createDatabase(engine);
-  running = await startServer(testConfig(database, { logLevel: 'silent' }), () => undefined);
+  const config = testConfig(database, { logLevel: 'silent' });
+  // Migrations and the bootstrap client first; then the bulk load (lib/seed.ts, in a process of its
+  // own) with the database to itself; then the server, on the seeded database.
+  const prepared = (await prepareStorage(config)).storage;
+  try {
+    const client = await prepared.db.selectFrom('oauth_clients').select('staff_key').where('client_id', '=', TEST_CLIENT_ID).executeTakeFirstOrThrow();
+    staffKey = client.staff_key;
+  } finally {
+    await prepared.close();
+    pools.clear(); // barePg looks for the running server's pool
+  }
+  const seeder = new Child(path.join(import.meta.dirname, 'seed-child.ts'));
+  let seeded: Seeded;
+  try {
+    seeded = await seeder.call<Seeded>('seed', { url: database.url, engine, plan: { ...plan, staffKey: staffKey! } });
+  } finally {
+    await seeder.stop();
+  }
+  running = await startServer(config, () => undefined);
   const reply = await fetch(`${running.url}/auth/token/`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -74,18 +92,23 @@ async function setup({ engine, plan }: SetupArgs): Promise<SetupResult> {
   });
   if (reply.status !== 200) throw new Error(`token: ${reply.status} ${await reply.text()}`);
   const token = ((await reply.json()) as { access_token: string }).access_token;
-  const client = await running.storage.db.selectFrom('oauth_clients').select('staff_key').where('client_id', '=', TEST_CLIENT_ID).executeTakeFirstOrThrow();
-  staffKey = client.staff_key;
-  const seeded = await seed(running.storage.db, engine, { ...plan, staffKey: client.staff_key });
-  // The server refreshes planner statistics at start and every 10 minutes; the seeded rows
-  // arrived after the start, so do now what the timer would do a few minutes into a real run.
-  await running.storage.optimize();
+  // The server refreshed the planner statistics at start (SQLite's PRAGMA optimize), as it does
+  // every 10 minutes: the first refresh of a database it had never seen.
   const { n } = await running.storage.db
     .selectFrom('commands')
     .select((eb) => eb.fn.countAll().as('n'))
     .executeTakeFirstOrThrow();
-  const sqliteFile = engine === 'sqlite' ? database.url.slice('sqlite:'.length) : undefined;
-  return { ...seeded, url: running.url, token, apiKey: TEST_API_KEY, sqliteFile, databaseUrl: database.url, totalCommands: Number(n) };
+  return { ...seeded, url: running.url, token, apiKey: TEST_API_KEY, sqliteFile: sqliteFile(), databaseUrl: database.url, totalCommands: Number(n) };
+}
+
+const sqliteFile = () => (database!.url.startsWith('sqlite:') ? database!.url.slice('sqlite:'.length) : undefined);
+
+/** The database's size on disk: SQLite's file with its WAL; PostgreSQL's pg_database_size. */
+async function databaseBytes(): Promise<number> {
+  const file = sqliteFile();
+  if (file !== undefined) return [file, `${file}-wal`].reduce((sum, f) => sum + (fs.existsSync(f) ? fs.statSync(f).size : 0), 0);
+  const { rows } = await sql<{ n: string }>`SELECT pg_database_size(current_database()) AS n`.execute(running!.storage.db);
+  return Number(rows[0]!.n);
 }
 
 export interface TerminologyLoad {
@@ -209,6 +232,7 @@ async function effectLatencies({ plugin, since }: { plugin: string; since: numbe
 
 serve({
   setup,
+  databaseBytes,
   handlers: ({ type }: { type: string }) => running!.app.pluginRuntime.handlersOf(type).length,
   outbox,
   delivered: () => running!.app.pluginRuntime.delivery.delivered,

@@ -55,10 +55,10 @@ export class Child {
     });
   }
 
-  /** Asks the child to close its server and exit; kills it if it does not within 20 s. */
-  async stop(): Promise<void> {
+  /** Asks the child to close its server and exit; kills it if it does not within `timeoutMs` (dropping a 10M-command database takes a while). */
+  async stop(timeoutMs = 20_000): Promise<void> {
     if (this.proc.exitCode !== null) return;
-    const timer = setTimeout(() => this.proc.kill('SIGKILL'), 20_000);
+    const timer = setTimeout(() => this.proc.kill('SIGKILL'), timeoutMs);
     try {
       await this.call('close').catch(() => undefined);
       await this.exited;

@@ -34,6 +34,10 @@ export interface BenchOptions {
   concepts: number;
   /** autocomplete: sequential requests per worst-case term (BENCH_AUTOCOMPLETE_PROBES). */
   autocompleteProbes: number;
+  /** scale: the database sizes measured per engine, in commands (BENCH_SCALES=100000,1000000 for every engine; default 100k, 1M and 10M on SQLite, 100k and 1M on PostgreSQL). */
+  scales: Record<Engine, number[]>;
+  /** scale: each request measured at every size in turn, this many times over (BENCH_SCALE_ROUNDS). */
+  scaleRounds: number;
   /** plugin-commit: commits made one at a time for the post-instruct handler's latency without a backlog (BENCH_PLUGIN_LATENCY_PROBES; 0 = none). */
   pluginLatencyProbes: number;
 }
@@ -67,6 +71,13 @@ function list(name: string): string[] | undefined {
     .filter(Boolean);
 }
 
+/** BENCH_SCALES for every engine, or the defaults: 10M on PostgreSQL only when asked (its seeding and disk are the larger). */
+function scalesOf(asked: number[]): Record<Engine, number[]> {
+  const sorted = [...new Set(asked)].sort((a, b) => a - b);
+  if (sorted.length > 0) return { sqlite: sorted, postgres: sorted };
+  return { sqlite: [100_000, 1_000_000, 10_000_000], postgres: [100_000, 1_000_000] };
+}
+
 export function loadOptions(): BenchOptions {
   const engines = (list('BENCH_ENGINES') ?? ['sqlite', 'postgres']) as Engine[];
   for (const e of engines) if (e !== 'sqlite' && e !== 'postgres') throw new Error(`BENCH_ENGINES: unknown engine ${e}`);
@@ -87,6 +98,8 @@ export function loadOptions(): BenchOptions {
     fanoutRates: positives('BENCH_FANOUT_RATES', [200, 1000]),
     concepts: positive('BENCH_CONCEPTS', 300_000, true),
     autocompleteProbes: positive('BENCH_AUTOCOMPLETE_PROBES', 50, true),
+    scales: scalesOf(positives('BENCH_SCALES', [])),
+    scaleRounds: positive('BENCH_SCALE_ROUNDS', 3, true),
     pluginLatencyProbes: process.env.BENCH_PLUGIN_LATENCY_PROBES === '0' ? 0 : positive('BENCH_PLUGIN_LATENCY_PROBES', 200, true),
   };
 }

@@ -9,6 +9,7 @@ import type { CheckResult, WorstRow } from './autocomplete.ts';
 import type { TerminologyLoad } from './charta-server.ts';
 import { targetCell } from './targets.ts';
 import type { RssSample } from './memory.ts';
+import { SCALE_TARGET, type ScaleSeed } from './scale.ts';
 
 export interface Row extends LoadResult {
   scenario: string;
@@ -118,6 +119,24 @@ export interface PluginCommitRow extends Row {
   unloadedP99: number;
 }
 
+/** One request kind of the scale scenario at one database size (lib/scale.ts). */
+export interface ScaleRow extends LoadResult {
+  scenario: string;
+  engine: string;
+  request: string;
+  /** Commands seeded for this measurement. */
+  commands: number;
+  cpu: CpuShare;
+  serverMicrosPerRequest: number;
+  rss?: RssSample;
+  profiled: boolean;
+  /** serverMicrosPerRequest ÷ that of the same request on the same engine at the smallest size measured (`baseCommands`) in the same round: the median over the rounds. */
+  growth: number;
+  /** Each round's growth. */
+  growths: number[];
+  baseCommands: number;
+}
+
 export interface PackageInfo {
   archiveBytes: number;
   inflatedBytes: number;
@@ -144,14 +163,18 @@ export interface Report {
     concepts?: number;
     autocompleteProbes?: number;
     pluginLatencyProbes?: number;
+    scales?: Record<string, number[]>;
+    scaleRounds?: number;
   };
-  seeding: Record<string, { commands: number; totalCommands: number; seconds: { base: number; fixtures: number; analyze: number } }>;
+  seeding: Record<string, { commands: number; totalCommands: number; seconds: { base: number; fixtures: number; indexes?: number; analyze: number } }>;
   /** The Commands API scenarios (and their baselines). */
   rows: Row[];
   /** The plugin platform scenarios (absent in reports from before they existed). */
   plugins?: { package?: PackageInfo; installs: InstallRow[]; fanout: FanoutRow[]; commits?: PluginCommitRow[] };
   /** The `workers` scenario: GET and create with 1 and 2 worker processes (absent in reports from before it existed). */
   workers?: WorkersRow[];
+  /** The scale scenario: each size's seeding and size on disk, and each request's figures at each size. */
+  scale?: { seeds: ScaleSeed[]; rows: ScaleRow[] };
   /** The autocomplete scenarios' terminology, answer checks and worst terms (their load rows are in `rows`). */
   autocomplete?: { concepts: number; loads: Record<string, Omit<TerminologyLoad, 'sampleCodes'>>; checks: CheckResult[]; worst: WorstRow[] };
 }
@@ -462,6 +485,76 @@ function workersMarkdown(report: Report): string[] {
   ];
 }
 
+const mib = (bytes: number) => `${Math.round(bytes / 2 ** 20).toLocaleString('en-US')}`;
+const SCALE_HEAD = [
+  'request',
+  'engine',
+  'commands',
+  'req/s',
+  'p50 ms',
+  'p99 ms',
+  'non-2xx',
+  'server µs/req',
+  'growth',
+  'growth per round',
+  `target (≤ ${SCALE_TARGET})`,
+  'CPU server',
+  'CPU other',
+];
+const scaleCells = (r: ScaleRow) => {
+  const largest = r.commands >= 10_000_000 && r.baseCommands <= 100_000;
+  return [
+    r.scenario + (r.profiled ? ' (profiled)' : ''),
+    r.engine,
+    r.commands.toLocaleString('en-US'),
+    f0(r.okPerSecond),
+    f2(r.p50),
+    f2(r.p99),
+    String(r.non2xx + r.errors + r.timeouts),
+    f0(r.serverMicrosPerRequest),
+    r.commands === r.baseCommands ? '1' : f2(r.growth),
+    r.commands === r.baseCommands ? '–' : r.growths.map(f2).join(' '),
+    largest ? (r.growth <= SCALE_TARGET ? 'met' : 'not met') : '–',
+    f1(r.engine === 'postgres' ? r.cpu.server + r.cpu.postgres : r.cpu.server),
+    f1(r.engine === 'postgres' ? r.cpu.other : r.cpu.other + r.cpu.postgres),
+  ];
+};
+export const scaleTextTable = (rows: ScaleRow[]) => table(SCALE_HEAD, rows, scaleCells, 2);
+
+const SEED_HEAD = ['engine', 'commands', 'patients', 'notes', 'rows s', 'indexes s', 'analyze s', 'ready s', 'database MiB'];
+const seedCells = (s: ScaleSeed) => [
+  s.engine,
+  s.commands.toLocaleString('en-US'),
+  s.patients.toLocaleString('en-US'),
+  s.notes.toLocaleString('en-US'),
+  f1(s.seconds.base + s.seconds.fixtures),
+  f1(s.seconds.indexes),
+  f1(s.seconds.analyze),
+  f1(s.seconds.ready),
+  mib(s.bytes),
+];
+export const scaleSeedTextTable = (seeds: ScaleSeed[]) => table(SEED_HEAD, seeds, seedCells, 1);
+
+function scaleMarkdown(report: Report): string[] {
+  const x = report.scale;
+  if (x === undefined || x.rows.length === 0) return [];
+  const requests = [...new Map(x.rows.map((r) => [r.scenario, r.request])).entries()];
+  return [
+    '## Scale',
+    '',
+    `Each size a fresh database, bulk-seeded (bench/lib/seed.ts), its server up; then each request for ${report.settings.duration} s at ${report.settings.connections} connections at every size in turn, ${report.settings.scaleRounds ?? 1} rounds. ` +
+      `Figures are medians over the rounds; *growth*: server µs per request ÷ the same request's at the smallest size on that engine in the same round (median; each round's beside it); issue 12's target is ≤ ${SCALE_TARGET} at 10M against 100k. ` +
+      'Server µs/req counts the server process and, on PostgreSQL, every postgres process on the machine.',
+    '',
+    mdTable(SEED_HEAD, x.seeds, seedCells, 1),
+    '',
+    mdTable(SCALE_HEAD, x.rows, scaleCells, 2),
+    '',
+    ...requests.map(([name, request]) => `- **${name}**: \`${request}\``),
+    '',
+  ];
+}
+
 function autocompleteMarkdown(report: Report): string[] {
   const a = report.autocomplete;
   if (a === undefined) return [];
@@ -501,7 +594,7 @@ export function markdown(report: Report): string {
   const seeding = Object.entries(report.seeding)
     .map(
       ([engine, x]) =>
-        `- ${engine}: ${x.commands.toLocaleString('en-US')} commands in ${x.seconds.base.toFixed(1)} s, write fixtures in ${x.seconds.fixtures.toFixed(1)} s${x.seconds.analyze > 0.05 ? `, ${engine === 'postgres' ? 'VACUUM ANALYZE' : 'ANALYZE'} ${x.seconds.analyze.toFixed(1)} s` : ''} (${x.totalCommands.toLocaleString('en-US')} rows before measuring)`,
+        `- ${engine}: ${x.commands.toLocaleString('en-US')} commands in ${x.seconds.base.toFixed(1)} s, write fixtures in ${x.seconds.fixtures.toFixed(1)} s${x.seconds.indexes !== undefined ? `, indexes ${x.seconds.indexes.toFixed(1)} s` : ''}${x.seconds.analyze > 0.05 ? `, ${engine === 'postgres' ? 'VACUUM ANALYZE' : 'ANALYZE'} ${x.seconds.analyze.toFixed(1)} s` : ''} (${x.totalCommands.toLocaleString('en-US')} rows before measuring)`,
     )
     .join('\n');
   const failures = report.rows
@@ -534,6 +627,7 @@ export function markdown(report: Report): string {
     ...pluginMarkdown(report),
     ...workersMarkdown(report),
     ...autocompleteMarkdown(report),
+    ...scaleMarkdown(report),
     '## Seeding',
     '',
     seeding,

@@ -70,7 +70,7 @@ export async function buildApp(config: Config, storage: Storage): Promise<Fastif
   registerErrorHandling(app);
   await registerOpenApi(app, VERSION);
 
-  const features: FeatureOptions = { storage, publicUrl: config.publicUrl };
+  const features: FeatureOptions = { storage, publicUrl: config.publicUrl, listCountCap: config.listCountCap };
   await app.register(authRoutes, { ...features, tokenRateLimit: config.tokenRateLimit });
   await app.register(patientRoutes, features);
   await app.register(chartRoutes, features);

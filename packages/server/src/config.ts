@@ -1,5 +1,6 @@
 // Environment variables (and `charta-server start` flags) → one typed, validated config object.
 import path from 'node:path';
+import { DEFAULT_LIST_COUNT_CAP } from './http/pagination.ts';
 
 export interface Config {
   host: string;
@@ -26,6 +27,8 @@ export interface Config {
   pluginMaxTimeoutMs: number;
   /** HTTP processes `start` serves with (docs/configuration.md, "Multi-process serving"); 1 = no fork. */
   workers: number;
+  /** Matching rows the commands and notes lists count exactly past the page's offset (docs/api.md, "Pagination"). */
+  listCountCap: number;
 }
 
 export class ConfigError extends Error {}
@@ -85,6 +88,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
         'stalls all its requests (better-sqlite3 is synchronous), and the log stream would split into one per worker (docs/configuration.md, "Multi-process serving")',
     );
   }
+  const listCountCap = integerSetting(
+    get('listCountCap', 'CHARTA_LIST_COUNT_CAP') ?? String(DEFAULT_LIST_COUNT_CAP),
+    'CHARTA_LIST_COUNT_CAP',
+    1,
+    1_000_000_000,
+  );
   const demoText = get('demo', 'CHARTA_DEMO');
   const demo = demoText === undefined ? databaseUrl.startsWith('sqlite:') : demoText === '1' || demoText === 'true';
   return {
@@ -105,6 +114,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
     pluginMaxMemoryMb,
     pluginMaxTimeoutMs,
     workers,
+    listCountCap,
   };
 }
 

@@ -4,7 +4,7 @@ import type { Ctx } from '../context.ts';
 import { KEY_RE } from '../lib/ids.ts';
 import { isoMicros } from '../lib/time.ts';
 import { invalid, problem, type FieldProblem } from '../http/problem.ts';
-import { pageLinks, parsePage } from '../http/pagination.ts';
+import { moreAfter, pageLinks, parsePage } from '../http/pagination.ts';
 import { actingStaff } from '../auth/acting-staff.ts';
 import { getPatient as findPatient } from '../storage/clinical-repository.ts';
 import { listBannerAlerts as listRows, type BannerAlertRow } from '../storage/banner-alerts-repository.ts';
@@ -41,5 +41,5 @@ export async function listBannerAlerts(
   if (errors.length > 0) throw invalid(errors);
   if (!KEY_RE.test(patientKey) || (await findPatient(ctx.storage.reader, patientKey)) === undefined) throw problem('patient_not_found');
   const { rows, count } = await listRows(ctx.storage.reader, patientKey, page.limit, page.offset);
-  return { count, ...pageLinks(baseUrl, path, query, page, count), results: rows.map(view) };
+  return { count, ...pageLinks(baseUrl, path, query, page, moreAfter(page, count)), results: rows.map(view) };
 }

@@ -4,7 +4,7 @@ import type { Ctx } from '../context.ts';
 import { KEY_RE } from '../lib/ids.ts';
 import { isoMicros } from '../lib/time.ts';
 import { invalid, problem } from '../http/problem.ts';
-import { pageLinks, parsePage } from '../http/pagination.ts';
+import { moreAfter, pageLinks, parsePage } from '../http/pagination.ts';
 import { actingStaff } from '../auth/acting-staff.ts';
 import { getPatient as findPatient } from '../storage/clinical-repository.ts';
 import { listChartRows, type ChartEntity, type ChartRows } from '../storage/chart-repository.ts';
@@ -57,5 +57,5 @@ export async function readChart(ctx: Ctx, entity: ChartEntity, patientKey: strin
   if (!KEY_RE.test(patientKey) || (await findPatient(ctx.storage.reader, patientKey)) === undefined) throw problem('patient_not_found');
   const rows = await listChartRows(ctx.storage.reader, entity, patientKey, statuses);
   const results = rows.slice(page.offset, page.offset + page.limit).map((r) => view(entity, r));
-  return { count: rows.length, ...pageLinks(baseUrl, path, query, page, rows.length), results };
+  return { count: rows.length, ...pageLinks(baseUrl, path, query, page, moreAfter(page, rows.length)), results };
 }

@@ -15,7 +15,16 @@ export const ORDERINGS = ['created_at', '-created_at', 'updated_at', '-updated_a
 
 export type ListQuery = Partial<Record<string, string>>;
 
-export async function listCommands(ctx: Ctx, query: ListQuery): Promise<{ page: Page; count: number; results: CommandView[] }> {
+export interface CommandList {
+  page: Page;
+  hasNext: boolean;
+  /** Exact, or `offset + countCap` with `countIsEstimate` when more rows match (docs/api.md, "Pagination"). */
+  count: number;
+  countIsEstimate: boolean;
+  results: CommandView[];
+}
+
+export async function listCommands(ctx: Ctx, query: ListQuery, countCap: number): Promise<CommandList> {
   actingStaff(ctx);
   const errors: FieldProblem[] = [];
   const filter: CommandFilter = { times: [] };
@@ -51,8 +60,8 @@ export async function listCommands(ctx: Ctx, query: ListQuery): Promise<{ page: 
     column: ordering.replace('-', '') as CommandOrder['column'],
     direction: ordering.startsWith('-') ? 'desc' : 'asc',
   };
-  const { rows, count } = await queryCommands(ctx.storage.reader, filter, order, page.limit, page.offset);
-  return { page, count, results: rows.map(toView) };
+  const list = await queryCommands(ctx.storage.reader, filter, order, page.limit, page.offset, countCap);
+  return { page, hasNext: list.hasNext, count: list.count, countIsEstimate: list.countIsEstimate, results: list.rows.map(toView) };
 }
 
 /**

@@ -45,7 +45,7 @@ function commandUuid(raw: string): string {
   return uuid;
 }
 
-export async function commandRoutes(parent: FastifyInstance, { storage, publicUrl }: FeatureOptions) {
+export async function commandRoutes(parent: FastifyInstance, { storage, publicUrl, listCountCap }: FeatureOptions) {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   for (const schema of commandComponents) app.addSchema(schema);
 
@@ -53,8 +53,13 @@ export async function commandRoutes(parent: FastifyInstance, { storage, publicUr
     schema: { tags, security, summary: 'List commands', querystring: ListCommandsQuery, response: { 200: ref('CommandPage'), ...problems(400, 401, 403) } },
     handler: async (request) => {
       const query = request.query;
-      const { page, count, results } = await listCommands(ctxOf(request, storage), query);
-      return { count, ...pageLinks(baseUrlOf(request, publicUrl), BASE, query, page, count), results };
+      const list = await listCommands(ctxOf(request, storage), query, listCountCap);
+      return {
+        count: list.count,
+        count_is_estimate: list.countIsEstimate,
+        ...pageLinks(baseUrlOf(request, publicUrl), BASE, query, list.page, list.hasNext),
+        results: list.results,
+      };
     },
   });
 

@@ -25,8 +25,17 @@ function parseCount(text: string | undefined, fallback: number, min: number, max
   return n >= min && n <= max ? n : undefined;
 }
 
-/** `next` and `previous` as absolute URLs keeping every other query parameter. */
-export function pageLinks(baseUrl: string, path: string, query: Partial<Record<string, string>>, page: Page, count: number) {
+/**
+ * How far a list that grows without bound (commands, notes) counts its matching rows exactly,
+ * past the page's offset (docs/api.md, "Pagination"); CHARTA_LIST_COUNT_CAP changes it.
+ */
+export const DEFAULT_LIST_COUNT_CAP = 10_000;
+
+/** An exact count says whether rows follow the page. */
+export const moreAfter = (page: Page, count: number) => page.offset + page.limit < count;
+
+/** `next` (when `hasNext`) and `previous` as absolute URLs keeping every other query parameter. */
+export function pageLinks(baseUrl: string, path: string, query: Partial<Record<string, string>>, page: Page, hasNext: boolean) {
   const link = (offset: number) => {
     const params = new URLSearchParams();
     for (const [k, v] of Object.entries(query)) if (v !== undefined && k !== 'offset' && k !== 'limit') params.set(k, v);
@@ -35,7 +44,7 @@ export function pageLinks(baseUrl: string, path: string, query: Partial<Record<s
     return `${baseUrl}${path}?${params.toString()}`;
   };
   return {
-    next: page.offset + page.limit < count ? link(page.offset + page.limit) : null,
+    next: hasNext ? link(page.offset + page.limit) : null,
     previous: page.offset > 0 ? link(Math.max(0, page.offset - page.limit)) : null,
   };
 }

@@ -11,6 +11,8 @@ export interface FeatureOptions {
   storage: Storage;
   /** CHARTA_PUBLIC_URL: the base of the links in answers (pages, package downloads). */
   publicUrl: string | undefined;
+  /** CHARTA_LIST_COUNT_CAP: how far the commands and notes lists count exactly (pagination.ts). */
+  listCountCap: number;
 }
 
 export function ctxOf(request: FastifyRequest, storage: Storage): Ctx {

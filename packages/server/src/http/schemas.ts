@@ -45,6 +45,29 @@ export interface Paginated<T> {
   results: T[];
 }
 
+/**
+ * The page of a list that grows without bound (commands, notes): its count is exact up to a cap
+ * past the page's offset; beyond, `count` is that bound and `count_is_estimate` is true
+ * (docs/api.md, "Pagination").
+ */
+export const cappedPageOf = <T extends TSchema>(item: T, id: string) =>
+  Type.Object(
+    {
+      count: Type.Integer({
+        description: 'Matching rows; when count_is_estimate is true, a lower bound (offset + the count cap): more rows match than were counted',
+      }),
+      count_is_estimate: Type.Boolean({ description: 'false: count is exact; true: count is a lower bound' }),
+      next: Nullable(Type.String({ format: 'uri' })),
+      previous: Nullable(Type.String({ format: 'uri' })),
+      results: Type.Array(item),
+    },
+    { $id: id },
+  );
+
+export interface CappedPaginated<T> extends Paginated<T> {
+  count_is_estimate: boolean;
+}
+
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid request or wrong state',
   401: 'Missing or invalid credentials',

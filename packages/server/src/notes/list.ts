@@ -8,7 +8,16 @@ import type { Note } from './schemas.ts';
 import { actingStaff } from '../auth/acting-staff.ts';
 import { toView } from './representation.ts';
 
-export async function listNotes(ctx: Ctx, query: Partial<Record<string, string>>): Promise<{ page: Page; count: number; results: Note[] }> {
+export interface NoteList {
+  page: Page;
+  hasNext: boolean;
+  /** Exact, or `offset + countCap` with `countIsEstimate` when more notes match (docs/api.md, "Pagination"). */
+  count: number;
+  countIsEstimate: boolean;
+  results: Note[];
+}
+
+export async function listNotes(ctx: Ctx, query: Partial<Record<string, string>>, countCap: number): Promise<NoteList> {
   actingStaff(ctx);
   const errors: FieldProblem[] = [];
   if (query.patient_key !== undefined && !KEY_RE.test(query.patient_key))
@@ -17,6 +26,6 @@ export async function listNotes(ctx: Ctx, query: Partial<Record<string, string>>
   const deleted = query.deleted === undefined ? undefined : ({ true: true, false: false } as Record<string, boolean>)[query.deleted];
   if (query.deleted !== undefined && deleted === undefined) errors.push({ field: 'deleted', message: 'must be true or false' });
   if (errors.length > 0) throw invalid(errors);
-  const { rows, count } = await queryNotes(ctx.storage.reader, { patientKey: query.patient_key, deleted }, page.limit, page.offset);
-  return { page, count, results: rows.map(toView) };
+  const list = await queryNotes(ctx.storage.reader, { patientKey: query.patient_key, deleted }, page.limit, page.offset, countCap);
+  return { page, hasNext: list.hasNext, count: list.count, countIsEstimate: list.countIsEstimate, results: list.rows.map(toView) };
 }

@@ -15,7 +15,7 @@ const tags = ['Notes'];
 const security = [{ bearer: [] }];
 const note = Type.Ref('Note');
 
-export async function noteRoutes(parent: FastifyInstance, { storage, publicUrl }: FeatureOptions) {
+export async function noteRoutes(parent: FastifyInstance, { storage, publicUrl, listCountCap }: FeatureOptions) {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   for (const schema of noteComponents) app.addSchema(schema);
 
@@ -36,8 +36,13 @@ export async function noteRoutes(parent: FastifyInstance, { storage, publicUrl }
     },
     handler: async (request) => {
       const query = request.query;
-      const { page, count, results } = await listNotes(ctxOf(request, storage), query);
-      return { count, ...pageLinks(baseUrlOf(request, publicUrl), '/core/api/v1/notes', query, page, count), results };
+      const list = await listNotes(ctxOf(request, storage), query, listCountCap);
+      return {
+        count: list.count,
+        count_is_estimate: list.countIsEstimate,
+        ...pageLinks(baseUrlOf(request, publicUrl), '/core/api/v1/notes', query, list.page, list.hasNext),
+        results: list.results,
+      };
     },
   });
   app.get('/core/api/v1/notes/:uuid', {

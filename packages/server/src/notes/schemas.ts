@@ -1,6 +1,6 @@
 // Schemas of the Notes API (docs/api.md, Notes).
 import { Type, type Static } from '@sinclair/typebox';
-import { Key, Timestamp, Uuid, pageOf } from '../http/schemas.ts';
+import { Key, Timestamp, Uuid, cappedPageOf } from '../http/schemas.ts';
 
 export const NOTE_TYPES = ['encounter', 'review', 'data_import', 'letter', 'message', 'phone_call'] as const;
 
@@ -18,7 +18,7 @@ export const NoteSchema = Type.Object(
   { $id: 'Note' },
 );
 export type Note = Static<typeof NoteSchema>;
-export const NotePageSchema = pageOf(Type.Ref('Note'), 'NotePage');
+export const NotePageSchema = cappedPageOf(Type.Ref('Note'), 'NotePage');
 
 export const CreateNoteBody = Type.Object(
   {

@@ -7,7 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import multipart from '@fastify/multipart';
 import { Type } from '@sinclair/typebox';
 import { baseUrlOf, ctxOf, type FeatureOptions } from '../http/request.ts';
-import { pageLinks, parsePage } from '../http/pagination.ts';
+import { moreAfter, pageLinks, parsePage } from '../http/pagination.ts';
 import { invalid, problem, Problem, type FieldProblem } from '../http/problem.ts';
 import { EmptyBody, problemResponses } from '../http/schemas.ts';
 import { DEFAULT_LIMITS } from './inspection/index.ts';
@@ -167,7 +167,7 @@ export async function pluginRoutes(parent: FastifyInstance, { storage, publicUrl
       const page = parsePage(query, errors);
       if (errors.length > 0) throw invalid(errors);
       const { count, results } = await listPlugins(ctxOf(request, storage), base(request), page);
-      return { count, ...pageLinks(base(request), `${BASE}/`, query, page, count), results };
+      return { count, ...pageLinks(base(request), `${BASE}/`, query, page, moreAfter(page, count)), results };
     },
   });
 

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import { baseUrlOf, ctxOf, type FeatureOptions } from '../http/request.ts';
-import { pageLinks, parsePage, type Page } from '../http/pagination.ts';
+import { moreAfter, pageLinks, parsePage, type Page } from '../http/pagination.ts';
 import { invalid, type FieldProblem } from '../http/problem.ts';
 import { problemResponses } from '../http/schemas.ts';
 import { createDispenseUnit } from './create-dispense-unit.ts';
@@ -92,7 +92,7 @@ export async function referenceRoutes(parent: FastifyInstance, { storage, public
         if (errors.length > 0) throw invalid(errors);
         const { count, results } = await list(ctxOf(request, storage), page, request.params);
         const base = baseUrlOf(request, publicUrl);
-        return { count, ...pageLinks(base, request.url.split('?', 1)[0]!, query, page, count), results };
+        return { count, ...pageLinks(base, request.url.split('?', 1)[0]!, query, page, moreAfter(page, count)), results };
       },
     });
   }

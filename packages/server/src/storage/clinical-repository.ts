@@ -1,6 +1,7 @@
 // Patients and notes.
 import type { Kysely, Selectable } from 'kysely';
 import { executeCompiled } from './compiled.ts';
+import { cappedList } from './capped-list.ts';
 import type { Engine } from './db.ts';
 import type { Database, NoteTable, PatientTable } from './schema.ts';
 
@@ -36,14 +37,17 @@ export const getNoteLocked = async (db: Db, engine: Engine, uuid: string, exclus
 export const updateNote = (db: Db, uuid: string, set: Partial<Pick<NoteTable, 'locked' | 'deleted' | 'updated_at'>>) =>
   db.updateTable('notes').set(set).where('uuid', '=', uuid).execute();
 
-export async function listNotes(db: Db, filter: { patientKey?: string; deleted?: boolean }, limit: number, offset: number) {
+/** A page of notes and its count, exact up to `offset + countCap` matching rows (capped-list.ts). */
+export function listNotes(db: Db, filter: { patientKey?: string; deleted?: boolean }, limit: number, offset: number, countCap: number) {
   const base = db
     .selectFrom('notes')
     .$if(filter.patientKey !== undefined, (q) => q.where('patient_key', '=', filter.patientKey!))
     .$if(filter.deleted !== undefined, (q) => q.where('deleted', '=', filter.deleted ? 1 : 0));
-  const [rows, total] = await Promise.all([
-    base.selectAll().orderBy('created_at').orderBy('uuid').limit(limit).offset(offset).execute(),
-    base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, count: Number(total.n) };
+  return cappedList(
+    db,
+    { page: (n, from) => base.selectAll().orderBy('created_at').orderBy('uuid').limit(n).offset(from).execute(), matching: base },
+    limit,
+    offset,
+    countCap,
+  );
 }

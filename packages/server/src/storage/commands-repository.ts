@@ -3,6 +3,7 @@ import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Engine } from './db.ts';
 import type { AuditEventTable, CommandTable, Database } from './schema.ts';
 import { executeCompiled, insertRow, updateRow } from './compiled.ts';
+import { cappedList, countQuery } from './capped-list.ts';
 
 type Db = Kysely<Database>;
 
@@ -128,15 +129,12 @@ export function commandPageQuery(db: Db, filter: CommandFilter, order: CommandOr
   return filtered(db, filter).selectAll().orderBy(order.column, order.direction).orderBy('uuid', order.direction).limit(limit).offset(offset);
 }
 
-export async function listCommands(db: Db, filter: CommandFilter, order: CommandOrder, limit: number, offset: number) {
-  const [rows, total] = await Promise.all([
-    commandPageQuery(db, filter, order, limit, offset).execute(),
-    filtered(db, filter)
-      .select((eb) => eb.fn.countAll().as('n'))
-      .executeTakeFirstOrThrow(),
-  ]);
-  return { rows, count: Number(total.n) };
-}
+/** The list's count, up to `max` rows: separate so tests can EXPLAIN it. */
+export const commandCountQuery = (db: Db, filter: CommandFilter, max: number) => countQuery(db, filtered(db, filter), max);
+
+/** A page of the list and its count, exact up to `offset + countCap` matching rows (capped-list.ts). */
+export const listCommands = (db: Db, filter: CommandFilter, order: CommandOrder, limit: number, offset: number, countCap: number) =>
+  cappedList(db, { page: (n, from) => commandPageQuery(db, filter, order, n, from).execute(), matching: filtered(db, filter) }, limit, offset, countCap);
 
 function filtered(db: Db, filter: CommandFilter) {
   let base = db.selectFrom('commands');

@@ -149,6 +149,10 @@ function openSqlite(file: string, options: OpenOptions): Storage {
       await checkpointer?.close();
       if (reader !== db) await reader.destroy();
       await db.destroy();
+      // Kysely closes only a connection it has used: a reader that never ran a query (a start
+      // that only migrated) would stay open, and with it the file.
+      if (readerRaw?.open) readerRaw.close();
+      if (writer.open) writer.close();
     },
   };
 }

@@ -7,7 +7,7 @@ import * as terminology from './003-terminology.ts';
 import * as reference from './004-reference.ts';
 import * as chart from './005-chart.ts';
 import * as pluginRuntime from './006-plugin-runtime.ts';
-import * as patientStateIndex from './007-patient-state-index.ts';
+import * as patientListIndexes from './007-patient-list-indexes.ts';
 
 export async function migrate(storage: Storage): Promise<string[]> {
   const all: Record<string, { up: typeof initial.up }> = {
@@ -17,7 +17,7 @@ export async function migrate(storage: Storage): Promise<string[]> {
     '004-reference': reference,
     '005-chart': chart,
     '006-plugin-runtime': pluginRuntime,
-    '007-patient-state-index': patientStateIndex,
+    '007-patient-list-indexes': patientListIndexes,
   };
   const migrations: Record<string, Migration> = {};
   for (const [name, m] of Object.entries(all)) migrations[name] = { up: (db) => m.up(db, storage.engine) };
