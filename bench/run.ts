@@ -123,14 +123,14 @@ function barePgTwins(opts: BenchOptions, f: SetupResult): Map<string, Scenario> 
     { name: 'get', request: `GET ${B}/{uuid}: select * by uuid ${sql}; the row as JSON`, expect: 200, probe: get[0]!, requests: fixed(get) },
     {
       name: 'list',
-      request: `GET ${B}?patient_key={key}&state=committed&limit=20: the page's select and its count(*) side by side ${sql}`,
+      request: `GET ${B}?patient_key={key}&state=committed&limit=20: the page's select (21 rows), then the capped count when there is a next page, ${sql}`,
       expect: 200,
       probe: list[0]!,
       requests: fixed(list),
     },
     {
       name: 'list-created',
-      request: `GET ${B}?patient_key={key}&created_after={µs}&limit=20: the page's select and its count(*) side by side ${sql}`,
+      request: `GET ${B}?patient_key={key}&created_after={µs}&limit=20: the page's select (21 rows), then the capped count when there is a next page, ${sql}`,
       expect: 200,
       probe: listCreated[0]!,
       requests: fixed(listCreated),

@@ -24,9 +24,11 @@ export interface BarePgArgs {
 
 const SELECT_BY_UUID = 'select * from "commands" where "uuid" = $1';
 const LIST_STATE = 'select * from "commands" where "patient_key" = $1 and "state" = $2 order by "created_at" asc, "uuid" asc limit $3 offset $4';
-const COUNT_STATE = 'select count(*) as "n" from "commands" where "patient_key" = $1 and "state" = $2';
+const COUNT_STATE = 'select count(*) as "n" from (select 1 as "one" from "commands" where "patient_key" = $1 and "state" = $2 limit $3) as "matching"';
 const LIST_CREATED = 'select * from "commands" where "patient_key" = $1 and "created_at" >= $2 order by "created_at" asc, "uuid" asc limit $3 offset $4';
-const COUNT_CREATED = 'select count(*) as "n" from "commands" where "patient_key" = $1 and "created_at" >= $2';
+const COUNT_CREATED = 'select count(*) as "n" from (select 1 as "one" from "commands" where "patient_key" = $1 and "created_at" >= $2 limit $3) as "matching"';
+/** Charta's default CHARTA_LIST_COUNT_CAP: the count reads at most one row more. */
+const COUNT_CAP = 10_000;
 const NOTE_FOR_SHARE = 'select * from "notes" where "uuid" = $1 for share';
 const COMMAND_AND_NOTE_FOR_UPDATE =
   'select "commands".*, "notes"."note_type" as "note__note_type", "notes"."locked" as "note__locked", "notes"."deleted" as "note__deleted" from "commands" inner join "notes" on "notes"."uuid" = "commands"."note_uuid" where "commands"."uuid" = $1 for update of "commands" for share of "notes"';
@@ -106,14 +108,18 @@ export async function barePg(pool: Pool, { staffKey, credential }: BarePgArgs): 
     return rows[0] === undefined ? reply.code(404).send({}) : rows[0];
   });
 
-  // ?patient_key=…&state=…&limit=20 or ?patient_key=…&created_after=<µs>&limit=20: the page and its count side by side, as Charta's repository runs them.
+  // ?patient_key=…&state=…&limit=20 or ?patient_key=…&created_after=<µs>&limit=20: the page with one row more, then, when there
+  // is a next page, the count up to the cap, as Charta's repository runs them.
   app.get('/bare/commands', async (request) => {
     const q = request.query as { patient_key: string; state?: string; created_after?: string; limit?: string };
     const limit = Number(q.limit ?? 20);
     const [list, count] = q.state !== undefined ? [LIST_STATE, COUNT_STATE] : [LIST_CREATED, COUNT_CREATED];
     const params = [q.patient_key, q.state ?? Number(q.created_after)];
-    const [page, total] = await Promise.all([pool.query(prepared(list, [...params, limit, 0])), pool.query(prepared(count, params))]);
-    return { count: Number(total.rows[0].n), results: page.rows };
+    const page = (await pool.query(prepared(list, [...params, limit + 1, 0]))).rows;
+    if (page.length <= limit) return { count: page.length, results: page };
+    page.length = limit;
+    const total = Number((await pool.query(prepared(count, [...params, COUNT_CAP + 1]))).rows[0].n);
+    return { count: Math.min(total, COUNT_CAP), count_is_estimate: total > COUNT_CAP, results: page };
   });
 
   app.post('/bare/commands/', async (request, reply) => {
