@@ -7,6 +7,9 @@ import net from 'node:net';
 import path from 'node:path';
 import { TEST_API_KEY, TEST_CLIENT_ID, TEST_CLIENT_SECRET, tokenFor, type TestDatabase } from './harness.ts';
 
+/** How long a server process may take to say it listens: generous, for a loaded CI machine (two of its starts once took over 30 s). */
+const START_TIMEOUT_MS = 60_000;
+
 export { tokenFor };
 
 const ROOT = path.resolve(import.meta.dirname, '../../../..');
@@ -72,7 +75,7 @@ export async function startServerProcess(db: TestDatabase, extraEnv: NodeJS.Proc
   );
   const url = `http://127.0.0.1:${port}`;
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start within 30 s:\n${out}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start within ${START_TIMEOUT_MS / 1000} s:\n${out}`)), START_TIMEOUT_MS);
     const onData = () => {
       if (out.includes('Charta is listening on')) {
         clearTimeout(timer);
