@@ -54,6 +54,8 @@ export interface SetupResult extends Seeded {
   apiKey: string;
   /** The SQLite file (undefined on PostgreSQL). */
   sqliteFile: string | undefined;
+  /** The PostgreSQL database's name (undefined on SQLite). */
+  postgresDatabase: string | undefined;
   /** Rows in the commands table once seeded (base + fixtures). */
   totalCommands: number;
 }
@@ -96,7 +98,15 @@ async function setup({ engine, plan }: SetupArgs): Promise<SetupResult> {
     .selectFrom('commands')
     .select((eb) => eb.fn.countAll().as('n'))
     .executeTakeFirstOrThrow();
-  return { ...seeded, url: running.url, token, apiKey: TEST_API_KEY, sqliteFile: sqliteFile(), totalCommands: Number(n) };
+  return {
+    ...seeded,
+    url: running.url,
+    token,
+    apiKey: TEST_API_KEY,
+    sqliteFile: sqliteFile(),
+    postgresDatabase: engine === 'postgres' ? new URL(database.url).pathname.slice(1) : undefined,
+    totalCommands: Number(n),
+  };
 }
 
 const sqliteFile = () => (database!.url.startsWith('sqlite:') ? database!.url.slice('sqlite:'.length) : undefined);
