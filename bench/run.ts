@@ -1,7 +1,9 @@
 // `npm run bench`: a bare Fastify baseline (and, on SQLite, a bare better-sqlite3 primary-key
 // read behind it), then the Commands API on each engine over a database of 100k commands — GET by
 // uuid, two filtered list pages, create, PATCH and commit — each measured with autocannon for a
-// few seconds. Then the plugin platform (lib/plugin-scenarios.ts): installs of 1 MiB packages
+// few seconds. On PostgreSQL, GET and create against `charta-server start --workers 1` and
+// `--workers 2` as real processes, with the 2-worker ÷ 1-worker ratio (workers, lib/workers.ts).
+// Then the plugin platform (lib/plugin-scenarios.ts): installs of 1 MiB packages
 // (plugin-install) and the log stream's fan-out to 100 WebSocket subscribers (log-fanout), each
 // next to a bare baseline; and commit throughput with no plugin, one no-op POST_COMMIT handler,
 // one no-op PRE_COMMIT handler and a POST_COMMIT handler originating an instruct, with the
@@ -39,6 +41,7 @@ import { loadOptions, type BenchOptions } from './lib/options.ts';
 import { buildPackages, type PackageSet } from './lib/plugin-archives.ts';
 import { fanoutScenario, installScenario, packagesNeeded } from './lib/plugin-scenarios.ts';
 import { buildCommitPlugins, commitFixturesNeeded, pluginCommitScenario } from './lib/plugin-commit.ts';
+import { workersScenario } from './lib/workers.ts';
 import { SCALE_SCENARIO, scalePlan, scaleRequests, type ScaleSeed } from './lib/scale.ts';
 import { seedShape } from './lib/seed.ts';
 import {
@@ -54,6 +57,8 @@ import {
   type PluginCommitRow,
   type Report,
   type Row,
+  type WorkersRow,
+  workersTextTable,
   type ScaleRow,
   scaleSeedTextTable,
   scaleTextTable,
@@ -65,6 +70,8 @@ const API = '/core/api/v1/commands';
 /** The Commands API scenarios (they need the seeded commands and the GET /noop baseline). */
 const COMMAND_SCENARIOS = ['bare-pk-read', 'get', 'list', 'list-created', 'create', 'patch', 'commit', 'bare-pg', 'memory'];
 const PLUGIN_SCENARIOS = ['plugin-install', 'log-fanout', 'plugin-commit'];
+/** GET and create with 1 and 2 worker processes (lib/workers.ts), PostgreSQL only. */
+const WORKERS_SCENARIO = 'workers';
 
 interface Probe {
   method: 'GET' | 'POST' | 'PATCH';
@@ -111,33 +118,33 @@ function barePgTwins(opts: BenchOptions, f: SetupResult): Map<string, Scenario> 
   const list = patients.map((k): Probe => ({ method: 'GET', path: `${B}?patient_key=${k}&state=committed&limit=20` }));
   const listCreated = patients.map((k): Probe => ({ method: 'GET', path: `${B}?patient_key=${k}&created_after=${f.createdAfter}&limit=20` }));
   const create = notes.map((n): Probe => ({ method: 'POST', path: `${B}/`, body: JSON.stringify({ noteKey: n, values: { narrative } }) }));
-  const sql = "through Charta's pg pool, unprepared, as Charta sends it";
+  const sql = "through Charta's pg pool, named (prepared) statements, as Charta sends it";
   const twins: Scenario[] = [
     { name: 'get', request: `GET ${B}/{uuid}: select * by uuid ${sql}; the row as JSON`, expect: 200, probe: get[0]!, requests: fixed(get) },
     {
       name: 'list',
-      request: `GET ${B}?patient_key={key}&state=committed&limit=20: the page's select and its count(*) side by side ${sql}`,
+      request: `GET ${B}?patient_key={key}&state=committed&limit=20: the page's select (21 rows), then the capped count when there is a next page, ${sql}`,
       expect: 200,
       probe: list[0]!,
       requests: fixed(list),
     },
     {
       name: 'list-created',
-      request: `GET ${B}?patient_key={key}&created_after={µs}&limit=20: the page's select and its count(*) side by side ${sql}`,
+      request: `GET ${B}?patient_key={key}&created_after={µs}&limit=20: the page's select (21 rows), then the capped count when there is a next page, ${sql}`,
       expect: 200,
       probe: listCreated[0]!,
       requests: fixed(listCreated),
     },
     {
       name: 'create',
-      request: `POST ${B}/: BEGIN, the note for share, insert command, insert audit row, COMMIT, pg_notify ${sql}`,
+      request: `POST ${B}/: BEGIN, the note for share, insert command with its audit row (one statement), COMMIT, pg_notify ${sql}`,
       expect: 201,
       probe: create[0]!,
       requests: fixed(create),
     },
     {
       name: 'patch',
-      request: `PATCH ${B}/{uuid}/: BEGIN, the command for update, the note for share, update, insert audit row, COMMIT, pg_notify ${sql}`,
+      request: `PATCH ${B}/{uuid}/: BEGIN, the command and its note locked in one select, update with its audit row (one statement), COMMIT, pg_notify ${sql}`,
       expect: 200,
       probe: patch(),
       requests: rotating(patch),
@@ -435,10 +442,13 @@ async function main(): Promise<void> {
   const opts = loadOptions();
   const started = performance.now();
   const wanted = (name: string) => opts.scenarios === undefined || opts.scenarios.includes(name);
-  const known = [...COMMAND_SCENARIOS, ...PLUGIN_SCENARIOS, ...AUTOCOMPLETE_SCENARIOS, SCALE_SCENARIO];
+  const known = [...COMMAND_SCENARIOS, ...PLUGIN_SCENARIOS, WORKERS_SCENARIO, ...AUTOCOMPLETE_SCENARIOS, SCALE_SCENARIO];
   const unknown = (opts.scenarios ?? []).filter((n) => !known.includes(n));
   if (unknown.length > 0) throw new Error(`BENCH_SCENARIOS: unknown ${unknown.join(', ')} (known: ${known.join(', ')})`);
   const commandsWanted = COMMAND_SCENARIOS.some(wanted);
+  const workersWanted = wanted(WORKERS_SCENARIO);
+  // The workers scenario loads GET and create too: it needs the seeded commands and notes.
+  const seedWanted = commandsWanted || workersWanted;
   const autocompleteWanted = AUTOCOMPLETE_SCENARIOS.some(wanted);
   // The scale scenario seeds up to 10M commands per engine: it runs only when named.
   const scaleWanted = opts.scenarios?.includes(SCALE_SCENARIO) === true;
@@ -450,6 +460,7 @@ async function main(): Promise<void> {
   const installs: InstallRow[] = [];
   const fanout: FanoutRow[] = [];
   const pluginCommits: PluginCommitRow[] = [];
+  const workerRows: WorkersRow[] = [];
   const terminology: Record<string, Omit<TerminologyLoad, 'sampleCodes'>> = {};
   const checks: CheckResult[] = [];
   const worst: WorstRow[] = [];
@@ -494,8 +505,8 @@ async function main(): Promise<void> {
       const twinsWanted = engine === 'postgres' && wanted('bare-pg') && commandsWanted;
       const commitFixtures = wanted('commit') ? commitScenarioFixtures(opts) * (twinsWanted ? 2 : 1) : 0;
       const plan: SetupArgs['plan'] = {
-        ...seedShape(commandsWanted ? opts.commands : 0),
-        commands: commandsWanted ? opts.commands : 0,
+        ...seedShape(seedWanted ? opts.commands : 0),
+        commands: seedWanted ? opts.commands : 0,
         patchFixtures: commandsWanted ? 2_000 : 0,
         analyzeSqlite: opts.sqliteAnalyze,
         // Staged plans for the commit scenario, then a slice per plugin-commit variant.
@@ -589,6 +600,12 @@ async function main(): Promise<void> {
             `${engine.padEnd(8)}  worst ${JSON.stringify(x.term).padEnd(18)} p50 ${x.p50.toFixed(2)} ms  p99 ${x.p99.toFixed(2)} ms  max ${x.max.toFixed(2)} ms  (${x.options} options; matches ${x.matches.toLocaleString('en-US')})`,
           );
       }
+      if (workersWanted && engine === 'sqlite') {
+        console.log('sqlite    workers: not measured; --workers above 1 is refused on SQLite (docs/configuration.md, "Multi-process serving")');
+      } else if (workersWanted) {
+        const paths = chartaScenarios(opts, f).filter((x) => x.name === 'get' || x.name === 'create');
+        workerRows.push(...(await workersScenario(opts, { engine, databaseUrl: f.databaseUrl, token: f.token, paths })));
+      }
       const target = { engine, child, url: f.url, apiKey: f.apiKey, baseline: baselineChild, baselineUrl };
       if (packages !== undefined) installs.push(...(await installScenario(opts, target, packages)));
       if (wanted('log-fanout')) fanout.push(...(await fanoutScenario(opts, target)));
@@ -651,6 +668,7 @@ async function main(): Promise<void> {
       fanout,
       ...(pluginCommits.length > 0 ? { commits: pluginCommits } : {}),
     },
+    ...(workerRows.length > 0 ? { workers: workerRows } : {}),
     ...(autocompleteWanted ? { autocomplete: { concepts: opts.concepts, loads: terminology, checks, worst } } : {}),
     ...(scale ? { scale: { seeds: scale.seeds, rows: scale.rows } } : {}),
   };
@@ -658,6 +676,7 @@ async function main(): Promise<void> {
   if (installs.length > 0) console.log('\n' + installTextTable(installs));
   if (fanout.length > 0) console.log('\n' + fanoutTextTable(fanout));
   if (pluginCommits.length > 0) console.log('\n' + commitTextTable(pluginCommits));
+  if (workerRows.length > 0) console.log('\n' + workersTextTable(workerRows));
   if (worst.length > 0) console.log('\n' + worstTextTable(worst));
   if (scale !== undefined && scale.rows.length > 0) console.log('\n' + scaleSeedTextTable(scale.seeds) + '\n\n' + scaleTextTable(scale.rows));
   write(RESULTS, report);

@@ -24,17 +24,24 @@ export interface BarePgArgs {
 
 const SELECT_BY_UUID = 'select * from "commands" where "uuid" = $1';
 const LIST_STATE = 'select * from "commands" where "patient_key" = $1 and "state" = $2 order by "created_at" asc, "uuid" asc limit $3 offset $4';
-const COUNT_STATE = 'select count(*) as "n" from "commands" where "patient_key" = $1 and "state" = $2';
+const COUNT_STATE = 'select count(*) as "n" from (select 1 as "one" from "commands" where "patient_key" = $1 and "state" = $2 limit $3) as "matching"';
 const LIST_CREATED = 'select * from "commands" where "patient_key" = $1 and "created_at" >= $2 order by "created_at" asc, "uuid" asc limit $3 offset $4';
-const COUNT_CREATED = 'select count(*) as "n" from "commands" where "patient_key" = $1 and "created_at" >= $2';
+const COUNT_CREATED = 'select count(*) as "n" from (select 1 as "one" from "commands" where "patient_key" = $1 and "created_at" >= $2 limit $3) as "matching"';
+/** Charta's default CHARTA_LIST_COUNT_CAP: the count reads at most one row more. */
+const COUNT_CAP = 10_000;
 const NOTE_FOR_SHARE = 'select * from "notes" where "uuid" = $1 for share';
-const COMMAND_FOR_UPDATE = 'select * from "commands" where "uuid" = $1 for update';
+const COMMAND_AND_NOTE_FOR_UPDATE =
+  'select "commands".*, "notes"."note_type" as "note__note_type", "notes"."locked" as "note__locked", "notes"."deleted" as "note__deleted" from "commands" inner join "notes" on "notes"."uuid" = "commands"."note_uuid" where "commands"."uuid" = $1 for update of "commands" for share of "notes"';
 const INSERT_COMMAND =
   'insert into "commands" ("uuid", "schema_key", "note_uuid", "patient_key", "state", "data", "originated_by", "edited_by", "committed_by", "entered_in_error_by", "created_at", "updated_at") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)';
 const UPDATE_DATA = 'update "commands" set "data" = $1, "edited_by" = $2, "updated_at" = $3 where "uuid" = $4';
 const UPDATE_COMMIT = 'update "commands" set "state" = $1, "committed_by" = $2, "edited_by" = $3, "updated_at" = $4 where "uuid" = $5';
-const INSERT_AUDIT =
-  'insert into "audit_events" ("occurred_at", "actor", "credential", "action", "entity_type", "entity_id", "before", "after", "request_id") values ($1, $2, $3, $4, $5, $6, $7, $8, $9)';
+/** A write and its audit row in one statement, as Charta sends them: the write as a data-modifying WITH, the audit row's values after the write's. */
+const withAudit = (write: string, params: number) =>
+  `with "written" as (${write} returning "uuid") insert into "audit_events" ("occurred_at", "actor", "credential", "action", "entity_type", "entity_id", "before", "after", "request_id") values (${Array.from({ length: 9 }, (_, i) => `$${params + i + 1}`).join(', ')})`;
+const CREATE_WITH_AUDIT = withAudit(INSERT_COMMAND, 12);
+const UPDATE_DATA_WITH_AUDIT = withAudit(UPDATE_DATA, 4);
+const UPDATE_COMMIT_WITH_AUDIT = withAudit(UPDATE_COMMIT, 5);
 // Charta notifies its other processes of each log entry after the commit; the twin sends the same
 // statement on a channel nobody listens to, so Charta's idle app gets no work from it.
 const NOTIFY = 'SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload';
@@ -83,20 +90,17 @@ export async function closeBarePg(): Promise<void> {
 /** Starts the bare app on its own port; answers its URL. */
 export async function barePg(pool: Pool, { staffKey, credential }: BarePgArgs): Promise<string> {
   const app = Fastify({ logger: false });
-  const audit = (client: PoolClient, action: string, uuid: string, before: unknown, after: unknown) =>
-    client.query(
-      prepared(INSERT_AUDIT, [
-        micros(),
-        staffKey,
-        credential,
-        action,
-        'command',
-        uuid,
-        before === null ? null : JSON.stringify(before),
-        JSON.stringify(after),
-        crypto.randomUUID(),
-      ]),
-    );
+  const auditValues = (action: string, uuid: string, before: unknown, after: unknown) => [
+    micros(),
+    staffKey,
+    credential,
+    action,
+    'command',
+    uuid,
+    before === null ? null : JSON.stringify(before),
+    JSON.stringify(after),
+    crypto.randomUUID(),
+  ];
   app.setErrorHandler((err, _request, reply) => reply.code(err instanceof NotFound ? 404 : err instanceof NotStaged ? 400 : 500).send({ error: String(err) }));
 
   app.get('/bare/commands/:uuid', async (request, reply) => {
@@ -104,14 +108,18 @@ export async function barePg(pool: Pool, { staffKey, credential }: BarePgArgs): 
     return rows[0] === undefined ? reply.code(404).send({}) : rows[0];
   });
 
-  // ?patient_key=…&state=…&limit=20 or ?patient_key=…&created_after=<µs>&limit=20: the page and its count side by side, as Charta's repository runs them.
+  // ?patient_key=…&state=…&limit=20 or ?patient_key=…&created_after=<µs>&limit=20: the page with one row more, then, when there
+  // is a next page, the count up to the cap, as Charta's repository runs them.
   app.get('/bare/commands', async (request) => {
     const q = request.query as { patient_key: string; state?: string; created_after?: string; limit?: string };
     const limit = Number(q.limit ?? 20);
     const [list, count] = q.state !== undefined ? [LIST_STATE, COUNT_STATE] : [LIST_CREATED, COUNT_CREATED];
     const params = [q.patient_key, q.state ?? Number(q.created_after)];
-    const [page, total] = await Promise.all([pool.query(prepared(list, [...params, limit, 0])), pool.query(prepared(count, params))]);
-    return { count: Number(total.rows[0].n), results: page.rows };
+    const page = (await pool.query(prepared(list, [...params, limit + 1, 0]))).rows;
+    if (page.length <= limit) return { count: page.length, results: page };
+    page.length = limit;
+    const total = Number((await pool.query(prepared(count, [...params, COUNT_CAP + 1]))).rows[0].n);
+    return { count: Math.min(total, COUNT_CAP), count_is_estimate: total > COUNT_CAP, results: page };
   });
 
   app.post('/bare/commands/', async (request, reply) => {
@@ -136,8 +144,7 @@ export async function barePg(pool: Pool, { staffKey, credential }: BarePgArgs): 
           created_at: now,
           updated_at: now,
         };
-        await client.query(prepared(INSERT_COMMAND, Object.values(created)));
-        await audit(client, 'command.created', created.uuid, null, created);
+        await client.query(prepared(CREATE_WITH_AUDIT, [...Object.values(created), ...auditValues('command.created', created.uuid, null, created)]));
         return created;
       },
       (c) => `command ${c.uuid} (plan) created in note ${c.note_uuid}`,
@@ -150,19 +157,19 @@ export async function barePg(pool: Pool, { staffKey, credential }: BarePgArgs): 
     return write(
       pool,
       async (client) => {
-        const before = (await client.query(prepared(COMMAND_FOR_UPDATE, [uuid]))).rows[0];
-        if (before === undefined) throw new NotFound('command');
+        const found = (await client.query(prepared(COMMAND_AND_NOTE_FOR_UPDATE, [uuid]))).rows[0];
+        if (found === undefined) throw new NotFound('command');
+        const { note__note_type: _type, note__locked: _locked, note__deleted: _deleted, ...before } = found;
         if (before.state !== 'staged') throw new NotStaged(before.state);
-        await client.query(prepared(NOTE_FOR_SHARE, [before.note_uuid]));
         const now = micros();
         const editedBy = JSON.stringify([staffKey]);
         const after =
           action === 'updated'
             ? { ...before, data: JSON.stringify((request.body as { values: unknown }).values), edited_by: editedBy, updated_at: now }
             : { ...before, state: 'committed', committed_by: staffKey, edited_by: editedBy, updated_at: now };
-        if (action === 'updated') await client.query(prepared(UPDATE_DATA, [after.data, editedBy, now, uuid]));
-        else await client.query(prepared(UPDATE_COMMIT, ['committed', staffKey, editedBy, now, uuid]));
-        await audit(client, `command.${action}`, uuid, before, after);
+        const audit = auditValues(`command.${action}`, uuid, before, after);
+        if (action === 'updated') await client.query(prepared(UPDATE_DATA_WITH_AUDIT, [after.data, editedBy, now, uuid, ...audit]));
+        else await client.query(prepared(UPDATE_COMMIT_WITH_AUDIT, ['committed', staffKey, editedBy, now, uuid, ...audit]));
         return after;
       },
       (c) => `command ${c.uuid} (plan) ${action} in note ${c.note_uuid}`,

@@ -56,6 +56,8 @@ export interface SetupResult extends Seeded {
   sqliteFile: string | undefined;
   /** The PostgreSQL database's name (undefined on SQLite). */
   postgresDatabase: string | undefined;
+  /** The database's URL, for other server processes on it (the workers scenario). */
+  databaseUrl: string;
   /** Rows in the commands table once seeded (base + fixtures). */
   totalCommands: number;
 }
@@ -105,6 +107,7 @@ async function setup({ engine, plan }: SetupArgs): Promise<SetupResult> {
     apiKey: TEST_API_KEY,
     sqliteFile: sqliteFile(),
     postgresDatabase: engine === 'postgres' ? new URL(database.url).pathname.slice(1) : undefined,
+    databaseUrl: database.url,
     totalCommands: Number(n),
   };
 }

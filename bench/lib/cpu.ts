@@ -22,6 +22,28 @@ function processTicks(pid: number): number {
   }
 }
 
+/** A process and all its descendants (a `--workers` primary and its workers), by their parent pids. */
+export function processTree(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const text = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(text.slice(text.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out: number[] = [];
+  for (const queue = [root]; queue.length > 0;) {
+    const pid = queue.shift()!;
+    out.push(pid);
+    queue.push(...(children.get(pid) ?? []));
+  }
+  return out;
+}
+
 /**
  * PostgreSQL's processes; with `database`, only the backends connected to it (their title names
  * it: "postgres: 15/main: postgres <database> 127.0.0.1(port) idle"), so that other work on the
@@ -59,17 +81,21 @@ interface Snapshot {
   postgres: number;
 }
 
+/** The server: one process, or several (a `--workers` primary and its workers). */
+export type ServerPids = number | number[] | undefined;
+
 /**
  * Starts counting; the returned function stops and gives each party's average cores. With
  * `postgresDatabase`, `postgres` is the CPU of that database's backends only (the rest of the
  * cluster's goes to `other`); a backend that ends meanwhile loses its ticks.
  */
-export function cpuMeter(serverPid: number | undefined, postgresDatabase?: string): () => CpuShare {
+export function cpuMeter(serverPid: ServerPids, postgresDatabase?: string): () => CpuShare {
+  const server = serverPid === undefined ? [] : Array.isArray(serverPid) ? serverPid : [serverPid];
   const take = (): Snapshot => ({
     at: performance.now(),
     busy: machineBusy(),
     client: processTicks(process.pid),
-    server: serverPid === undefined ? 0 : processTicks(serverPid),
+    server: server.reduce((sum, pid) => sum + processTicks(pid), 0),
     postgres: postgresPids(postgresDatabase).reduce((sum, pid) => sum + processTicks(pid), 0),
   });
   const start = take();
@@ -94,7 +120,7 @@ export function cpuMeter(serverPid: number | undefined, postgresDatabase?: strin
  * Waits (up to `maxSeconds`) until the rest of the machine uses less than `cores`, sampling
  * one second at a time. Returns the last sample's load from others.
  */
-export async function waitForQuiet(serverPid: number | undefined, cores: number, maxSeconds: number, countPostgres: boolean): Promise<number> {
+export async function waitForQuiet(serverPid: ServerPids, cores: number, maxSeconds: number, countPostgres: boolean): Promise<number> {
   const deadline = performance.now() + maxSeconds * 1000;
   let said = false;
   for (;;) {
@@ -118,7 +144,7 @@ export async function waitForQuiet(serverPid: number | undefined, cores: number,
  * already given up on: a slow scenario leaves a queue behind that would otherwise be measured
  * as part of the next one. Returns the seconds waited.
  */
-export async function waitForIdle(serverPid: number | undefined, maxSeconds: number): Promise<number> {
+export async function waitForIdle(serverPid: ServerPids, maxSeconds: number): Promise<number> {
   const started = performance.now();
   for (;;) {
     const stop = cpuMeter(serverPid);

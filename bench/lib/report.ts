@@ -29,6 +29,22 @@ export interface Row extends LoadResult {
   barePg?: { ratio: number; target: number };
 }
 
+/** One `workers` measurement (lib/workers.ts): a path against `charta-server start --workers N`. */
+export interface WorkersRow extends LoadResult {
+  engine: string;
+  /** The Commands API scenario loaded: get or create. */
+  path: string;
+  workers: number;
+  /** Processes counted as the server: the primary and its workers (1 without a fork). */
+  processes: number;
+  request: string;
+  cpu: CpuShare;
+  /** Server CPU time (all its processes, with PostgreSQL's) per 2xx response, µs. */
+  serverMicrosPerRequest: number;
+  /** okPerSecond ÷ that of the same path with 1 worker, measured just before (1 for that row). */
+  scaling: number;
+}
+
 /** One plugin-install measurement: `installs` uploads over `connections` connections. */
 export interface InstallRow extends Omit<UploadResult, 'firstFailure'> {
   /** `plugin-install`, or `upload-baseline` (the same uploads to bare Fastify + @fastify/multipart). */
@@ -155,6 +171,8 @@ export interface Report {
   rows: Row[];
   /** The plugin platform scenarios (absent in reports from before they existed). */
   plugins?: { package?: PackageInfo; installs: InstallRow[]; fanout: FanoutRow[]; commits?: PluginCommitRow[] };
+  /** The `workers` scenario: GET and create with 1 and 2 worker processes (absent in reports from before it existed). */
+  workers?: WorkersRow[];
   /** The scale scenario: each size's seeding and size on disk, and each request's figures at each size. */
   scale?: { seeds: ScaleSeed[]; rows: ScaleRow[] };
   /** The autocomplete scenarios' terminology, answer checks and worst terms (their load rows are in `rows`). */
@@ -417,6 +435,56 @@ function pluginMarkdown(report: Report): string[] {
   return out;
 }
 
+const WORKERS_HEAD = [
+  'path',
+  'engine',
+  'workers',
+  'req/s',
+  'p50 ms',
+  'p99 ms',
+  'non-2xx',
+  '÷ 1 worker',
+  'server µs/req',
+  'CPU client',
+  'CPU server',
+  'CPU other',
+];
+const workersCells = (r: WorkersRow) => [
+  r.path,
+  r.engine,
+  String(r.workers),
+  f0(r.okPerSecond),
+  f2(r.p50),
+  f2(r.p99),
+  String(r.non2xx + r.errors + r.timeouts),
+  f2(r.scaling),
+  f0(r.serverMicrosPerRequest),
+  f1(r.cpu.client),
+  f1(r.engine === 'postgres' ? r.cpu.server + r.cpu.postgres : r.cpu.server),
+  f1(r.engine === 'postgres' ? r.cpu.other : r.cpu.other + r.cpu.postgres),
+];
+
+export function workersTextTable(rows: WorkersRow[]): string {
+  const body = rows.map(workersCells);
+  const widths = WORKERS_HEAD.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  const line = (c: string[]) => c.map((v, i) => (i < 2 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join('  ');
+  return [line(WORKERS_HEAD), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
+}
+
+function workersMarkdown(report: Report): string[] {
+  const rows = report.workers ?? [];
+  if (rows.length === 0) return [];
+  return [
+    '## Multi-process serving',
+    '',
+    `\`charta-server start --workers N\` as a real process on the seeded database (N = 1 is one process, no fork); each path at ${report.settings.connections} connections for ${report.settings.duration} s after ${report.settings.warmup} s of warm-up. ` +
+      '÷ 1 worker: req/s ÷ that of the same path with 1 worker. CPU server: the primary and its workers, with PostgreSQL. Only rows with a low CPU other say anything.',
+    '',
+    mdTable(WORKERS_HEAD, rows, workersCells, 2),
+    '',
+  ];
+}
+
 const mib = (bytes: number) => `${Math.round(bytes / 2 ** 20).toLocaleString('en-US')}`;
 const SCALE_HEAD = [
   'request',
@@ -557,6 +625,7 @@ export function markdown(report: Report): string {
     ...(s.scenarios ? [`Only the scenarios ${s.scenarios.join(', ')} (BENCH_SCENARIOS).`] : []),
     ...(commands.length > 0 ? commands : ['']),
     ...pluginMarkdown(report),
+    ...workersMarkdown(report),
     ...autocompleteMarkdown(report),
     ...scaleMarkdown(report),
     '## Seeding',

@@ -25,11 +25,16 @@ export interface Config {
   pluginMaxMemoryMb: number;
   /** The longest deadline of a handler call a plugin's manifest may ask for, in milliseconds. */
   pluginMaxTimeoutMs: number;
+  /** HTTP processes `start` serves with (docs/configuration.md, "Multi-process serving"); 1 = no fork. */
+  workers: number;
   /** Matching rows the commands and notes lists count exactly past the page's offset (docs/api.md, "Pagination"). */
   listCountCap: number;
 }
 
 export class ConfigError extends Error {}
+
+/** The most worker processes `--workers` may ask for. */
+export const MAX_WORKERS = 64;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -72,6 +77,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
     throw new ConfigError(`CHARTA_SHUTDOWN_TIMEOUT must be a number of seconds above 0 and at most 3600, got ${shutdownText}`);
   const pluginMaxMemoryMb = integerSetting(get('pluginMaxMemoryMb', 'CHARTA_PLUGIN_MAX_MEMORY_MB') ?? '128', 'CHARTA_PLUGIN_MAX_MEMORY_MB', 1, 1024);
   const pluginMaxTimeoutMs = integerSetting(get('pluginMaxTimeoutMs', 'CHARTA_PLUGIN_MAX_TIMEOUT_MS') ?? '5000', 'CHARTA_PLUGIN_MAX_TIMEOUT_MS', 10, 60000);
+  const workersText = get('workers', 'CHARTA_WORKERS') ?? '1';
+  const workers = /^[0-9]+$/.test(workersText) ? Number(workersText) : NaN;
+  if (!(workers >= 1 && workers <= MAX_WORKERS))
+    throw new ConfigError(`CHARTA_WORKERS (--workers) must be an integer from 1 to ${MAX_WORKERS}, got ${workersText}`);
+  // docs/configuration.md, "Multi-process serving": SQLite is served by one process.
+  if (workers > 1 && databaseUrl.startsWith('sqlite:')) {
+    throw new ConfigError(
+      'CHARTA_WORKERS (--workers) above 1 needs PostgreSQL, the scale-out path: on SQLite every write takes the one lock of the file, a worker waiting for it ' +
+        'stalls all its requests (better-sqlite3 is synchronous), and the log stream would split into one per worker (docs/configuration.md, "Multi-process serving")',
+    );
+  }
   const listCountCap = integerSetting(
     get('listCountCap', 'CHARTA_LIST_COUNT_CAP') ?? String(DEFAULT_LIST_COUNT_CAP),
     'CHARTA_LIST_COUNT_CAP',
@@ -97,6 +113,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
     shutdownTimeoutMs: Math.round(shutdownSeconds * 1000),
     pluginMaxMemoryMb,
     pluginMaxTimeoutMs,
+    workers,
     listCountCap,
   };
 }

@@ -9,6 +9,8 @@ import { createApiKey } from './auth/create-api-key.ts';
 import { createClient } from './auth/create-client.ts';
 import { seedDemo } from './demo/seed.ts';
 import { startServer } from './server.ts';
+import { stopOnSignals } from './shutdown.ts';
+import { isWorker, runPrimary, runWorker } from './workers.ts';
 import { VERSION } from './app.ts';
 import { importTerminology } from './terminology/import.ts';
 import { TERMINOLOGY_FORMATS } from './terminology/formats/index.ts';
@@ -27,29 +29,13 @@ withDatabase(program.command('start', { isDefault: true }).description('migrate,
   .option('--port <port>', 'listen port (CHARTA_PORT)')
   .option('--public-url <url>', 'base of absolute links (CHARTA_PUBLIC_URL)')
   .option('--log-level <level>', 'server log level (CHARTA_LOG_LEVEL)')
+  .option('--workers <n>', 'HTTP processes sharing the port, PostgreSQL only (CHARTA_WORKERS)')
   .action(async (opts: Record<string, string>) => {
     const cfg = config(opts);
-    const running = await startServer(cfg);
-    // Graceful shutdown (docs/configuration.md, "Stopping"): exit 0 once everything in flight has
-    // finished, 1 if CHARTA_SHUTDOWN_TIMEOUT had to cut requests off. A second signal is ignored.
-    let stopping = false;
-    const stop = (signal: string) => {
-      if (stopping) return;
-      stopping = true;
-      running.app.log.info({ signal, timeoutMs: cfg.shutdownTimeoutMs }, 'shutting down');
-      running.close().then(
-        ({ complete }) => {
-          if (!complete) console.error(`charta-server: requests still running after ${cfg.shutdownTimeoutMs} ms were cut off`);
-          process.exit(complete ? 0 : 1);
-        },
-        (err: unknown) => {
-          console.error(`charta-server: shutdown failed: ${(err as Error).message}`);
-          process.exit(1);
-        },
-      );
-    };
-    process.on('SIGINT', () => stop('SIGINT'));
-    process.on('SIGTERM', () => stop('SIGTERM'));
+    // docs/configuration.md, "Multi-process serving": a primary that forks the workers, or one of them.
+    if (isWorker()) return runWorker(cfg);
+    if (cfg.workers > 1) return runPrimary(cfg);
+    stopOnSignals(await startServer(cfg), cfg);
   });
 
 withDatabase(program.command('migrate').description('bring the database schema up to date')).action(async (opts: Record<string, string>) => {

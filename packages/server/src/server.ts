@@ -65,8 +65,22 @@ export async function prepareStorage(config: Config): Promise<{ storage: Storage
   }
 }
 
-export async function startServer(config: Config, announce: (text: string) => void = (t) => process.stdout.write(t)): Promise<Running> {
-  const { storage, firstStart } = await prepareStorage(config);
+export interface StartOptions {
+  /**
+   * A worker of `--workers` (workers.ts): the primary has prepared the storage (migrations,
+   * bootstrap, first-start credentials, demo data) and announces; this process only opens it.
+   */
+  prepared?: boolean;
+}
+
+export async function startServer(
+  config: Config,
+  announce: (text: string) => void = (t) => process.stdout.write(t),
+  options: StartOptions = {},
+): Promise<Running> {
+  const { storage, firstStart } = options.prepared
+    ? { storage: openStorage(config.databaseUrl, { synchronous: config.sqliteSynchronous }), firstStart: undefined }
+    : await prepareStorage(config);
   const app = await buildApp(config, storage);
   // Log stream across processes (PostgreSQL LISTEN/NOTIFY on a dedicated connection).
   let relay: PgRelay | undefined;
@@ -98,7 +112,10 @@ export async function startServer(config: Config, announce: (text: string) => vo
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (err) {
-    await relay?.stop(); // log stream relay: its connection must not outlive a failed start
+    // Nothing of a failed start outlives it: the log stream relay's connection, the app, the database.
+    await relay?.stop();
+    await app.close().catch(() => undefined);
+    await storage.close().catch(() => undefined);
     throw err;
   }
   const address = app.server.address();
@@ -133,8 +150,10 @@ export async function startServer(config: Config, announce: (text: string) => vo
   };
 }
 
-function welcome(url: string, config: Config, first: FirstStart | undefined): string {
-  const lines = [`Charta is listening on ${url} (database ${redactUrl(config.databaseUrl)})`, `API reference: ${url}/docs`];
+/** What a start prints on stdout: where it listens, and on a first start the credentials and demo keys. */
+export function welcome(url: string, config: Config, first: FirstStart | undefined): string {
+  const served = config.workers > 1 ? `, ${config.workers} worker processes` : '';
+  const lines = [`Charta is listening on ${url} (database ${redactUrl(config.databaseUrl)}${served})`, `API reference: ${url}/docs`];
   const c = first?.credentials;
   if (c) {
     lines.push(

@@ -31,6 +31,8 @@ function importsOf(file: string): Array<{ module: string; names: string[] }> {
 }
 
 const relative = (file: string) => path.relative(SRC, file);
+/** What storage/commands-repository.ts offers that writes a command. */
+const WRITES = ['updateCommand', 'updateCommandWithAudit', 'deleteCommand', 'insertCommand', 'insertCommandWithAudit'];
 
 describe('the command transition seam', () => {
   it('only commands/transition.ts changes or deletes a stored command, and only create.ts inserts one', () => {
@@ -38,15 +40,15 @@ describe('the command transition seam', () => {
     for (const file of sources(SRC)) {
       for (const { module, names } of importsOf(file)) {
         if (module !== path.join('storage', 'commands-repository.ts')) continue;
-        for (const name of names.filter((n) => ['updateCommand', 'deleteCommand', 'insertCommand'].includes(n.split(' as ')[0]!))) {
+        for (const name of names.filter((n) => WRITES.includes(n.split(' as ')[0]!))) {
           writers.set(name.split(' as ')[0]!, [...(writers.get(name.split(' as ')[0]!) ?? []), relative(file)]);
         }
       }
     }
     assert.deepEqual(Object.fromEntries(writers), {
-      updateCommand: [path.join('commands', 'transition.ts')],
+      updateCommandWithAudit: [path.join('commands', 'transition.ts')],
       deleteCommand: [path.join('commands', 'transition.ts')],
-      insertCommand: [path.join('commands', 'create.ts')],
+      insertCommandWithAudit: [path.join('commands', 'create.ts')],
     });
   });
 

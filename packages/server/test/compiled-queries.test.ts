@@ -26,7 +26,12 @@ for (const engine of ENGINES) {
     });
 
     const byKey = (key: string) =>
-      executeCompiled(storage.reader, 'test: staff by key', [key], ([k]) => storage.reader.selectFrom('staff').selectAll().where('key', '=', k as string));
+      executeCompiled(storage.reader, 'test: staff by key', [key], ([k]) =>
+        storage.reader
+          .selectFrom('staff')
+          .selectAll()
+          .where('key', '=', k as string),
+      );
 
     it('fills in each call’s values: rows inserted, updated and read by one compiled shape each', async () => {
       for (let i = 0; i < 5; i++) await insertRow(storage.db, 'staff', { key: `s${i}`, name: `staff ${i}`, created_at: 1000 + i });
@@ -49,7 +54,11 @@ for (const engine of ENGINES) {
     it('constants written into the query stay in place beside the placeholders', async () => {
       const named = (key: string) =>
         executeCompiled(storage.reader, 'test: staff by key and name', [key], ([k]) =>
-          storage.reader.selectFrom('staff').select('key').where('key', '=', k as string).where('name', '=', 'renamed'),
+          storage.reader
+            .selectFrom('staff')
+            .select('key')
+            .where('key', '=', k as string)
+            .where('name', '=', 'renamed'),
         );
       assert.deepEqual((await named('s3')).rows, [{ key: 's3' }]);
       assert.deepEqual((await named('s2')).rows, []);
@@ -63,14 +72,22 @@ for (const engine of ENGINES) {
     });
 
     if (engine === 'postgres') {
-      it('PostgreSQL: each statement text is prepared once on the connection, under its own name', async () => {
+      it('PostgreSQL: a compiled query is prepared once on the connection, under its own name; other queries are not', async () => {
         for (let i = 0; i < 3; i++) await byKey(`s${i}`);
+        const adHoc = storage.reader.selectFrom('staff').select('key').where('name', '=', 'renamed');
+        for (let i = 0; i < 3; i++) await adHoc.execute();
         const prepared = await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(storage.reader);
         const text = byKeyText();
-        const matching = prepared.rows.filter((r) => r.statement === text);
+        assert.ok(statementName(text), 'the compiled text has a name');
         assert.deepEqual(
-          matching.map((r) => r.name),
+          prepared.rows.filter((r) => r.statement === text).map((r) => r.name),
           [statementName(text)],
+        );
+        const adHocText = adHoc.compile().sql;
+        assert.equal(statementName(adHocText), undefined);
+        assert.deepEqual(
+          prepared.rows.filter((r) => r.statement === adHocText),
+          [],
         );
       });
     }

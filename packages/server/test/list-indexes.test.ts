@@ -102,7 +102,7 @@ for (const engine of ENGINES) {
       });
     }
     if (engine === 'sqlite') {
-      it('the reader that serves the list plans with the statistics optimize gathers (patient and state: the patient index)', async () => {
+      it('the reader that serves the list plans with the statistics optimize gathers (patient and state: the patient and state index)', async () => {
         // The reader opened before the statistics existed; the server's optimize (at start and
         // every 10 minutes) must make it use them, as the writer does.
         await api.storage.optimize();
@@ -115,7 +115,7 @@ for (const engine of ENGINES) {
         ).compile();
         const { rows } = await api.storage.reader.executeQuery<{ detail: string }>({ ...compiled, sql: `EXPLAIN QUERY PLAN ${compiled.sql}` });
         const text = rows.map((r) => r.detail).join('\n');
-        assert.match(text, /INDEX commands_patient/, text);
+        assert.match(text, /INDEX commands_patient_state/, text);
       });
     }
 

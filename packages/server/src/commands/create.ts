@@ -3,14 +3,14 @@ import type { Ctx } from '../context.ts';
 import { newUuid, UUID_RE } from '../lib/ids.ts';
 import { nowMicros } from '../lib/time.ts';
 import { problem } from '../http/problem.ts';
-import { insertCommand } from '../storage/commands-repository.ts';
+import { insertCommandWithAudit } from '../storage/commands-repository.ts';
 import type { Idempotency } from '../storage/transaction.ts';
 import { getKind, kindKeys } from './kinds/index.ts';
 import { applyValues, checkValues } from './apply-values-patch.ts';
 import { assertNoteWritable } from './rules.ts';
 import { toView } from './representation.ts';
 import { actingStaff } from '../auth/acting-staff.ts';
-import { auditCommand, commandEvents, commandWrite } from './transition.ts';
+import { commandAudit, commandEvents, commandWrite } from './transition.ts';
 
 export interface CreateInput {
   schemaKey: string;
@@ -29,7 +29,7 @@ export async function createCommand(ctx: Ctx, input: CreateInput, idempotency?: 
   const noteUuid = typeof input.noteKey === 'string' ? input.noteKey.toLowerCase() : undefined;
   if (noteUuid === undefined || !UUID_RE.test(noteUuid)) throw problem('note_does_not_exist');
   const uuid = newUuid();
-  return commandWrite(ctx, 'created', uuid, idempotency, async ({ trx, audit }) => {
+  return commandWrite(ctx, 'created', uuid, idempotency, async ({ trx, auditRow }) => {
     const note = await assertNoteWritable(trx, ctx.storage.engine, noteUuid);
     const data = await applyValues({ db: trx, engine: ctx.storage.engine, patientKey: note.patient_key }, kind, {}, input.values ?? {}, checked);
     const now = nowMicros();
@@ -50,9 +50,8 @@ export async function createCommand(ctx: Ctx, input: CreateInput, idempotency?: 
     const view = toView(row);
     const events = commandEvents(ctx, staffKey, { action: 'ORIGINATE', command: view, previous: null });
     await events.pre(trx);
-    await insertCommand(trx, row);
+    await insertCommandWithAudit(trx, ctx.storage.engine, row, auditRow(commandAudit('created', uuid, null, view)));
     await events.post(trx);
-    await auditCommand(audit, 'created', uuid, null, view);
     return { status: 201, body: view };
   });
 }

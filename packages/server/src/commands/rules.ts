@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Engine } from '../storage/db.ts';
 import type { CommandTable, Database } from '../storage/schema.ts';
 import { getNoteLocked } from '../storage/clinical-repository.ts';
-import { getCommandForUpdate } from '../storage/commands-repository.ts';
+import { getCommandWithNoteForUpdate, type NoteState } from '../storage/commands-repository.ts';
 import { problem } from '../http/problem.ts';
 import { etagOf, toView } from './representation.ts';
 
@@ -15,17 +15,26 @@ export const COMMAND_NOTE_TYPES: readonly string[] = ['encounter', 'review', 'da
 export async function assertNoteWritable(trx: Kysely<Database>, engine: Engine, noteUuid: string) {
   const note = await getNoteLocked(trx, engine, noteUuid, false);
   if (note === undefined) throw problem('note_does_not_exist');
-  if (!COMMAND_NOTE_TYPES.includes(note.note_type) || note.locked !== 0 || note.deleted !== 0) throw problem('note_invalid');
+  checkNote(note);
   return note;
 }
 
-/** Loads and locks the command a write is about; 404 if absent, 412 if If-Match is stale. */
+function checkNote(note: NoteState): void {
+  if (!COMMAND_NOTE_TYPES.includes(note.note_type) || note.locked !== 0 || note.deleted !== 0) throw problem('note_invalid');
+}
+
+/**
+ * Loads and locks the command a write is about with its note (one statement): 404 if absent,
+ * 412 if If-Match is stale, 400 unless its note takes commands now.
+ */
 export async function loadForWrite(trx: Kysely<Database>, engine: Engine, uuid: string, ifMatch: string | undefined): Promise<CommandTable> {
-  const row = await getCommandForUpdate(trx, engine, uuid);
-  if (row === undefined) throw problem('command_not_found');
+  const found = await getCommandWithNoteForUpdate(trx, engine, uuid);
+  if (found === undefined) throw problem('command_not_found');
+  const { row, note } = found;
   if (ifMatch !== undefined && !matches(ifMatch, etagOf(toView(row)))) {
     throw problem('precondition_failed', { detail: `The command has changed: its ETag is now ${etagOf(toView(row))}` });
   }
+  checkNote(note);
   return row;
 }
 

@@ -4,27 +4,27 @@
 // docs/api.md ("States and transitions").
 //
 // `transition` performs a state transition of an existing command, in this order:
-//   1. load and lock the command (404), check If-Match (412);
+//   1. load and lock the command with its note, in one statement (404), check If-Match (412);
 //   2. check its note takes commands and its state allows the transition (400);
 //   3. the transition's own checks and effects (`change`: values, required fields, the chart);
 //   4. the PRE event of the plugin runtime, from the locked row and the change: a plugin's
 //      validation error is a 400 that rolls everything back (docs/plugins.md, "Events");
-//   5. write the command (or delete it), the POST event's outbox row and the audit row; the
-//      transaction commits;
+//   5. write the command (or delete it) with its audit row (one statement on PostgreSQL), then
+//      the POST event's outbox row; the transaction commits;
 //   6. emit to the log stream and wake the delivery of POST events.
 // Create (create.ts) has no prior state to check; it shares the events, write, audit and emit
-// below (`commandEvents`, `commandWrite`, `auditCommand`).
+// below (`commandEvents`, `commandWrite`, `commandAudit`).
 import type { Kysely } from 'kysely';
 import type { Ctx } from '../context.ts';
 import { nowMicros } from '../lib/time.ts';
 import { problem } from '../http/problem.ts';
 import type { Engine } from '../storage/db.ts';
 import type { CommandTable, Database } from '../storage/schema.ts';
-import { deleteCommand, updateCommand } from '../storage/commands-repository.ts';
-import { writeTransaction, type Idempotency, type Outcome, type Writer } from '../storage/transaction.ts';
+import { deleteCommand, updateCommandWithAudit } from '../storage/commands-repository.ts';
+import { writeTransaction, type AuditEntry, type Idempotency, type Outcome, type Writer } from '../storage/transaction.ts';
 import { actingStaff } from '../auth/acting-staff.ts';
 import { logCommand, logCommandDeleted } from '../logs/events.ts';
-import { assertNoteWritable, loadForWrite, withEditor } from './rules.ts';
+import { loadForWrite, withEditor } from './rules.ts';
 import { toView, type CommandView } from './representation.ts';
 import type { CommandChangeEvent } from '../runtime/types.ts';
 
@@ -66,9 +66,8 @@ export async function transition<V extends Exclude<CommandVerb, 'created'>>(
 ): Promise<Committed<V extends 'deleted' ? null : CommandView>> {
   const staffKey = actingStaff(ctx);
   const engine = ctx.storage.engine;
-  return commandWrite(ctx, t.verb, uuid, idempotency, async ({ trx, audit }) => {
+  return commandWrite(ctx, t.verb, uuid, idempotency, async ({ trx, audit, auditRow }) => {
     const row = await loadForWrite(trx, engine, uuid, ifMatch);
-    await assertNoteWritable(trx, engine, row.note_uuid);
     if (row.state !== t.from) throw problem(NOT_IN_STATE[t.from]);
     const now = nowMicros();
     const change = await t.change({ trx, engine, row, staffKey, now });
@@ -77,10 +76,13 @@ export async function transition<V extends Exclude<CommandVerb, 'created'>>(
     const after = set === null ? null : toView({ ...row, ...set });
     const events = commandEvents(ctx, staffKey, { action: ACTIONS[t.verb], command: after ?? before, previous: before });
     await events.pre(trx);
-    if (set === null) await deleteCommand(trx, uuid);
-    else await updateCommand(trx, uuid, set);
+    if (set === null) {
+      await deleteCommand(trx, uuid);
+      await audit(commandAudit(t.verb, uuid, before, after));
+    } else {
+      await updateCommandWithAudit(trx, engine, uuid, set, auditRow(commandAudit(t.verb, uuid, before, after)));
+    }
     await events.post(trx);
-    await auditCommand(audit, t.verb, uuid, before, after);
     return { status: 200, body: after as V extends 'deleted' ? null : CommandView };
   });
 }
@@ -115,7 +117,7 @@ export function commandEvents(ctx: Ctx, staffKey: string, change: CommandChangeE
   };
 }
 
-/** The audit row of a command write: `command.<verb>`, the command before and after. */
-export async function auditCommand(audit: Writer['audit'], verb: CommandVerb, uuid: string, before: CommandView | null, after: CommandView | null) {
-  await audit({ action: `command.${verb.replaceAll(' ', '_')}`, entityType: 'command', entityId: uuid, before, after });
+/** The audit entry of a command write: `command.<verb>`, the command before and after. */
+export function commandAudit(verb: CommandVerb, uuid: string, before: CommandView | null, after: CommandView | null): AuditEntry {
+  return { action: `command.${verb.replaceAll(' ', '_')}`, entityType: 'command', entityId: uuid, before, after };
 }

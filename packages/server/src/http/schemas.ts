@@ -1,12 +1,17 @@
 // Schemas shared by every feature: the problem body, the page shape, ids and timestamps, and the
 // documented error responses of a route. Each feature keeps its own in its schemas.ts; the
 // public wire types are re-exported for @charta/client by ../schemas.ts.
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema, type TString } from '@sinclair/typebox';
 
 export const Uuid = Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description: 'Dashed UUID' });
 export const Key = Type.String({ pattern: '^[0-9a-f]{32}$', description: '32 hexadecimal characters' });
 export const Timestamp = Type.String({ description: 'ISO 8601 UTC timestamp with microseconds, e.g. 2026-11-22T05:26:28.123456Z' });
-export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+/**
+ * A string that may be null, as `type: ["string", "null"]` (OpenAPI 3.1) rather than an anyOf: the
+ * response serializer tells the two apart with a typeof check, where an anyOf ran the schema
+ * validator on every value it wrote (docs/performance.md, "Issue 12: what changed").
+ */
+export const Nullable = <T extends TString>(t: T) => Type.Unsafe<Static<T> | null>({ ...t, type: ['string', 'null'] });
 /** A response without a body: documented as null, sent as nothing (`reply.send()`). */
 export const EmptyBody = (description: string) => Type.Unsafe<undefined>(Type.Null({ description }));
 

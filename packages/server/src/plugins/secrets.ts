@@ -109,7 +109,13 @@ export interface SecretNames {
  * updated_at (the runtime notices changes by it). Throws 400 listing every reason, before
  * anything is written.
  */
-export async function writeSecrets(w: Writer, pluginName: string, change: SecretChange, declared: readonly string[], now: number): Promise<SecretNames> {
+export async function writeSecrets(
+  w: Pick<Writer, 'trx' | 'audit'>,
+  pluginName: string,
+  change: SecretChange,
+  declared: readonly string[],
+  now: number,
+): Promise<SecretNames> {
   const setNames = new Set((await listPluginSecretNames(w.trx, pluginName)).map((r) => r.name));
   const errors = secretChangeProblems(change, declared, setNames);
   if (errors.length > 0) throw invalid(errors);

@@ -1,7 +1,7 @@
 // Commands: rows in, rows out, and the indexed list query.
-import type { Kysely, Selectable } from 'kysely';
+import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Engine } from './db.ts';
-import type { CommandTable, Database } from './schema.ts';
+import type { AuditEventTable, CommandTable, Database } from './schema.ts';
 import { executeCompiled, insertRow, updateRow } from './compiled.ts';
 import { cappedList, countQuery } from './capped-list.ts';
 
@@ -9,7 +9,63 @@ type Db = Kysely<Database>;
 
 type Row = Selectable<CommandTable>;
 
-export const insertCommand = (db: Db, row: CommandTable) => insertRow(db, 'commands', row);
+/** A write's audit row, inserted with it. */
+type AuditRow = Insertable<AuditEventTable>;
+
+const columnsOf = (row: object) => Object.keys(row).filter((c) => (row as Record<string, unknown>)[c] !== undefined);
+const valuesOf = (row: object, columns: string[]) => columns.map((c) => (row as Record<string, unknown>)[c]);
+const rowOf = (columns: string[], placeholders: readonly unknown[], from: number) => Object.fromEntries(columns.map((c, i) => [c, placeholders[from + i]]));
+
+/**
+ * Inserts a command and its audit row. On PostgreSQL one statement does both (the command's
+ * insert as a data-modifying WITH), one round trip; SQLite, in process, runs the two.
+ */
+export async function insertCommandWithAudit(db: Db, engine: Engine, row: CommandTable, audit: AuditRow): Promise<void> {
+  if (engine === 'sqlite') {
+    await insertRow(db, 'commands', row);
+    await insertRow(db, 'audit_events', audit);
+    return;
+  }
+  const [columns, auditColumns] = [columnsOf(row), columnsOf(audit)];
+  await executeCompiled(
+    db,
+    `insert commands ${columns.join()} with audit ${auditColumns.join()}`,
+    [...valuesOf(row, columns), ...valuesOf(audit, auditColumns)],
+    (p) =>
+      db
+        .with('written', (w) =>
+          w
+            .insertInto('commands')
+            .values(rowOf(columns, p, 0) as unknown as CommandTable)
+            .returning('uuid'),
+        )
+        .insertInto('audit_events')
+        .values(rowOf(auditColumns, p, columns.length) as unknown as AuditRow),
+  );
+}
+
+/** Changes a command and inserts its audit row: one statement on PostgreSQL, as insertCommandWithAudit. */
+export async function updateCommandWithAudit(db: Db, engine: Engine, uuid: string, set: Partial<Omit<CommandTable, 'uuid'>>, audit: AuditRow): Promise<void> {
+  if (engine === 'sqlite') {
+    await updateRow(db, 'commands', 'uuid', uuid, set);
+    await insertRow(db, 'audit_events', audit);
+    return;
+  }
+  const [columns, auditColumns] = [columnsOf(set), columnsOf(audit)];
+  const values = [...valuesOf(set, columns), uuid, ...valuesOf(audit, auditColumns)];
+  await executeCompiled(db, `update commands ${columns.join()} with audit ${auditColumns.join()}`, values, (p) =>
+    db
+      .with('written', (w) =>
+        w
+          .updateTable('commands')
+          .set(rowOf(columns, p, 0))
+          .where('uuid', '=', p[columns.length] as string)
+          .returning('uuid'),
+      )
+      .insertInto('audit_events')
+      .values(rowOf(auditColumns, p, columns.length + 1) as unknown as AuditRow),
+  );
+}
 
 export const getCommand = async (db: Db, uuid: string): Promise<Row | undefined> =>
   (
@@ -21,19 +77,34 @@ export const getCommand = async (db: Db, uuid: string): Promise<Row | undefined>
     )
   ).rows[0];
 
-/** Reads a command inside a write transaction, locking its row on PostgreSQL. */
-export const getCommandForUpdate = async (db: Db, engine: Engine, uuid: string): Promise<Row | undefined> =>
-  (
-    await executeCompiled(db, 'command by uuid for update', [uuid], ([id]) =>
+/** A command's note as a write checks it. */
+export interface NoteState {
+  note_type: string;
+  locked: number;
+  deleted: number;
+}
+
+/**
+ * Reads a command and its note inside a write transaction in one statement: on PostgreSQL the
+ * command's row is locked for update and the note's for share (as getNoteLocked does for a
+ * note alone), in one round trip.
+ */
+export const getCommandWithNoteForUpdate = async (db: Db, engine: Engine, uuid: string): Promise<{ row: Row; note: NoteState } | undefined> => {
+  const found = (
+    await executeCompiled(db, 'command and note by uuid for update', [uuid], ([id]) =>
       db
         .selectFrom('commands')
-        .selectAll()
-        .where('uuid', '=', id as string)
-        .$if(engine === 'postgres', (q) => q.forUpdate()),
+        .innerJoin('notes', 'notes.uuid', 'commands.note_uuid')
+        .selectAll('commands')
+        .select(['notes.note_type as note__note_type', 'notes.locked as note__locked', 'notes.deleted as note__deleted'])
+        .where('commands.uuid', '=', id as string)
+        .$if(engine === 'postgres', (q) => q.forUpdate(['commands']).forShare(['notes'])),
     )
   ).rows[0];
-
-export const updateCommand = (db: Db, uuid: string, set: Partial<Omit<CommandTable, 'uuid'>>) => updateRow(db, 'commands', 'uuid', uuid, set);
+  if (found === undefined) return undefined;
+  const { note__note_type, note__locked, note__deleted, ...row } = found;
+  return { row, note: { note_type: note__note_type, locked: note__locked, deleted: note__deleted } };
+};
 
 export const deleteCommand = (db: Db, uuid: string) => db.deleteFrom('commands').where('uuid', '=', uuid).execute();
 

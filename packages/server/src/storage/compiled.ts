@@ -2,10 +2,11 @@
 // Kysely builds an operation tree and compiles it to SQL on every call, which cost as much as
 // the primary-key read itself on a GET. Here a query is built once with placeholders in place of
 // its values, compiled, and afterwards only its parameters are filled in: the SQL text is the
-// same on every call of that shape, so the SQLite statement cache and PostgreSQL's named
-// statements (pg-statements.ts) both reuse it.
+// same on every call of that shape, so the SQLite statement cache reuses it, and on PostgreSQL it
+// is sent as a named statement (pg-statements.ts).
 import { CompiledQuery, type Compilable, type Insertable, type Kysely, type QueryResult, type Updateable } from 'kysely';
 import type { Database } from './schema.ts';
+import { nameStatement } from './pg-statements.ts';
 
 type Db = Kysely<Database>;
 
@@ -30,6 +31,7 @@ function entryFor(db: Db, shape: string, count: number, build: (placeholders: re
     if (compiled.sql.includes(MARK)) throw new Error(`compiled query ${shape}: a value was inlined into the SQL`);
     const slots = compiled.parameters.map((p) => (typeof p === 'string' && p.startsWith(MARK) ? Number(p.slice(MARK.length)) : -1));
     entry = { sql: compiled.sql, slots, constants: compiled.parameters };
+    nameStatement(compiled.sql);
     shapes.set(shape, entry);
   }
   return entry;
@@ -62,12 +64,17 @@ export function insertRow<T extends Table>(db: Db, table: T, row: Insertable<Dat
   );
 }
 
+/** What updateRow uses of Kysely's update builder, without its column typing. */
+interface UntypedUpdate {
+  set(values: Record<string, unknown>): { where(column: string, op: '=', value: unknown): Compilable<unknown> };
+}
+
 /** UPDATE of the row whose `key` column is `id`, compiled once per table, key and set of columns. */
 export function updateRow<T extends Table>(db: Db, table: T, key: string, id: unknown, set: Updateable<Database[T]>): Promise<QueryResult<unknown>> {
   const columns = Object.keys(set).filter((c) => (set as Record<string, unknown>)[c] !== undefined);
   const values = [...columns.map((c) => (set as Record<string, unknown>)[c]), id];
   return executeCompiled(db, `update ${table} ${columns.join()} by ${key}`, values, (p) =>
     // Kysely's column typing cannot follow a column name chosen at run time.
-    (db.updateTable(table) as any).set(Object.fromEntries(columns.map((c, i) => [c, p[i]]))).where(key, '=', p[columns.length]),
+    (db.updateTable(table) as unknown as UntypedUpdate).set(Object.fromEntries(columns.map((c, i) => [c, p[i]]))).where(key, '=', p[columns.length]),
   );
 }

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 import { GroupCommit } from './group-commit.ts';
@@ -61,6 +61,11 @@ export function openStorage(url: string, options: OpenOptions = {}): Storage {
   };
 }
 
+// A transaction's own statements, compiled once.
+const PG_BEGIN = CompiledQuery.raw('BEGIN');
+const PG_COMMIT = CompiledQuery.raw('COMMIT');
+const PG_ROLLBACK = CompiledQuery.raw('ROLLBACK');
+
 /** How long a request waits for a new PostgreSQL connection before it is refused (503). */
 const CONNECT_TIMEOUT_MS = 5000;
 
@@ -72,16 +77,16 @@ const CONNECT_TIMEOUT_MS = 5000;
 async function pgTransaction<T>(db: Kysely<Database>, work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
   try {
     return await db.connection().execute(async (conn) => {
-      await sql`BEGIN`.execute(conn);
+      await conn.executeQuery(PG_BEGIN);
       let result: T;
       try {
         result = await work(conn);
       } catch (err) {
-        await sql`ROLLBACK`.execute(conn).catch(() => undefined);
+        await conn.executeQuery(PG_ROLLBACK).catch(() => undefined);
         throw err;
       }
       try {
-        await sql`COMMIT`.execute(conn);
+        await conn.executeQuery(PG_COMMIT);
       } catch (err) {
         if (isConnectionError(err)) throw new OutcomeUnknownError('The connection broke during COMMIT', { cause: err });
         throw err;

@@ -4,7 +4,7 @@
 // A write that fails rolls back to its savepoint and fails alone (unless SQLite rolled back the
 // whole transaction, as on a full disk: then the batch fails with that write's error); an answer
 // is only given once its batch is committed, so nothing acknowledged can be lost.
-import { sql, type Kysely } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import type { Database } from './schema.ts';
 
 type Work<T> = (trx: Kysely<Database>) => Promise<T>;
@@ -14,6 +14,14 @@ interface Job {
   resolve(value: unknown): void;
   reject(reason: unknown): void;
 }
+
+// Compiled once: these run for every write.
+const BEGIN = CompiledQuery.raw('BEGIN IMMEDIATE');
+const SAVEPOINT = CompiledQuery.raw('SAVEPOINT write');
+const RELEASE = CompiledQuery.raw('RELEASE write');
+const ROLLBACK_TO = CompiledQuery.raw('ROLLBACK TO write');
+const COMMIT = CompiledQuery.raw('COMMIT');
+const ROLLBACK = CompiledQuery.raw('ROLLBACK');
 
 /** Most writes in one transaction; keeps one batch's latency bounded. */
 const MAX_BATCH = 64;
@@ -52,18 +60,18 @@ export class GroupCommit {
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     try {
       await this.db.connection().execute(async (conn) => {
-        await sql`BEGIN IMMEDIATE`.execute(conn);
+        await conn.executeQuery(BEGIN);
         try {
           for (const job of jobs) {
-            await sql`SAVEPOINT write`.execute(conn);
+            await conn.executeQuery(SAVEPOINT);
             try {
               const value = await job.work(conn);
-              await sql`RELEASE write`.execute(conn);
+              await conn.executeQuery(RELEASE);
               outcomes.push({ ok: true, value });
             } catch (error) {
               try {
-                await sql`ROLLBACK TO write`.execute(conn);
-                await sql`RELEASE write`.execute(conn);
+                await conn.executeQuery(ROLLBACK_TO);
+                await conn.executeQuery(RELEASE);
               } catch {
                 // SQLite rolled the whole transaction back itself (a full disk, an I/O error): the
                 // batch failed, with this write's error rather than the missing savepoint's.
@@ -72,9 +80,9 @@ export class GroupCommit {
               outcomes.push({ ok: false, error });
             }
           }
-          await sql`COMMIT`.execute(conn);
+          await conn.executeQuery(COMMIT);
         } catch (error) {
-          await sql`ROLLBACK`.execute(conn).catch(() => undefined);
+          await conn.executeQuery(ROLLBACK).catch(() => undefined);
           throw error;
         }
       });

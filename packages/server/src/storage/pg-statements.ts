@@ -1,29 +1,28 @@
-// Named (server-side prepared) statements on PostgreSQL (docs/performance.md, "Issue 12: what
-// changed"): every parameterised statement Kysely sends is given a name derived from its text, so
-// each connection parses and plans it once and afterwards only binds and executes it. Statements
-// without parameters (BEGIN, COMMIT, ROLLBACK) stay on the simple protocol.
+// Named (server-side prepared) statements on PostgreSQL, as docs/performance.md describes
+// ("Issue 12: what changed"): the hot queries compiled once per shape (compiled.ts) are given a
+// name, so each connection parses them once and afterwards only binds and executes them, and PostgreSQL may
+// keep a generic plan for them. Only those: a search whose best plan depends on its values
+// (autocomplete's text queries) is planned for its values every time, unnamed. Statements without
+// parameters (BEGIN, COMMIT, ROLLBACK) stay on the simple protocol.
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
 
 /**
  * At most this many distinct statement texts get a name; any further text is sent unnamed. It
- * bounds what each connection keeps prepared (Charta sends a few dozen texts; only IN lists of
- * varying length and ad-hoc maintenance queries make more).
+ * bounds what each connection keeps prepared (the compiled shapes are a few dozen).
  */
 export const MAX_NAMED_STATEMENTS = 1000;
 
 /** One name per text, shared by every pool of the process: a name always means the same text. */
 const names = new Map<string, string>();
 
-/** The statement name for `text`, or undefined once the cap is reached. */
-export function statementName(text: string): string | undefined {
-  let name = names.get(text);
-  if (name === undefined && names.size < MAX_NAMED_STATEMENTS) {
-    name = `charta_${names.size}`;
-    names.set(text, name);
-  }
-  return name;
+/** Sends `text` as a named statement from now on (until the cap is reached). */
+export function nameStatement(text: string): void {
+  if (!names.has(text) && names.size < MAX_NAMED_STATEMENTS) names.set(text, `charta_${names.size}`);
 }
+
+/** The statement name of `text`, if it has one. */
+export const statementName = (text: string): string | undefined => names.get(text);
 
 /** Kysely's view of `pool`, sending parameterised statements as named ones. */
 export function namedStatementPool(pool: pg.Pool): PostgresPool {

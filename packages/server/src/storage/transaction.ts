@@ -1,13 +1,13 @@
 // One write = one transaction: the state checks, the change, its audit row and the stored
 // Idempotency-Key response commit together or not at all.
 import crypto from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Insertable, type Kysely } from 'kysely';
 import type { Storage } from './db.ts';
 import { nowMicros } from '../lib/time.ts';
 import { appendAudit } from './audit-repository.ts';
 import { deleteIdempotent, findIdempotent, saveIdempotent } from './idempotency-repository.ts';
 import { IdempotencyKeyReusedError } from './errors.ts';
-import type { Database } from './schema.ts';
+import type { AuditEventTable, Database } from './schema.ts';
 
 export interface AuditEntry {
   action: string;
@@ -41,6 +41,8 @@ export interface WriteContext {
 export interface Writer {
   trx: Kysely<Database>;
   audit(entry: AuditEntry): Promise<void>;
+  /** The audit row of `entry`, for a write that inserts it with its change in one statement. */
+  auditRow(entry: AuditEntry): Insertable<AuditEventTable>;
 }
 
 /** Idempotency keys are remembered this long. */
@@ -63,20 +65,22 @@ export async function writeTransaction<T>(
       const replay = await replayed<T>(trx, principal, idempotency.key, fingerprint!);
       if (replay) return replay;
     }
+    const auditRow = (e: AuditEntry): Insertable<AuditEventTable> => ({
+      occurred_at: nowMicros(),
+      actor: ctx.principal.staffKey,
+      credential: ctx.principal.credential,
+      action: e.action,
+      entity_type: e.entityType,
+      entity_id: e.entityId,
+      before: e.before === undefined || e.before === null ? null : JSON.stringify(e.before),
+      after: e.after === undefined || e.after === null ? null : JSON.stringify(e.after),
+      request_id: ctx.requestId,
+    });
     const writer: Writer = {
       trx,
+      auditRow,
       audit: async (e) => {
-        await appendAudit(trx, {
-          occurred_at: nowMicros(),
-          actor: ctx.principal.staffKey,
-          credential: ctx.principal.credential,
-          action: e.action,
-          entity_type: e.entityType,
-          entity_id: e.entityId,
-          before: e.before === undefined || e.before === null ? null : JSON.stringify(e.before),
-          after: e.after === undefined || e.after === null ? null : JSON.stringify(e.after),
-          request_id: ctx.requestId,
-        });
+        await appendAudit(trx, auditRow(e));
       },
     };
     const outcome = await work(writer);

@@ -7,6 +7,9 @@ import net from 'node:net';
 import path from 'node:path';
 import { TEST_API_KEY, TEST_CLIENT_ID, TEST_CLIENT_SECRET, tokenFor, type TestDatabase } from './harness.ts';
 
+/** How long a server process may take to say it listens: generous, for a loaded CI machine (two of its starts once took over 30 s). */
+const START_TIMEOUT_MS = 60_000;
+
 export { tokenFor };
 
 const ROOT = path.resolve(import.meta.dirname, '../../../..');
@@ -45,8 +48,8 @@ export interface ServerProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** `charta-server start` on the database (with `extraEnv` on top); resolves once it listens. */
-export async function startServerProcess(db: TestDatabase, extraEnv: NodeJS.ProcessEnv = {}): Promise<ServerProcess> {
+/** `charta-server start` on the database (with `extraEnv` on top, and `args` after `start`); resolves once it listens. */
+export async function startServerProcess(db: TestDatabase, extraEnv: NodeJS.ProcessEnv = {}, args: string[] = []): Promise<ServerProcess> {
   const port = await freePort();
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('CHARTA_') && k !== 'NODE_TEST_CONTEXT') env[k] = v;
@@ -62,7 +65,7 @@ export async function startServerProcess(db: TestDatabase, extraEnv: NodeJS.Proc
     CHARTA_BOOTSTRAP_CLIENT_SECRET: TEST_CLIENT_SECRET,
     ...extraEnv,
   });
-  const child = spawn(process.execPath, [BIN, 'start'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'start', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   let out = '';
   child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -72,7 +75,7 @@ export async function startServerProcess(db: TestDatabase, extraEnv: NodeJS.Proc
   );
   const url = `http://127.0.0.1:${port}`;
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start within 30 s:\n${out}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start within ${START_TIMEOUT_MS / 1000} s:\n${out}`)), START_TIMEOUT_MS);
     const onData = () => {
       if (out.includes('Charta is listening on')) {
         clearTimeout(timer);

@@ -1,0 +1,123 @@
+// The `workers` scenario (docs/performance.md, "Multi-process serving"): the real
+// `charta-server start --workers N` on the engine's seeded database, for N = 1 (one process, no
+// fork: today's server) and N = 2, with GET and create measured against each. The server's CPU is
+// that of the whole process tree (the primary and its workers). Each path's ratio is its req/s
+// with 2 workers ÷ with 1. PostgreSQL only: `--workers` above 1 is refused on SQLite
+// (docs/configuration.md, "Multi-process serving").
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import type autocannon from 'autocannon';
+import { TEST_API_KEY, TEST_CLIENT_ID, TEST_CLIENT_SECRET } from '../../packages/server/test/support/harness.ts';
+import { cpuMeter, processTree, waitForIdle, waitForQuiet } from './cpu.ts';
+import { measure } from './load.ts';
+import type { BenchOptions } from './options.ts';
+import type { WorkersRow } from './report.ts';
+
+const BIN = path.resolve(import.meta.dirname, '../../packages/server/bin/charta-server.js');
+/** Worker counts measured, in order; the first is the reference of the ratio. */
+export const WORKER_COUNTS = [1, 2];
+
+/** What to load a server with: the Commands API scenarios' GET and create. */
+export interface WorkersPath {
+  name: string;
+  request: string;
+  requests: autocannon.Request[];
+}
+
+export interface WorkersTarget {
+  engine: string;
+  databaseUrl: string;
+  /** A bearer token of the bootstrap client (valid on any process on the database). */
+  token: string;
+  paths: WorkersPath[];
+}
+
+interface Served {
+  child: ChildProcess;
+  url: string;
+  exited: Promise<number | null>;
+}
+
+/** `charta-server start --workers N` on the database; resolves once it listens (all workers). */
+async function startServed(databaseUrl: string, workers: number): Promise<Served> {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('CHARTA_')) env[k] = v;
+  Object.assign(env, {
+    CHARTA_DATABASE_URL: databaseUrl,
+    CHARTA_HOST: '127.0.0.1',
+    CHARTA_PORT: '0',
+    CHARTA_LOG_LEVEL: 'error',
+    CHARTA_DEMO: '0',
+    CHARTA_BOOTSTRAP_API_KEY: TEST_API_KEY,
+    CHARTA_BOOTSTRAP_CLIENT_ID: TEST_CLIENT_ID,
+    CHARTA_BOOTSTRAP_CLIENT_SECRET: TEST_CLIENT_SECRET,
+  });
+  const child = spawn(process.execPath, [BIN, 'start', '--workers', String(workers)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`--workers ${workers}: not listening within 60 s:\n${out}`)), 60_000);
+    child.stdout!.on('data', () => {
+      const m = /Charta is listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`--workers ${workers}: exited with ${code} before listening:\n${out}`));
+    });
+  });
+  return { child, url, exited };
+}
+
+export async function workersScenario(opts: BenchOptions, target: WorkersTarget): Promise<WorkersRow[]> {
+  const rows: WorkersRow[] = [];
+  for (const workers of WORKER_COUNTS) {
+    const served = await startServed(target.databaseUrl, workers);
+    try {
+      // The tree is taken once the workers listen: the primary, its workers (and any plugin runner).
+      const pids = processTree(served.child.pid!);
+      for (const p of target.paths) {
+        const spec = { url: served.url, connections: opts.connections, headers: { authorization: `Bearer ${target.token}` }, requests: p.requests };
+        if (opts.quietWait > 0) await waitForQuiet(pids, 0.25, opts.quietWait, true);
+        if (opts.warmup > 0) {
+          await measure({ ...spec, duration: opts.warmup });
+          await waitForIdle(pids, 60);
+        }
+        const stop = cpuMeter(pids);
+        const r = await measure({ ...spec, duration: opts.duration });
+        const cpu = stop();
+        await waitForIdle(pids, 60);
+        const serverCores = cpu.server + (target.engine === 'postgres' ? cpu.postgres : 0);
+        const one = rows.find((x) => x.path === p.name && x.workers === WORKER_COUNTS[0]);
+        const row: WorkersRow = {
+          engine: target.engine,
+          path: p.name,
+          workers,
+          processes: pids.length,
+          request: `${p.request}, charta-server start --workers ${workers}`,
+          ...r,
+          cpu,
+          serverMicrosPerRequest: r.ok > 0 ? (serverCores * cpu.seconds * 1e6) / r.ok : NaN,
+          scaling: one === undefined ? 1 : r.okPerSecond / one.okPerSecond,
+        };
+        rows.push(row);
+        console.log(
+          `${target.engine.padEnd(8)}  workers ${p.name.padEnd(6)} ×${workers}  ${Math.round(r.okPerSecond).toLocaleString('en-US').padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  ` +
+            `cpu client ${cpu.client.toFixed(2)} server ${cpu.server.toFixed(2)} pg ${cpu.postgres.toFixed(2)} other ${cpu.other.toFixed(2)}` +
+            (one === undefined ? '' : `  → ${row.scaling.toFixed(2)} × the 1-worker rate`) +
+            (r.non2xx + r.errors + r.timeouts ? `  non-2xx ${r.non2xx} errors ${r.errors} timeouts ${r.timeouts} ${JSON.stringify(r.statusCodes)}` : ''),
+        );
+      }
+    } finally {
+      served.child.kill('SIGTERM');
+      const code = await served.exited;
+      if (code !== 0) console.log(`  (--workers ${workers} exited with ${code} after SIGTERM)`);
+    }
+  }
+  return rows;
+}
