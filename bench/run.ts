@@ -273,7 +273,8 @@ async function drain(child: Child, name: string, after: string): Promise<void> {
 
 type Measured = LoadResult & { cpu: CpuShare; profiled: boolean; serverMicrosPerRequest: number; rss: RssSample };
 
-async function run(opts: BenchOptions, child: Child, label: string, url: string, token: string, s: Scenario): Promise<Measured> {
+/** `postgresDatabase`: count only that database's PostgreSQL backends as the server's (the scale scenario); otherwise every postgres process. */
+async function run(opts: BenchOptions, child: Child, label: string, url: string, token: string, s: Scenario, postgresDatabase?: string): Promise<Measured> {
   await probe(url, token, s.probe, s.expect);
   const spec = { url, connections: opts.connections, headers: { authorization: `Bearer ${token}` }, requests: s.requests };
   if (opts.quietWait > 0) await waitForQuiet(child.pid, 0.25, opts.quietWait, true);
@@ -283,7 +284,7 @@ async function run(opts: BenchOptions, child: Child, label: string, url: string,
   }
   const profiled = opts.profile.includes('all') || opts.profile.includes(s.name);
   if (profiled) await child.call('profileStart');
-  const stop = cpuMeter(child.pid);
+  const stop = cpuMeter(child.pid, postgresDatabase);
   const rss = rssSampler(child.pid);
   const result = await measure({ ...spec, duration: opts.duration });
   const cpu = stop();
@@ -395,7 +396,7 @@ async function scaleScenario(opts: BenchOptions): Promise<{ seeds: ScaleSeed[]; 
               probe: { method: 'GET', path: r.paths[0]! },
               requests: fixed(r.paths.map((p) => ({ method: 'GET', path: p }))),
             };
-            const m = await run({ ...opts, quietWait: 0 }, child, engine, f.url, f.token, s);
+            const m = await run({ ...opts, quietWait: 0 }, child, engine, f.url, f.token, s, f.postgresDatabase);
             measured[i]!.push(m);
             growths[i]!.push(m.serverMicrosPerRequest / measured[0]![round]!.serverMicrosPerRequest);
             console.log(

@@ -54,6 +54,8 @@ export interface SetupResult extends Seeded {
   apiKey: string;
   /** The SQLite file (undefined on PostgreSQL). */
   sqliteFile: string | undefined;
+  /** The PostgreSQL database's name (undefined on SQLite). */
+  postgresDatabase: string | undefined;
   /** The database's URL, for other server processes on it (the workers scenario). */
   databaseUrl: string;
   /** Rows in the commands table once seeded (base + fixtures). */
@@ -98,7 +100,16 @@ async function setup({ engine, plan }: SetupArgs): Promise<SetupResult> {
     .selectFrom('commands')
     .select((eb) => eb.fn.countAll().as('n'))
     .executeTakeFirstOrThrow();
-  return { ...seeded, url: running.url, token, apiKey: TEST_API_KEY, sqliteFile: sqliteFile(), databaseUrl: database.url, totalCommands: Number(n) };
+  return {
+    ...seeded,
+    url: running.url,
+    token,
+    apiKey: TEST_API_KEY,
+    sqliteFile: sqliteFile(),
+    postgresDatabase: engine === 'postgres' ? new URL(database.url).pathname.slice(1) : undefined,
+    databaseUrl: database.url,
+    totalCommands: Number(n),
+  };
 }
 
 const sqliteFile = () => (database!.url.startsWith('sqlite:') ? database!.url.slice('sqlite:'.length) : undefined);

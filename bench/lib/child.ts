@@ -34,9 +34,12 @@ export class Child {
       if (message.ok) w.resolve(message.result);
       else w.reject(new Error(message.error));
     });
+    // A send to a child that has died emits 'error' as well as failing the call: the call's
+    // rejection is the report; unhandled, the event would end the bench.
+    this.proc.on('error', () => undefined);
     this.exited = new Promise((resolve) => {
-      this.proc.on('exit', (code) => {
-        for (const w of this.waiting.values()) w.reject(new Error(`${entry} exited with code ${code}`));
+      this.proc.on('exit', (code, signal) => {
+        for (const w of this.waiting.values()) w.reject(new Error(`${entry} exited with ${signal === null ? `code ${code}` : signal}`));
         this.waiting.clear();
         resolve(code);
       });
@@ -49,15 +52,19 @@ export class Child {
 
   call<T>(op: string, args: unknown = {}): Promise<T> {
     const id = this.next++;
+    if (!this.proc.connected) return Promise.reject(new Error(`${op}: the child process has gone`));
     return new Promise<T>((resolve, reject) => {
       this.waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      this.proc.send({ id, op, args } satisfies Call);
+      this.proc.send({ id, op, args } satisfies Call, (err) => {
+        if (err === null || !this.waiting.delete(id)) return;
+        reject(err);
+      });
     });
   }
 
   /** Asks the child to close its server and exit; kills it if it does not within `timeoutMs` (dropping a 10M-command database takes a while). */
   async stop(timeoutMs = 20_000): Promise<void> {
-    if (this.proc.exitCode !== null) return;
+    if (this.proc.exitCode !== null || this.proc.signalCode !== null) return;
     const timer = setTimeout(() => this.proc.kill('SIGKILL'), timeoutMs);
     try {
       await this.call('close').catch(() => undefined);

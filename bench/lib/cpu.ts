@@ -44,12 +44,18 @@ export function processTree(root: number): number[] {
   return out;
 }
 
-function postgresPids(): number[] {
+/**
+ * PostgreSQL's processes; with `database`, only the backends connected to it (their title names
+ * it: "postgres: 15/main: postgres <database> 127.0.0.1(port) idle"), so that other work on the
+ * same cluster does not count as the server's.
+ */
+function postgresPids(database?: string): number[] {
   const pids: number[] = [];
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') pids.push(Number(entry));
+      if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres') continue;
+      if (database === undefined || fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ').includes(` ${database} `)) pids.push(Number(entry));
     } catch {
       // gone meanwhile
     }
@@ -78,15 +84,19 @@ interface Snapshot {
 /** The server: one process, or several (a `--workers` primary and its workers). */
 export type ServerPids = number | number[] | undefined;
 
-/** Starts counting; the returned function stops and gives each party's average cores. */
-export function cpuMeter(serverPid: ServerPids): () => CpuShare {
+/**
+ * Starts counting; the returned function stops and gives each party's average cores. With
+ * `postgresDatabase`, `postgres` is the CPU of that database's backends only (the rest of the
+ * cluster's goes to `other`); a backend that ends meanwhile loses its ticks.
+ */
+export function cpuMeter(serverPid: ServerPids, postgresDatabase?: string): () => CpuShare {
   const server = serverPid === undefined ? [] : Array.isArray(serverPid) ? serverPid : [serverPid];
   const take = (): Snapshot => ({
     at: performance.now(),
     busy: machineBusy(),
     client: processTicks(process.pid),
     server: server.reduce((sum, pid) => sum + processTicks(pid), 0),
-    postgres: postgresPids().reduce((sum, pid) => sum + processTicks(pid), 0),
+    postgres: postgresPids(postgresDatabase).reduce((sum, pid) => sum + processTicks(pid), 0),
   });
   const start = take();
   return () => {

@@ -544,7 +544,7 @@ function scaleMarkdown(report: Report): string[] {
     '',
     `Each size a fresh database, bulk-seeded (bench/lib/seed.ts), its server up; then each request for ${report.settings.duration} s at ${report.settings.connections} connections at every size in turn, ${report.settings.scaleRounds ?? 1} rounds. ` +
       `Figures are medians over the rounds; *growth*: server µs per request ÷ the same request's at the smallest size on that engine in the same round (median; each round's beside it); issue 12's target is ≤ ${SCALE_TARGET} at 10M against 100k. ` +
-      'Server µs/req counts the server process and, on PostgreSQL, every postgres process on the machine.',
+      "Server µs/req counts the server process and, on PostgreSQL, the backends of that size's database (other work on the cluster goes to CPU other).",
     '',
     mdTable(SEED_HEAD, x.seeds, seedCells, 1),
     '',

@@ -13,6 +13,7 @@
 // than 10M random inserts into nine B-trees. Rows have the shape commands/create.ts writes, in
 // the order a real database receives them (by creation time).
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
@@ -370,6 +371,9 @@ function sqliteWriter(file: string, analyze: boolean): BulkWriter {
     async close() {
       db.pragma('journal_mode = WAL');
       db.close();
+      // In exclusive locking mode the rollback journal is kept between transactions, emptied, not
+      // deleted: every transaction has committed, so what is left is only an empty file.
+      fs.rmSync(`${file}-journal`, { force: true });
     },
   };
 }
