@@ -17,6 +17,7 @@
 // BENCH_AUTOCOMPLETE_PROBES, BENCH_PLUGIN_LATENCY_PROBES (lib/options.ts, docs/performance.md).
 // BENCH_SCENARIOS=plugin-commit runs the plugin variants with their own no-plugin reference;
 // BENCH_PROFILE=plugin-commit (or plugin-commit-<variant>) profiles them.
+import { shuffle } from './lib/random.ts';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import type autocannon from 'autocannon';
@@ -158,15 +159,6 @@ function barePgTwins(opts: BenchOptions, f: SetupResult): Map<string, Scenario> 
     },
   ];
   return new Map(twins.map((t) => [t.name, { ...t, name: `bare-pg ${t.name}` }]));
-}
-
-function shuffle<T>(items: T[]): T[] {
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [out[i], out[j]] = [out[j]!, out[i]!];
-  }
-  return out;
 }
 
 /**

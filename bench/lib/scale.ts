@@ -4,6 +4,7 @@
 // and every list filter the bench knows, and the count alone, each measured as the other
 // Commands scenarios are. What matters is how the server's CPU time per request grows from the
 // smallest size to the largest (issue 12: at most 1.3× at 10M), next to the database's size.
+import { shuffle } from './random.ts';
 import { isoMicros } from '../../packages/server/src/lib/time.ts';
 import type { Engine } from '../../packages/server/src/storage/db.ts';
 import type { SetupArgs, SetupResult } from './charta-server.ts';
@@ -86,13 +87,4 @@ export function scaleRequests(f: SetupResult): ScaleRequest[] {
 /** The plan of one size: no write fixtures (the scale scenario only reads). */
 export function scalePlan(opts: BenchOptions, commands: number): SetupArgs['plan'] {
   return { ...seedShape(commands), commands, patchFixtures: 0, commitFixtures: 0, analyzeSqlite: opts.sqliteAnalyze };
-}
-
-function shuffle<T>(items: T[]): T[] {
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [out[i], out[j]] = [out[j]!, out[i]!];
-  }
-  return out;
 }
