@@ -7,8 +7,9 @@ import { sql } from 'kysely';
 import { createDatabase, ENGINES, type TestDatabase } from './support/harness.ts';
 import { openStorage, type Storage } from '../src/storage/db.ts';
 import { migrate } from '../src/storage/migrations/index.ts';
-import { executeCompiled, insertRow, updateRow } from '../src/storage/compiled.ts';
+import { compiledShapeCount, executeCompiled, insertRow, MAX_COMPILED_SHAPES, updateRow } from '../src/storage/compiled.ts';
 import { statementName } from '../src/storage/pg-statements.ts';
+import { listCommands } from '../src/storage/commands-repository.ts';
 
 for (const engine of ENGINES) {
   describe(`compiled queries (${engine})`, () => {
@@ -69,6 +70,38 @@ for (const engine of ENGINES) {
         () => executeCompiled(storage.reader, 'test: inlined', ['x'], ([k]) => storage.reader.selectFrom('staff').select(sql.lit(k as string).as('v'))),
         /inlined into the SQL/,
       );
+    });
+
+    it('a command list is compiled per shape of its filter: same shape, other values, their own rows', async () => {
+      const page = (patient: string, state?: string) =>
+        listCommands(storage.reader, { patient_key: patient, state, times: [] }, { column: 'created_at', direction: 'asc' }, 20, 0, 100);
+      const before = compiledShapeCount(storage.reader);
+      for (const patient of ['a'.repeat(32), 'b'.repeat(32)])
+        assert.deepEqual(await page(patient), { rows: [], hasNext: false, count: 0, countIsEstimate: false });
+      assert.equal(compiledShapeCount(storage.reader), before + 1, 'one page shape for both patients');
+      await page('a'.repeat(32), 'committed');
+      assert.equal(compiledShapeCount(storage.reader), before + 2, 'a filter with one more condition is a shape of its own');
+    });
+
+    it(`past ${MAX_COMPILED_SHAPES} shapes a new shape still runs with its values, and is not kept`, async () => {
+      const byShape = (i: number, key: string) =>
+        executeCompiled(storage.reader, `test: shape ${i}`, [key], ([k]) =>
+          storage.reader
+            .selectFrom('staff')
+            .select(sql<number>`${i}`.as('shape'))
+            .select('key')
+            .where('key', '=', k as string),
+        );
+      let i = 0;
+      while (compiledShapeCount(storage.reader) < MAX_COMPILED_SHAPES) await byShape(i++, 's1');
+      for (const key of ['s1', 's2', 'nobody']) {
+        const { rows } = await byShape(i++, key);
+        assert.deepEqual(
+          rows.map((r) => r.key),
+          key === 'nobody' ? [] : [key],
+        );
+      }
+      assert.equal(compiledShapeCount(storage.reader), MAX_COMPILED_SHAPES);
     });
 
     if (engine === 'postgres') {

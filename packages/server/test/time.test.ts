@@ -11,8 +11,23 @@ it('isoMicros writes six fraction digits in UTC', () => {
   assert.equal(isoMicros(1_763_950_000_999_999), '2025-11-24T02:06:40.999999Z');
 });
 
-it('isoMicros is right whichever second it formatted before (the prefix cache)', () => {
-  const times = [1_763_950_000_999_999, 1_763_950_001_000_000, 1_763_950_000_000_001, 4_102_444_799_999_999, 1_763_950_001_500_000];
+it('isoMicros is right whichever second and day it formatted before (the prefix caches)', () => {
+  const midnight = 1_763_942_400_000_000; // 2025-11-24T00:00:00Z
+  const times = [
+    1_763_950_000_999_999,
+    1_763_950_001_000_000,
+    1_763_950_000_000_001,
+    4_102_444_799_999_999,
+    1_763_950_001_500_000,
+    midnight - 1,
+    midnight,
+    midnight + 3_599_999_999,
+    midnight + 3_600_000_000,
+    midnight + 86_399_999_999,
+    midnight + 86_400_000_000,
+    951_782_400_000_000, // 2000-02-29T00:00:00Z
+    -1, // 1969-12-31T23:59:59.999999Z
+  ];
   for (const us of [...times, ...times.reverse()]) {
     const text = isoMicros(us);
     assert.equal(parseTimestampMicros(text), us, text);

@@ -18,19 +18,17 @@ export interface CappedList<R> {
 export interface CappedListQuery<R> {
   /** The page's rows, `limit` of them from `offset`. */
   page(limit: number, offset: number): Promise<R[]>;
-  /** The filter with nothing selected yet: what is counted. */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any table of the schema, nothing selected
-  matching: SelectQueryBuilder<Database, any, object>;
+  /** How many rows match, counting no further than `max` (countQuery). */
+  count(max: number): Promise<number>;
 }
 
-export async function cappedList<R>(db: Kysely<Database>, query: CappedListQuery<R>, limit: number, offset: number, cap: number): Promise<CappedList<R>> {
+export async function cappedList<R>(query: CappedListQuery<R>, limit: number, offset: number, cap: number): Promise<CappedList<R>> {
   const rows = await query.page(limit + 1, offset);
   const hasNext = rows.length > limit;
   if (hasNext) rows.length = limit;
   if (!hasNext && (rows.length > 0 || offset === 0)) return { rows, hasNext, count: offset + rows.length, countIsEstimate: false };
   const bound = offset + cap;
-  const { n } = await countQuery(db, query.matching, bound + 1).executeTakeFirstOrThrow();
-  const count = Number(n);
+  const count = await query.count(bound + 1);
   return count > bound ? { rows, hasNext, count: bound, countIsEstimate: true } : { rows, hasNext, count, countIsEstimate: false };
 }
 
@@ -46,3 +44,6 @@ export function countQuery(db: Kysely<Database>, matching: SelectQueryBuilder<Da
     )
     .select((eb) => eb.fn.countAll<number | string>().as('n'));
 }
+
+/** The number a countQuery read (PostgreSQL's count is a bigint, which pg returns as a string). */
+export const countOf = (rows: Array<{ n: number | string }>): number => Number(rows[0]!.n);

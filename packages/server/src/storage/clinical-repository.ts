@@ -1,7 +1,7 @@
 // Patients and notes.
 import type { Kysely, Selectable } from 'kysely';
 import { executeCompiled } from './compiled.ts';
-import { cappedList } from './capped-list.ts';
+import { cappedList, countOf, countQuery } from './capped-list.ts';
 import type { Engine } from './db.ts';
 import type { Database, NoteTable, PatientTable } from './schema.ts';
 
@@ -44,8 +44,10 @@ export function listNotes(db: Db, filter: { patientKey?: string; deleted?: boole
     .$if(filter.patientKey !== undefined, (q) => q.where('patient_key', '=', filter.patientKey!))
     .$if(filter.deleted !== undefined, (q) => q.where('deleted', '=', filter.deleted ? 1 : 0));
   return cappedList(
-    db,
-    { page: (n, from) => base.selectAll().orderBy('created_at').orderBy('uuid').limit(n).offset(from).execute(), matching: base },
+    {
+      page: (n, from) => base.selectAll().orderBy('created_at').orderBy('uuid').limit(n).offset(from).execute(),
+      count: async (max) => countOf(await countQuery(db, base, max).execute()),
+    },
     limit,
     offset,
     countCap,

@@ -3,7 +3,7 @@ import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Engine } from './db.ts';
 import type { AuditEventTable, CommandTable, Database } from './schema.ts';
 import { executeCompiled, insertRow, updateRow } from './compiled.ts';
-import { cappedList, countQuery } from './capped-list.ts';
+import { cappedList, countOf, countQuery } from './capped-list.ts';
 
 type Db = Kysely<Database>;
 
@@ -132,13 +132,51 @@ export function commandPageQuery(db: Db, filter: CommandFilter, order: CommandOr
 /** The list's count, up to `max` rows: separate so tests can EXPLAIN it. */
 export const commandCountQuery = (db: Db, filter: CommandFilter, max: number) => countQuery(db, filtered(db, filter), max);
 
-/** A page of the list and its count, exact up to `offset + countCap` matching rows (capped-list.ts). */
-export const listCommands = (db: Db, filter: CommandFilter, order: CommandOrder, limit: number, offset: number, countCap: number) =>
-  cappedList(db, { page: (n, from) => commandPageQuery(db, filter, order, n, from).execute(), matching: filtered(db, filter) }, limit, offset, countCap);
+/**
+ * A page of the list and its count, exact up to `offset + countCap` matching rows (capped-list.ts).
+ * Both queries are compiled once per shape of the filter and the ordering (compiled.ts).
+ */
+export function listCommands(db: Db, filter: CommandFilter, order: CommandOrder, limit: number, offset: number, countCap: number) {
+  const shape = filterShape(filter);
+  const n = shape.values.length;
+  return cappedList(
+    {
+      page: async (rows, from) =>
+        (
+          await executeCompiled(db, `command page ${shape.key} by ${order.column} ${order.direction}`, [...shape.values, rows, from], (p) =>
+            commandPageQuery(db, shape.withValues(p), order, p[n] as number, p[n + 1] as number),
+          )
+        ).rows as Row[],
+      count: async (max) =>
+        countOf(
+          (await executeCompiled(db, `command count ${shape.key}`, [...shape.values, max], (p) => commandCountQuery(db, shape.withValues(p), p[n] as number)))
+            .rows,
+        ),
+    },
+    limit,
+    offset,
+    countCap,
+  );
+}
+
+const FILTER_COLUMNS = ['patient_key', 'note_uuid', 'originated_by', 'committed_by', 'schema_key', 'state'] as const;
+
+/** Which conditions a filter has (`key`), their values in order, and the same filter made of other values (placeholders). */
+function filterShape(filter: CommandFilter) {
+  const columns = FILTER_COLUMNS.filter((c) => filter[c] !== undefined);
+  return {
+    key: [...columns, ...filter.times.map((t) => `${t.column}${t.op}`)].join(' '),
+    values: [...columns.map((c) => filter[c]), ...filter.times.map((t) => t.value)],
+    withValues: (p: readonly unknown[]): CommandFilter => ({
+      ...Object.fromEntries(columns.map((c, i) => [c, p[i]])),
+      times: filter.times.map((t, i) => ({ ...t, value: p[columns.length + i] as number })),
+    }),
+  };
+}
 
 function filtered(db: Db, filter: CommandFilter) {
   let base = db.selectFrom('commands');
-  for (const column of ['patient_key', 'note_uuid', 'originated_by', 'committed_by', 'schema_key', 'state'] as const) {
+  for (const column of FILTER_COLUMNS) {
     const value = filter[column];
     if (value !== undefined) base = base.where(column, '=', value);
   }

@@ -20,6 +20,11 @@ interface Entry {
 const MARK = '\u0000charta-placeholder:';
 /** The compiled shapes, per SQL dialect (a transaction's Kysely instance shares its adapter with the database's). */
 const cache = new Map<unknown, Map<string, Entry>>();
+/**
+ * Most shapes kept per dialect. The list's filters make many possible shapes: past this many, a
+ * new shape is compiled for each call and not kept, so no caller can make the cache grow without bound.
+ */
+export const MAX_COMPILED_SHAPES = 2000;
 
 function entryFor(db: Db, shape: string, count: number, build: (placeholders: readonly unknown[]) => Compilable<unknown>): Entry {
   const dialect = db.getExecutor().adapter.constructor;
@@ -31,8 +36,10 @@ function entryFor(db: Db, shape: string, count: number, build: (placeholders: re
     if (compiled.sql.includes(MARK)) throw new Error(`compiled query ${shape}: a value was inlined into the SQL`);
     const slots = compiled.parameters.map((p) => (typeof p === 'string' && p.startsWith(MARK) ? Number(p.slice(MARK.length)) : -1));
     entry = { sql: compiled.sql, slots, constants: compiled.parameters };
-    nameStatement(compiled.sql);
-    shapes.set(shape, entry);
+    if (shapes.size < MAX_COMPILED_SHAPES) {
+      nameStatement(compiled.sql);
+      shapes.set(shape, entry);
+    }
   }
   return entry;
 }
@@ -52,6 +59,9 @@ export function executeCompiled<R>(
   const parameters = entry.slots.map((slot, i) => (slot < 0 ? entry.constants[i] : values[slot]));
   return db.executeQuery(CompiledQuery.raw(entry.sql, parameters) as CompiledQuery<R>);
 }
+
+/** How many shapes are kept for `db`'s dialect (for tests). */
+export const compiledShapeCount = (db: Db): number => cache.get(db.getExecutor().adapter.constructor)?.size ?? 0;
 
 type Table = keyof Database;
 
