@@ -23,7 +23,7 @@ import {
   type CreateCommandBody,
   type CreateCommandFormBody,
 } from './schemas.ts';
-import { ifMatchOf, sendCommand } from './reply.ts';
+import { ifMatchOf, sendCommand, sendCommandPage } from './reply.ts';
 import { createCommand } from './create.ts';
 import { getCommand } from './get.ts';
 import { listCommands } from './list.ts';
@@ -51,15 +51,15 @@ export async function commandRoutes(parent: FastifyInstance, { storage, publicUr
 
   app.get('/core/api/v1/commands', {
     schema: { tags, security, summary: 'List commands', querystring: ListCommandsQuery, response: { 200: ref('CommandPage'), ...problems(400, 401, 403) } },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const query = request.query;
       const list = await listCommands(ctxOf(request, storage), query, listCountCap);
-      return {
+      return sendCommandPage(reply, {
         count: list.count,
         count_is_estimate: list.countIsEstimate,
         ...pageLinks(baseUrlOf(request, publicUrl), BASE, query, list.page, list.hasNext),
         results: list.results,
-      };
+      });
     },
   });
 
