@@ -129,8 +129,17 @@ export function commandPageQuery(db: Db, filter: CommandFilter, order: CommandOr
   return filtered(db, filter).selectAll().orderBy(order.column, order.direction).orderBy('uuid', order.direction).limit(limit).offset(offset);
 }
 
-/** The list's count, up to `max` rows: separate so tests can EXPLAIN it. */
-export const commandCountQuery = (db: Db, filter: CommandFilter, max: number) => countQuery(db, filtered(db, filter), max);
+/**
+ * The list's count, up to `max` rows: separate so tests can EXPLAIN it. With no filter at all it
+ * walks the page's ordering index rather than the table: PostgreSQL otherwise counts the first
+ * `max` rows of a sequential scan, thousands of wide table pages that stop being cached as the
+ * table grows.
+ */
+export function commandCountQuery(db: Db, filter: CommandFilter, order: CommandOrder, max: number) {
+  const matching = filtered(db, filter);
+  const unfiltered = filter.times.length === 0 && FILTER_COLUMNS.every((c) => filter[c] === undefined);
+  return countQuery(db, unfiltered ? matching.orderBy(order.column) : matching, max);
+}
 
 /**
  * A page of the list and its count, exact up to `offset + countCap` matching rows (capped-list.ts).
@@ -149,8 +158,11 @@ export function listCommands(db: Db, filter: CommandFilter, order: CommandOrder,
         ).rows as Row[],
       count: async (max) =>
         countOf(
-          (await executeCompiled(db, `command count ${shape.key}`, [...shape.values, max], (p) => commandCountQuery(db, shape.withValues(p), p[n] as number)))
-            .rows,
+          (
+            await executeCompiled(db, `command count ${shape.key} by ${order.column}`, [...shape.values, max], (p) =>
+              commandCountQuery(db, shape.withValues(p), order, p[n] as number),
+            )
+          ).rows,
         ),
     },
     limit,
