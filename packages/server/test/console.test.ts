@@ -27,7 +27,11 @@ function fakeBuild(): { root: string; dir: string } {
 }
 
 /** A GET with the path sent exactly as written (fetch would normalise `..`). */
-function rawGet(base: string, rawPath: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+function rawGet(
+  base: string,
+  rawPath: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
   const url = new URL(base);
   return new Promise((resolve, reject) => {
     const req = http.request({ host: url.hostname, port: url.port, path: rawPath, method: 'GET', headers }, (res) => {
@@ -60,7 +64,12 @@ describe('console: serving the build', () => {
     assert.equal(res.headers['cache-control'], 'no-cache');
     assert.match(res.body.toString(), /index-AbC123\.js/);
     const csp = String(res.headers['content-security-policy']);
-    const directives = new Map(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name!, values]));
+    const directives = new Map(
+      csp
+        .split(';')
+        .map((d) => d.trim().split(/\s+/))
+        .map(([name, ...values]) => [name!, values]),
+    );
     assert.deepEqual(directives.get('default-src'), ["'self'"]);
     assert.deepEqual(directives.get('script-src'), ["'self'"], 'scripts from the instance only: no unsafe-inline, no eval');
     assert.deepEqual(directives.get('style-src'), ["'self'"]);

@@ -6,6 +6,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { catalog, problem } from '../http/problem.ts';
 import { loadConsoleFiles, type ConsoleFile } from './files.ts';
 import { contentSecurityPolicy } from './policy.ts';
+import { ConsoleFileParams } from './schemas.ts';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 
 export const CONSOLE_PATH = '/console/';
 
@@ -24,7 +26,8 @@ function send(request: FastifyRequest, reply: FastifyReply, file: ConsoleFile) {
   return reply.send(gzip ? file.gzip : file.body);
 }
 
-export async function consoleRoutes(app: FastifyInstance, { dir }: ConsoleOptions) {
+export async function consoleRoutes(parent: FastifyInstance, { dir }: ConsoleOptions) {
+  const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const files = loadConsoleFiles(dir);
   const config = { public: true };
   const schema = { hide: true };
@@ -48,5 +51,5 @@ export async function consoleRoutes(app: FastifyInstance, { dir }: ConsoleOption
   app.get('/console', { config, schema }, (request, reply) =>
     request.url.startsWith(CONSOLE_PATH) ? serve(request, reply, '') : reply.redirect(CONSOLE_PATH, 301),
   );
-  app.get(`${CONSOLE_PATH}*`, { config, schema }, (request, reply) => serve(request, reply, (request.params as { '*': string })['*']));
+  app.get(`${CONSOLE_PATH}*`, { config, schema: { ...schema, params: ConsoleFileParams } }, (request, reply) => serve(request, reply, request.params['*']));
 }
