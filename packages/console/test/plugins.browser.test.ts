@@ -78,10 +78,23 @@ if (chromium.executable === undefined) {
       assert.deepEqual(failures(), [], 'no script error, no CSP violation');
     });
 
-    it('signs in with the API key: nothing in storage, cookies or the URL', async () => {
-      await page.getByLabel('API key', { exact: true }).fill(TEST_API_KEY);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+    it('signs in with the API key from the keyboard: nothing in storage, cookies or the URL', async () => {
+      // Keyboard only: from the top of the page, Tab reaches the mode choice, then the key; Enter submits.
+      await page.reload();
+      await page.getByLabel('API key', { exact: true }).waitFor();
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('Tab');
+      assert.equal(await page.evaluate(() => document.activeElement?.id), 'api-key');
+      await page.keyboard.type(TEST_API_KEY);
+      await page.keyboard.press('Enter');
       await page.getByText('No plugin is installed yet.').waitFor();
+      // Focus is visible: the next Tab lands on a control drawn with the 3 px focus ring.
+      await page.keyboard.press('Tab');
+      const ring = await page.evaluate(() => {
+        const s = getComputedStyle(document.activeElement!);
+        return `${s.outlineStyle} ${s.outlineWidth}`;
+      });
+      assert.equal(ring, 'solid 3px');
       const kept = await page.evaluate(() => ({ local: localStorage.length, session: sessionStorage.length, cookie: document.cookie, url: location.href }));
       assert.deepEqual(kept, { local: 0, session: 0, cookie: '', url: `${instance.url}/console/` });
       assert.ok(!(await page.content()).includes(TEST_API_KEY), 'the key is not in the page');
