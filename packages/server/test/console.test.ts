@@ -9,6 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { startInstance, type Instance } from './support/harness.ts';
+import { welcome } from '../src/server.ts';
+import { loadConfig } from '../src/config.ts';
 
 /** A build as Vite writes it: index.html and hashed assets; a file beside it that must never be served. */
 function fakeBuild(): { root: string; dir: string } {
@@ -153,5 +155,12 @@ describe('console: a missing build', () => {
     assert.match(body.detail, /npm run build -w @charta\/console/);
     const health = await rawGet(instance.url, '/healthz');
     assert.equal(health.status, 200);
+  });
+});
+
+describe('console: the start', () => {
+  it('prints the console link', () => {
+    const text = welcome('http://127.0.0.1:8000', loadConfig({}), undefined);
+    assert.match(text, /^Console: http:\/\/127\.0\.0\.1:8000\/console\/ /m);
   });
 });
