@@ -24,6 +24,7 @@ import { referenceRoutes } from './reference/routes.ts';
 import { LogBus } from './logs/bus.ts';
 import { logRoutes } from './logs/routes.ts';
 import { healthRoutes } from './health/routes.ts';
+import { consoleRoutes } from './console/routes.ts';
 import { createPluginRuntime } from './runtime/index.ts';
 import type { PluginHost } from './runtime/host.ts';
 
@@ -80,5 +81,6 @@ export async function buildApp(config: Config, storage: Storage): Promise<Fastif
   await app.register(referenceRoutes, features);
   await app.register(logRoutes);
   await app.register(healthRoutes, features);
+  await app.register(consoleRoutes, { dir: config.consoleDir });
   return app;
 }

@@ -29,6 +29,8 @@ export interface Config {
   workers: number;
   /** Matching rows the commands and notes lists count exactly past the page's offset (docs/api.md, "Pagination"). */
   listCountCap: number;
+  /** The built console served at /console/ (docs/console.md); default packages/console/dist. */
+  consoleDir: string;
 }
 
 export class ConfigError extends Error {}
@@ -94,6 +96,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
     1,
     1_000_000_000,
   );
+  const consoleText = get('consoleDir', 'CHARTA_CONSOLE_DIR');
+  const consoleDir = consoleText === undefined ? DEFAULT_CONSOLE_DIR : path.resolve(consoleText);
   const demoText = get('demo', 'CHARTA_DEMO');
   const demo = demoText === undefined ? databaseUrl.startsWith('sqlite:') : demoText === '1' || demoText === 'true';
   return {
@@ -115,8 +119,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
     pluginMaxTimeoutMs,
     workers,
     listCountCap,
+    consoleDir,
   };
 }
+
+/** Where `npm ci` (the root `prepare` script) builds the console: packages/console/dist. */
+export const DEFAULT_CONSOLE_DIR = path.resolve(import.meta.dirname, '../../console/dist');
 
 function integerSetting(text: string, name: string, min: number, max: number): number {
   const value = Number(text);

@@ -153,7 +153,11 @@ export async function startServer(
 /** What a start prints on stdout: where it listens, and on a first start the credentials and demo keys. */
 export function welcome(url: string, config: Config, first: FirstStart | undefined): string {
   const served = config.workers > 1 ? `, ${config.workers} worker processes` : '';
-  const lines = [`Charta is listening on ${url} (database ${redactUrl(config.databaseUrl)}${served})`, `API reference: ${url}/docs`];
+  const lines = [
+    `Charta is listening on ${url} (database ${redactUrl(config.databaseUrl)}${served})`,
+    `API reference: ${url}/docs`,
+    `Console: ${url}/console/ (sign in with the API key or the OAuth client)`,
+  ];
   const c = first?.credentials;
   if (c) {
     lines.push(

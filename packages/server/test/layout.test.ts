@@ -7,7 +7,21 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 const src = path.resolve(import.meta.dirname, '..', 'src');
-const FEATURES = ['commands', 'notes', 'patients', 'auth', 'plugins', 'logs', 'chart', 'reference', 'terminology', 'options', 'autocomplete', 'demo'];
+const FEATURES = [
+  'commands',
+  'notes',
+  'patients',
+  'auth',
+  'plugins',
+  'logs',
+  'chart',
+  'reference',
+  'terminology',
+  'options',
+  'autocomplete',
+  'demo',
+  'console',
+];
 
 const filesOf = (dir: string): string[] =>
   fs

@@ -54,6 +54,11 @@ export const catalog = {
   body_too_large: { status: 413, title: 'Body too large', detail: 'The request body is too large' },
   trailing_slash_required: { status: 404, title: 'Not found', detail: 'A trailing slash is required on POST, PUT, PATCH and DELETE paths' },
   route_not_found: { status: 404, title: 'Not found', detail: 'No such endpoint' },
+  console_not_built: {
+    status: 503,
+    title: 'Console not built',
+    detail: 'The console has not been built: run `npm run build -w @charta/console` (npm ci runs it) and restart',
+  },
   upgrade_required: { status: 426, title: 'Upgrade required', detail: 'This endpoint is a WebSocket: connect with Upgrade: websocket' },
   // Auth
   unauthorized: { status: 401, title: 'Unauthorized', detail: 'Missing or invalid credentials' },

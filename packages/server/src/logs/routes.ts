@@ -12,7 +12,7 @@ import { problemResponses } from '../http/schemas.ts';
 import { nowMicros, parseTimestampMicros } from '../lib/time.ts';
 import { Consumer, DEFAULT_CONSUMER_LIMITS, type ConsumerLimits } from './consumer.ts';
 import { matches, type LogBus, type LogFilter } from './bus.ts';
-import { LogStreamQuery, type LogStreamOptions } from './schemas.ts';
+import { LogRecentPage, LogRecentQuery, LogStreamQuery, type LogStreamOptions } from './schemas.ts';
 import { normalizePluginName } from '../plugins/name.ts';
 
 declare module 'fastify' {
@@ -23,6 +23,10 @@ declare module 'fastify' {
 }
 
 export const LOGGING_PATH = '/core/api/v1/logging/';
+/** The recent entries over plain HTTP, for pages that cannot set a WebSocket's headers (docs/api.md, "Log stream"). */
+export const RECENT_LOGS_PATH = '/core/api/v1/logging/recent/';
+const DEFAULT_RECENT = 100;
+const MAX_RECENT = 1000;
 /** Client → server messages are ignored; larger ones close the socket. */
 const MAX_PAYLOAD = 4096;
 /** How long closing waits for clients to acknowledge before cutting them off. */
@@ -74,6 +78,25 @@ export async function logRoutes(parent: FastifyInstance, { limits = DEFAULT_CONS
             }),
         ),
       );
+    },
+  });
+
+  app.get(RECENT_LOGS_PATH, {
+    schema: {
+      tags: ['Logs'],
+      security: [{ apiKey: [] }, { bearer: [] }],
+      summary: 'The most recent log entries (the last 1,000 are kept), oldest first',
+      querystring: LogRecentQuery,
+      response: { 200: LogRecentPage, ...problemResponses(400, 401, 403) },
+    },
+    handler: async (request) => {
+      if (!request.principal?.scopes.includes(PLUGIN_SCOPE)) throw problem('forbidden', { detail: `The log entries need the scope ${PLUGIN_SCOPE}` });
+      const { limit: limitText, ...options } = request.query;
+      const limit = limitText === undefined ? DEFAULT_RECENT : Number(limitText);
+      if (!(limit >= 1 && limit <= MAX_RECENT)) throw invalid([{ field: 'querystring.limit', message: `must be from 1 to ${MAX_RECENT}` }]);
+      const filter = filterOf(options);
+      const entries = bus.recent(filter).map(({ entry }) => entry);
+      return { results: entries.slice(-limit) };
     },
   });
 

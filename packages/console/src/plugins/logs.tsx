@@ -1,0 +1,52 @@
+// A plugin's recent log lines, from GET /core/api/v1/logging/recent/ (docs/api.md, "Log
+// stream"): a plain authenticated request, as a browser cannot set a WebSocket's headers.
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { callJson, messageOf } from '../api.ts';
+
+interface Entry {
+  event: string;
+  level: string;
+  timestamp: string;
+  success?: boolean;
+}
+
+export function RecentLogs({ plugin }: { plugin: string }) {
+  const [entries, setEntries] = useState<Entry[] | undefined>();
+  const [error, setError] = useState<string | undefined>();
+
+  const load = useCallback(() => {
+    const q = new URLSearchParams({ plugin, limit: '50' });
+    callJson<{ results: Entry[] }>('GET', `/core/api/v1/logging/recent/?${q}`).then(
+      (r) => {
+        setEntries(r.results);
+        setError(undefined);
+      },
+      (err) => setError(messageOf(err)),
+    );
+  }, [plugin]);
+  useEffect(load, [load]);
+
+  return (
+    <section class="logs" aria-label={`Recent log lines of ${plugin}`}>
+      <h4>Recent log lines</h4>
+      <button type="button" class="secondary" onClick={load}>
+        Refresh log lines
+      </button>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      {entries && entries.length === 0 && <p>No recent lines.</p>}
+      {entries && entries.length > 0 && (
+        <ol class="lines">
+          {entries.map((e, i) => (
+            <li key={i} class={`level-${e.level}${e.success === false ? ' failure' : ''}`}>
+              <time dateTime={e.timestamp}>{e.timestamp.replace('T', ' ').slice(0, 19)}</time> <span class="level">{e.level}</span> {e.event}
+            </li>
+          ))}
+        </ol>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,91 @@
+// Sign in (docs/console.md, "Signing in"): with an API key (plugin and admin pages), checked by
+// listing the plugins, or with OAuth client credentials (clinical pages), exchanged at
+// POST /auth/token/. A refusal shows the server's own problem message.
+import { useState } from 'preact/hooks';
+import { ApiError, call, callJson, messageOf } from './api.ts';
+import { forget, remember, type Credentials } from './session.ts';
+
+interface Props {
+  onSignedIn: (who: Credentials) => void;
+}
+
+export function SignIn({ onSignedIn }: Props) {
+  const [mode, setMode] = useState<'api-key' | 'oauth'>('api-key');
+  const [key, setKey] = useState('');
+  const [clientId, setClientId] = useState('');
+  const [secret, setSecret] = useState('');
+  const [error, setError] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      let who: Credentials;
+      if (mode === 'api-key') {
+        who = { kind: 'api-key', key: key.trim() };
+        remember(who);
+        await call('GET', '/core/api/v1/plugins/?limit=1');
+      } else {
+        const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId.trim(), client_secret: secret });
+        const t = await callJson<{ access_token: string; scope: string }>('POST', '/auth/token/', { body: form, anonymous: true });
+        who = { kind: 'oauth', token: t.access_token, clientId: clientId.trim(), scope: t.scope };
+        remember(who);
+      }
+      setKey('');
+      setSecret('');
+      onSignedIn(who);
+    } catch (err) {
+      forget();
+      setError(err instanceof ApiError ? err.message : messageOf(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <main id="main" class="sign-in">
+      <h1>Charta console</h1>
+      <form onSubmit={submit} aria-describedby={error ? 'sign-in-error' : undefined}>
+        <fieldset>
+          <legend>Sign in with</legend>
+          <label class="choice">
+            <input type="radio" name="mode" value="api-key" checked={mode === 'api-key'} onChange={() => setMode('api-key')} />
+            an API key (plugins)
+          </label>
+          <label class="choice">
+            <input type="radio" name="mode" value="oauth" checked={mode === 'oauth'} onChange={() => setMode('oauth')} />
+            OAuth client credentials (patients, notes, commands)
+          </label>
+        </fieldset>
+        {mode === 'api-key' ? (
+          <p>
+            <label for="api-key">API key</label>
+            <input id="api-key" type="password" autocomplete="off" required value={key} onInput={(e) => setKey(e.currentTarget.value)} />
+          </p>
+        ) : (
+          <>
+            <p>
+              <label for="client-id">Client id</label>
+              <input id="client-id" autocomplete="off" required value={clientId} onInput={(e) => setClientId(e.currentTarget.value)} />
+            </p>
+            <p>
+              <label for="client-secret">Client secret</label>
+              <input id="client-secret" type="password" autocomplete="off" required value={secret} onInput={(e) => setSecret(e.currentTarget.value)} />
+            </p>
+          </>
+        )}
+        {error !== undefined && (
+          <p id="sign-in-error" class="error" role="alert">
+            {error}
+          </p>
+        )}
+        <button type="submit" disabled={busy}>
+          Sign in
+        </button>
+        <p class="hint">Credentials stay in this tab's memory only: reloading or closing the tab signs you out.</p>
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,224 @@
+// The console's sign-in and plugins page in headless Chromium (docs/console.md), against a real
+// instance on port 0 serving the real build: a wrong and a right API key, OAuth client
+// credentials, an invalid package dropped (its reasons listed), a package built by the charta
+// tool's packaging picked and installed, disable and enable, write-only secrets, recent log lines,
+// download, delete after a confirmation, the phone width, and signing out. One browser, one page.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { startInstance, TEST_API_KEY, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type Instance } from '../../server/test/support/harness.ts';
+import { tgz } from '../../server/test/support/archives.ts';
+import { createProject } from '../../cli/src/scaffold/project.ts';
+import { buildProject } from '../../cli/src/packaging/index.ts';
+import { chromiumStatus, consoleBuild, launch, outputDir, tempDir } from './support/browser.ts';
+
+const chromium = chromiumStatus();
+const SECRET_VALUE = 'sk-live-never-shown-back-0123';
+
+/** A package of the plugin `console-demo` declaring the secret API_TOKEN, scaffolded and built as `charta plugin init` and `plugin build` do. */
+async function builtPackage(): Promise<{ file: string; bytes: Buffer; name: string }> {
+  const dir = createProject(tempDir('charta-console-plugin-'), {
+    full_name: 'Test Developer',
+    email: 'dev@example.org',
+    version: '0.1.0',
+    project_name: 'Console Demo',
+    project_slug: 'console-demo',
+    project_package_name: 'console_demo',
+    project_short_description: 'A plugin the console installs',
+  });
+  const manifestFile = path.join(dir, 'CHARTA_MANIFEST.json');
+  const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8'));
+  manifest.secrets = ['API_TOKEN'];
+  fs.writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
+  const built = await buildProject(dir);
+  return { file: built.file, bytes: fs.readFileSync(built.file), name: built.name };
+}
+
+if (chromium.executable === undefined) {
+  // One line: a skip naming the executable, or (CI=true) a failure.
+  it('console in Chromium: sign-in and plugins', { skip: chromium.skip }, () => assert.fail(chromium.failure));
+} else {
+  describe('console in Chromium: sign-in and plugins', () => {
+    let instance: Instance;
+    let browser: Browser;
+    let page: Page;
+    let pkg: { file: string; bytes: Buffer; name: string };
+    const shots = outputDir();
+    const card = () => page.locator(`li.plugin[data-plugin="${pkg.name}"]`);
+
+    before(async () => {
+      instance = await startInstance('sqlite', { consoleDir: consoleBuild() });
+      pkg = await builtPackage();
+      browser = await launch(chromium.executable!);
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+      page = await context.newPage();
+      page.setDefaultTimeout(10_000);
+      const failures: string[] = [];
+      page.on('pageerror', (err) => failures.push(err.message));
+      page.on('console', (m) => {
+        if (m.type() === 'error' && /Content.Security.Policy/i.test(m.text())) failures.push(m.text());
+      });
+      (page as Page & { failures?: string[] }).failures = failures;
+    });
+    after(async () => {
+      await browser?.close();
+      await instance?.stop();
+    });
+
+    const failures = () => (page as Page & { failures?: string[] }).failures ?? [];
+
+    it('refuses a wrong API key with the server message, keeping nothing', async () => {
+      await page.goto(`${instance.url}/console/`);
+      await page.getByLabel('API key', { exact: true }).fill('not-a-key-0123456789abcdef');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('alert').filter({ hasText: 'The credentials are not valid or have expired' }).waitFor();
+      assert.deepEqual(failures(), [], 'no script error, no CSP violation');
+    });
+
+    it('signs in with the API key from the keyboard: nothing in storage, cookies or the URL', async () => {
+      // Keyboard only: from the top of the page, Tab reaches the mode choice, then the key; Enter submits.
+      await page.reload();
+      await page.getByLabel('API key', { exact: true }).waitFor();
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('Tab');
+      assert.equal(await page.evaluate(() => document.activeElement?.id), 'api-key');
+      await page.keyboard.type(TEST_API_KEY);
+      await page.keyboard.press('Enter');
+      await page.getByText('No plugin is installed yet.').waitFor();
+      // Focus is visible: the next Tab lands on a control drawn with the 3 px focus ring.
+      await page.keyboard.press('Tab');
+      const ring = await page.evaluate(() => {
+        const s = getComputedStyle(document.activeElement!);
+        return `${s.outlineStyle} ${s.outlineWidth}`;
+      });
+      assert.equal(ring, 'solid 3px');
+      const kept = await page.evaluate(() => ({ local: localStorage.length, session: sessionStorage.length, cookie: document.cookie, url: location.href }));
+      assert.deepEqual(kept, { local: 0, session: 0, cookie: '', url: `${instance.url}/console/` });
+      assert.ok(!(await page.content()).includes(TEST_API_KEY), 'the key is not in the page');
+    });
+
+    it("lists a dropped invalid package's reasons", async () => {
+      const broken = tgz([{ path: 'CHARTA_MANIFEST.json', body: '{"sdk_version": "0.1.0"}' }]);
+      const transfer = await page.evaluateHandle(
+        (bytes) => {
+          const dt = new DataTransfer();
+          dt.items.add(new File([new Uint8Array(bytes)], 'broken.tar.gz', { type: 'application/gzip' }));
+          return dt;
+        },
+        [...broken],
+      );
+      await page.locator('.drop').dispatchEvent('drop', { dataTransfer: transfer });
+      const reasons = page.locator('#upload-refusal li');
+      await reasons.first().waitFor();
+      assert.match((await page.locator('#upload-refusal').textContent()) ?? '', /broken\.tar\.gz: The package was refused/);
+      assert.ok((await reasons.count()) >= 1);
+      const listed = await instance.call('GET', '/core/api/v1/plugins/', { authorization: TEST_API_KEY });
+      assert.equal(listed.json.count, 0, 'nothing installed');
+    });
+
+    it('installs a package picked with the file input: name, version, checksum, enabled', async () => {
+      await page.getByLabel('Package file').setInputFiles(pkg.file);
+      await page
+        .getByRole('status')
+        .filter({ hasText: `${pkg.name} 0.1.0 installed and enabled.` })
+        .waitFor();
+      await card().waitFor();
+      assert.equal(await card().locator('.version').textContent(), '0.1.0');
+      assert.equal(await card().locator('.checksum').textContent(), crypto.createHash('sha256').update(pkg.bytes).digest('hex'));
+      assert.equal(await card().locator('dd.enabled').textContent(), 'Enabled');
+      assert.equal(await page.locator('#upload-refusal').count(), 0, 'the earlier refusal is gone');
+      await page.screenshot({ path: path.join(shots, 'plugins-1280.png'), fullPage: true });
+    });
+
+    it('disables and enables it', async () => {
+      await card().getByRole('button', { name: 'Disable' }).click();
+      await card().locator('dd.disabled').waitFor();
+      let r = await instance.call('GET', `/core/api/v1/plugins/${pkg.name}/`, { authorization: TEST_API_KEY });
+      assert.equal(r.json.is_enabled, false);
+      await card().getByRole('button', { name: 'Enable' }).click();
+      await card().locator('dd.enabled').waitFor();
+      r = await instance.call('GET', `/core/api/v1/plugins/${pkg.name}/`, { authorization: TEST_API_KEY });
+      assert.equal(r.json.is_enabled, true);
+    });
+
+    it('sets a secret without ever showing it back, and shows recent log lines', async () => {
+      await card().getByRole('button', { name: 'Secrets and logs' }).click();
+      const input = card().getByLabel(/API_TOKEN/);
+      await card().getByText('(not set)').waitFor();
+      await input.fill(SECRET_VALUE);
+      await card().getByRole('button', { name: 'Save secrets' }).click();
+      await card().getByText('(set)').waitFor();
+      assert.equal(await input.inputValue(), '', 'the input is emptied');
+      assert.equal(await input.getAttribute('type'), 'password');
+      const listing = await instance.call('GET', `/core/api/v1/plugins/${pkg.name}/secrets/`, { authorization: TEST_API_KEY });
+      assert.equal(listing.json.results[0].is_set, true);
+      await card().getByRole('button', { name: 'Refresh log lines' }).click();
+      await card()
+        .locator('.lines li')
+        .filter({ hasText: `plugin ${pkg.name}` })
+        .first()
+        .waitFor();
+      const lines = (await card().locator('.lines').textContent()) ?? '';
+      assert.match(lines, /installed/);
+      assert.match(lines, /disabled/);
+      assert.match(lines, /secrets set: API_TOKEN/);
+      assert.ok(!(await page.content()).includes(SECRET_VALUE), 'the value is nowhere in the page');
+    });
+
+    it('downloads the package as stored', async () => {
+      const [download] = await Promise.all([page.waitForEvent('download'), card().getByRole('button', { name: 'Download package' }).click()]);
+      assert.equal(download.suggestedFilename(), `${pkg.name}-0.1.0.tar.gz`);
+      const saved = await download.path();
+      assert.deepEqual(fs.readFileSync(saved), pkg.bytes);
+    });
+
+    it('works at 375 px wide', async () => {
+      await page.setViewportSize({ width: 375, height: 800 });
+      await page.screenshot({ path: path.join(shots, 'plugins-375.png'), fullPage: true });
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      assert.equal(overflow, 0, 'no horizontal scrolling');
+      await page.setViewportSize({ width: 1280, height: 900 });
+    });
+
+    it('deletes only after the confirmation', async () => {
+      await card().getByRole('button', { name: 'Delete' }).click();
+      const dialog = page.getByRole('dialog');
+      await dialog.waitFor();
+      assert.match((await dialog.textContent()) ?? '', /It is enabled: it will be stopped/);
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      await dialog.waitFor({ state: 'hidden' });
+      assert.equal(await card().count(), 1, 'still there after Cancel');
+      await card().getByRole('button', { name: 'Delete' }).click();
+      await page
+        .getByRole('dialog')
+        .getByRole('button', { name: `Delete ${pkg.name}` })
+        .click();
+      await page
+        .getByRole('status')
+        .filter({ hasText: `${pkg.name} deleted.` })
+        .waitFor();
+      assert.equal(await card().count(), 0);
+      const r = await instance.call('GET', `/core/api/v1/plugins/${pkg.name}/`, { authorization: TEST_API_KEY });
+      assert.equal(r.status, 404);
+    });
+
+    it('signs out, forgetting everything, then signs in with OAuth client credentials', async () => {
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByLabel('API key', { exact: true }).waitFor();
+      assert.equal(await page.getByLabel('API key', { exact: true }).inputValue(), '');
+      assert.equal(await page.locator('li.plugin, .panel').count(), 0, 'no page is left');
+      await page.getByLabel('OAuth client credentials').check();
+      await page.getByLabel('Client id').fill(TEST_CLIENT_ID);
+      await page.getByLabel('Client secret').fill(TEST_CLIENT_SECRET);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByText(`Signed in as client ${TEST_CLIENT_ID}`).waitFor();
+      await page.getByText('No plugin is installed yet.').waitFor();
+      const kept = await page.evaluate(() => ({ local: localStorage.length, session: sessionStorage.length, cookie: document.cookie }));
+      assert.deepEqual(kept, { local: 0, session: 0, cookie: '' });
+      assert.deepEqual(failures(), [], 'no script error, no CSP violation');
+    });
+  });
+}

@@ -1,0 +1,78 @@
+// Browser tests' support (docs/console.md, "Browser tests"): finds Debian's Chromium, launches it
+// headless through playwright-core, serves the real console build, and names where screenshots go.
+// Without Chromium a test file reports one skip line naming the executable it looked for; with
+// CI=true that is a failure instead: browser tests are never silently skipped in CI.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+
+const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
+
+/** The Chromium to drive: CHARTA_CHROMIUM, else Debian's. */
+export function findChromium(): { path: string } | { missing: string } {
+  const wanted = process.env.CHARTA_CHROMIUM;
+  if (wanted !== undefined && wanted !== '') return fs.existsSync(wanted) ? { path: wanted } : { missing: wanted };
+  const found = CANDIDATES.find((p) => fs.existsSync(p));
+  return found !== undefined ? { path: found } : { missing: CANDIDATES.join(' or ') };
+}
+
+export const inCi = process.env.CI === 'true';
+
+/**
+ * What a browser test file does about Chromium: `skip` is the one skip line's message when it is
+ * absent outside CI (false otherwise); `failure` is the message to fail with when it is absent in CI.
+ */
+export function chromiumStatus(): { executable: string | undefined; skip: string | false; failure: string | undefined } {
+  const found = findChromium();
+  if ('path' in found) return { executable: found.path, skip: false, failure: undefined };
+  const message = `Chromium not found at ${found.missing}: install Debian's chromium (apt-get install -y chromium) or set CHARTA_CHROMIUM`;
+  return inCi
+    ? { executable: undefined, skip: false, failure: `${message} (CI=true: browser tests may not be skipped)` }
+    : { executable: undefined, skip: message, failure: undefined };
+}
+
+/** Launch arguments: quiet, offline apart from the instance under test, no sandbox (containers run as root). */
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** A headless Chromium with a fresh profile (playwright-core makes a new user-data dir for each launch). */
+export function launch(executablePath: string): Promise<Browser> {
+  return chromium.launch({ executablePath, headless: true, args: CHROMIUM_ARGS, timeout: 60_000 });
+}
+
+const CONSOLE_PACKAGE = path.resolve(import.meta.dirname, '../..');
+
+/** The real console build (packages/console/dist), built first if `npm ci`'s prepare has not. */
+export function consoleBuild(): string {
+  const dist = path.join(CONSOLE_PACKAGE, 'dist');
+  if (!fs.existsSync(path.join(dist, 'index.html'))) {
+    const vite = path.resolve(CONSOLE_PACKAGE, '../../node_modules/vite/bin/vite.js');
+    execFileSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], { cwd: CONSOLE_PACKAGE, stdio: 'inherit' });
+  }
+  return dist;
+}
+
+/**
+ * Where screenshots go: CHARTA_TEST_OUTPUT, else test-results/console/ at the repository root
+ * (gitignored). Created if missing.
+ */
+export function outputDir(): string {
+  const dir = process.env.CHARTA_TEST_OUTPUT ?? path.resolve(CONSOLE_PACKAGE, '../../test-results/console');
+  fs.mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/** A fresh temporary directory. */
+export function tempDir(prefix: string): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
