@@ -81,7 +81,7 @@ interface Snapshot {
   postgres: number;
 }
 
-/** The server: one process, or several (a `--workers` primary and its workers). */
+/** The server: one process with its descendants (its plugin runner child), or a list of processes (a `--workers` primary and its workers). */
 export type ServerPids = number | number[] | undefined;
 
 /**
@@ -90,12 +90,13 @@ export type ServerPids = number | number[] | undefined;
  * cluster's goes to `other`); a backend that ends meanwhile loses its ticks.
  */
 export function cpuMeter(serverPid: ServerPids, postgresDatabase?: string): () => CpuShare {
-  const server = serverPid === undefined ? [] : Array.isArray(serverPid) ? serverPid : [serverPid];
+  // One pid stands for its process tree: the server's plugin runner child works for it.
+  const server = () => (serverPid === undefined ? [] : Array.isArray(serverPid) ? serverPid : processTree(serverPid));
   const take = (): Snapshot => ({
     at: performance.now(),
     busy: machineBusy(),
     client: processTicks(process.pid),
-    server: server.reduce((sum, pid) => sum + processTicks(pid), 0),
+    server: server().reduce((sum, pid) => sum + processTicks(pid), 0),
     postgres: postgresPids(postgresDatabase).reduce((sum, pid) => sum + processTicks(pid), 0),
   });
   const start = take();

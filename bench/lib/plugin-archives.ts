@@ -34,35 +34,46 @@ const IDENTIFIERS =
   'e t n r i o a s c l u d h f p m value entry event command payload result options handler context patient note vitals threshold systolic diastolic pulse alert webhook fetch response request json status retry timeout schema field params state index length push map filter reduce keys assign'.split(
     ' ',
   );
-const KEYWORDS = ['return ', 'const ', 'let ', 'if(', 'else ', 'for(', 'new ', 'typeof ', 'await ', 'async ', 'function ', 'throw '];
-const OPERATORS = ['=', '===', '!==', '&&', '||', '?', ':', '+', '-', '*', '<', '>', '=>', ',', ';', '.', '(', ')', '{', '}', '[', ']'];
 
-/** A minified-looking bundle of about `size` bytes (it gzips to roughly a quarter). */
+/**
+ * A minified-looking bundle of about `size` bytes (it gzips to roughly a quarter) that is valid
+ * JavaScript and exports the handler the manifest names: an install loads it in the sandbox, so
+ * it must evaluate (docs/plugins.md).
+ */
 function bundle(size: number, rnd: () => number): string {
   const pick = <T>(items: readonly T[]) => items[Math.floor(rnd() * items.length)]!;
+  const num = (max: number) => Math.floor(rnd() * max);
   const parts: string[] = ['"use strict";'];
   let length = parts[0]!.length;
-  while (length < size) {
-    const r = rnd();
-    const token =
-      r < 0.45
-        ? pick(IDENTIFIERS) + (rnd() < 0.3 ? String(Math.floor(rnd() * 100)) : '')
-        : r < 0.6
-          ? pick(KEYWORDS)
-          : r < 0.92
-            ? pick(OPERATORS)
-            : r < 0.97
-              ? String(Math.floor(rnd() * 10_000))
-              : `"${pick(IDENTIFIERS)} ${pick(IDENTIFIERS)}"`;
-    parts.push(token);
-    length += token.length;
-    if (rnd() < 0.004) {
+  for (let n = 0; length < size; n++) {
+    const [a, b, c] = [pick(IDENTIFIERS), pick(IDENTIFIERS), pick(IDENTIFIERS)];
+    const statement =
+      rnd() < 0.5
+        ? `function ${a}${n}(${b}_,${c}__){const x=${b}_*${num(10_000)}+${c}__;return x>"${a} ${b}".length?x:${c}__}`
+        : `const ${b}${n}={${a}:${num(1000)},${c}:"${pick(IDENTIFIERS)} ${pick(IDENTIFIERS)}",f:(v)=>v&&v.${a}!==${num(100)}?[v].map((w)=>w.${c}):null};`;
+    parts.push(statement);
+    length += statement.length;
+    if (rnd() < 0.05) {
       parts.push('\n');
       length++;
     }
   }
-  return parts.join('').slice(0, size);
+  parts.push('\n', HANDLER_JS);
+  return parts.join('');
 }
+
+/**
+ * The handler the packages declare: on an event no other scenario fires or counts (the
+ * plugin-commit scenario waits until exactly its own plugin handles the plan's commit events).
+ */
+const HANDLER_EVENT = 'DIAGNOSE_COMMAND__POST_ENTER_IN_ERROR';
+const HANDLER_JS = `export class BenchHandler {
+  static RESPONDS_TO = ['${HANDLER_EVENT}'];
+  constructor(event) { this.event = event; }
+  acceptEvent() { return true; }
+  compute() { return []; }
+}
+`;
 
 const README = '# Bench plugin\n\nA package of the size of a bundled plugin with a small model file, for `npm run bench`.\n';
 const BUNDLE_BYTES = 700_000;
@@ -71,7 +82,13 @@ function items(name: string, index: number, js: string, asset: Buffer): TarItem[
   return [
     {
       path: 'CHARTA_MANIFEST.json',
-      body: manifestJson({ name, plugin_version: `1.0.${index}`, description: 'Benchmark package: a bundled handler and a binary asset.', secrets: [] }),
+      body: manifestJson({
+        name,
+        plugin_version: `1.0.${index}`,
+        description: 'Benchmark package: a bundled handler and a binary asset.',
+        secrets: [],
+        components: { handlers: [{ entry: 'dist/index.js', class: 'BenchHandler', events: [HANDLER_EVENT], description: 'Does nothing.' }] },
+      }),
     },
     { path: 'README.md', body: README },
     { path: 'dist/', type: 'Directory' },

@@ -213,7 +213,7 @@ export async function pluginCommitScenario(opts: BenchOptions, t: CommitTarget, 
     const measuredFrom = await t.child.call<number>('nowMicros');
     const profiled = opts.profile.includes('all') || opts.profile.includes('plugin-commit') || opts.profile.includes(`plugin-commit-${v.name}`);
     if (profiled) await t.child.call('profileStart');
-    const stop = cpuMeter(t.child.pid);
+    const stop = cpuMeter(t.child.pid === undefined ? undefined : [t.child.pid]); // the runner has its own column
     const runnerBefore = childTicks(t.child.pid);
     const result = await measure({ ...spec, duration: opts.duration });
     const cpu = stop();

@@ -15,8 +15,10 @@ export interface Row extends LoadResult {
   scenario: string;
   engine: string;
   request: string;
-  /** okPerSecond / the baseline's okPerSecond. */
+  /** okPerSecond / the baseline's okPerSecond (the baseline measured just before this scenario, when `baselinePerSecond` is set). */
   ratio: number;
+  /** The bare-Fastify baseline's req/s measured just before this scenario (the Commands scenarios). */
+  baselinePerSecond?: number;
   /** Average cores used during the measurement; `server` includes PostgreSQL on that engine. */
   cpu: CpuShare;
   /** Server CPU time per 2xx response, in µs (with PostgreSQL's processes on that engine). */
@@ -202,6 +204,7 @@ const HEAD = [
   'p99 ms',
   'non-2xx',
   'ratio',
+  'baseline req/s',
   'target (issue 12)',
   'server µs/req',
   'RSS MiB',
@@ -217,6 +220,7 @@ const cells = (r: Row) => [
   f2(r.p99),
   String(r.non2xx + r.errors + r.timeouts),
   f2(r.ratio),
+  r.baselinePerSecond === undefined ? '–' : f0(r.baselinePerSecond),
   targetCell(r),
   f0(r.serverMicrosPerRequest),
   r.rss === undefined ? '–' : r.rss.warmed === undefined ? f0(r.rss.peak) : `${f0(r.rss.warmed)} → ${f0(r.rss.end)}`,
@@ -607,7 +611,7 @@ export function markdown(report: Report): string {
       : [
           `${s.connections} connections, ${s.duration} s per scenario after ${s.warmup} s of warm-up; autocannon in the bench process, each server in its own process, over loopback.`,
           ...(s.sqliteAnalyze ? ['**BENCH_SQLITE_ANALYZE=1**: the SQLite database was ANALYZEd after seeding, which the server itself never does.'] : []),
-          "req/s counts 2xx responses only; latencies are of 2xx responses; ratio = req/s ÷ the bare-Fastify baseline measured just before that engine's scenarios.",
+          "req/s counts 2xx responses only; latencies are of 2xx responses; ratio = req/s ÷ the bare-Fastify baseline's req/s: for the Commands scenarios and the bare primary-key read, the baseline measured just before that scenario (*baseline req/s*; this machine's speed drifts by up to 2× within minutes), for the others the one measured before that engine's scenarios.",
           "server µs/req: CPU time the server (and PostgreSQL) spent per 2xx response. CPU columns: average cores used by the load generator, by the server (with PostgreSQL's processes on that engine) and by everything else on the machine during the measurement.",
           '',
           markdownTable(report.rows),
