@@ -27,8 +27,7 @@ for (const engine of ENGINES) {
     });
     after(async () => api?.stop());
 
-    const names = (r: { json: { results: Array<{ first_name: string; last_name: string }> } }) =>
-      r.json.results.map((p) => `${p.first_name} ${p.last_name}`);
+    const names = (r: { json: { results: Array<{ first_name: string; last_name: string }> } }) => r.json.results.map((p) => `${p.first_name} ${p.last_name}`);
 
     it('matches every word anywhere in the name, ignoring case, ordered by last then first name', async () => {
       let r = await api.call('GET', `${P}?name=ADA`);

@@ -34,7 +34,10 @@ function nameWords(name: string, errors: FieldProblem[]): string[] {
     errors.push({ field: 'name', message: 'must not contain control characters' });
     return [];
   }
-  const words = name.toLowerCase().split(/\s+/).filter((w) => w !== '');
+  const words = name
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((w) => w !== '');
   if (words.length === 0) errors.push({ field: 'name', message: 'must not be empty or only spaces' });
   else if (words.length > MAX_WORDS) errors.push({ field: 'name', message: `must be at most ${MAX_WORDS} words` });
   return words;
