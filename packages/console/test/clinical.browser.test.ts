@@ -2,13 +2,15 @@
 // command editor", "The chart panel"), against a real instance on port 0 with the demo data:
 // sign in with the OAuth client, find the demo patient, open the demo encounter note, create and
 // commit a plan, pick a diagnosis with the keyboard and commit it (then see the condition in the
-// chart panel), a questionnaire's questions, a 400 named next to its field, a 412 from a second
-// tab, and a locked note refusing edits. One browser; the second tab is a second page of it.
+// chart panel), a questionnaire's questions, a plugin's validation errors, a 400 named next to
+// its field, a 412 from a second tab, and a locked note refusing edits. One browser; the second
+// tab is a second page of it.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startInstance, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type Instance } from '../../server/test/support/harness.ts';
+import { installPlugin } from '../../server/test/support/plugins.ts';
 import { chromiumStatus, consoleBuild, launch, outputDir } from './support/browser.ts';
 
 const chromium = chromiumStatus();
@@ -174,6 +176,30 @@ if (chromium.executable === undefined) {
       const answers = Object.keys(data).filter((k) => k.startsWith('question-'));
       assert.equal(answers.length, 1, JSON.stringify(data));
       assert.equal(data.questionnaire.text, 'Patient Health Questionnaire (PHQ-9)');
+    });
+
+    it("shows a plugin's validation errors with the plugin's name, next to the field they name", async () => {
+      await installPlugin(instance.url, 'hpi-checker', [
+        {
+          className: 'HowLong',
+          events: ['HISTORY_OF_PRESENT_ILLNESS_COMMAND__PRE_COMMIT'],
+          compute: `    const narrative = this.event.context.command.data.narrative ?? '';
+    if (/days?/.test(narrative)) return [];
+    return [{ type: 'EVENT_VALIDATION_ERROR', payload: { errors: [{ message: 'Say how long it has lasted', field: 'narrative' }, { message: 'HPIs need a duration' }] } }];`,
+        },
+      ]);
+      await page.getByLabel('Add a command of kind').selectOption('hpi');
+      await page.getByRole('button', { name: 'Add command' }).click();
+      await editor(page).getByLabel('Narrative').fill('Dry cough');
+      await editor(page).getByRole('button', { name: 'Commit' }).click();
+      const alert = editor(page).getByRole('alert');
+      await alert.filter({ hasText: 'Refused by hpi-checker' }).waitFor();
+      assert.match((await alert.textContent()) ?? '', /hpi-checker: HPIs need a duration/, 'a message about the whole command is listed above the form');
+      const describedBy = (await editor(page).getByLabel('Narrative').getAttribute('aria-describedby'))!;
+      assert.equal(await page.locator(`[id="${describedBy}"]`).textContent(), 'hpi-checker: Say how long it has lasted');
+      await editor(page).getByLabel('Narrative').fill('Dry cough for three days');
+      await editor(page).getByRole('button', { name: 'Commit' }).click();
+      await editor(page).getByRole('status').filter({ hasText: 'Committed.' }).waitFor();
     });
 
     it('names the field a 400 is about next to its input', async () => {
