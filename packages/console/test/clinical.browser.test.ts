@@ -178,7 +178,7 @@ if (chromium.executable === undefined) {
       assert.equal(data.questionnaire.text, 'Patient Health Questionnaire (PHQ-9)');
     });
 
-    it("shows a plugin's validation errors with the plugin's name, next to the field they name", async () => {
+    it("shows a plugin's validation errors with its name next to the field they name; commits, then enters in error", async () => {
       await installPlugin(instance.url, 'hpi-checker', [
         {
           className: 'HowLong',
@@ -200,6 +200,14 @@ if (chromium.executable === undefined) {
       await editor(page).getByLabel('Narrative').fill('Dry cough for three days');
       await editor(page).getByRole('button', { name: 'Commit' }).click();
       await editor(page).getByRole('status').filter({ hasText: 'Committed.' }).waitFor();
+      // Committed: only "Enter in error" is offered; once entered in error, nothing is.
+      assert.deepEqual(await editor(page).getByRole('button').allTextContents(), ['Enter in error']);
+      await editor(page).getByRole('button', { name: 'Enter in error' }).click();
+      await editor(page).getByRole('status').filter({ hasText: 'Entered in error.' }).waitFor();
+      assert.equal(await editor(page).getByRole('button').count(), 0);
+      const uuid = (await editor(page).getAttribute('data-command'))!;
+      assert.equal((await instance.call('GET', `${C}/${uuid}`)).json.state, 'entered_in_error');
+      await page.locator(`li[data-command="${uuid}"] .state-entered_in_error`).waitFor();
     });
 
     it('names the field a 400 is about next to its input', async () => {
