@@ -203,6 +203,11 @@ if (chromium.executable === undefined) {
       // Committed: only "Enter in error" is offered; once entered in error, nothing is.
       assert.deepEqual(await editor(page).getByRole('button').allTextContents(), ['Enter in error']);
       await editor(page).getByRole('button', { name: 'Enter in error' }).click();
+      // Asked once more: Cancel keeps it; the confirmation enters it in error.
+      assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Cancel', 'Cancel has the focus');
+      await editor(page).getByRole('button', { name: 'Cancel' }).click();
+      await editor(page).getByRole('button', { name: 'Enter in error', exact: true }).click();
+      await editor(page).getByRole('button', { name: 'Yes, enter it in error' }).click();
       await editor(page).getByRole('status').filter({ hasText: 'Entered in error.' }).waitFor();
       assert.equal(await editor(page).getByRole('button').count(), 0);
       const uuid = (await editor(page).getAttribute('data-command'))!;

@@ -47,6 +47,12 @@ export function CommandEditor({ uuid, noteWritable, onChanged }: Props) {
   const [refusal, setRefusal] = useState<Refusal | undefined>();
   const [done, setDone] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
+  const [confirming, setConfirming] = useState<'delete' | 'enter-in-error' | undefined>();
+  const cancel = useRef<HTMLButtonElement>(null);
+  // The question takes the focus from the button that asked it, on Cancel.
+  useEffect(() => {
+    if (confirming !== undefined) cancel.current?.focus();
+  }, [confirming]);
 
   const show = (c: Command, tag: string | null, f: Field[]) => {
     setCommand(c);
@@ -55,14 +61,15 @@ export function CommandEditor({ uuid, noteWritable, onChanged }: Props) {
     setValues({ ...c.data });
   };
 
+  /** Reads the command and its fields; the messages go only once the new state is there to show. */
   const load = async () => {
-    setRefusal(undefined);
-    setByField({});
-    setDone(undefined);
     try {
       const res = await call('GET', paths.command(uuid));
       const c = (await res.json()) as Command;
       const f = await fieldsOf();
+      setRefusal(undefined);
+      setByField({});
+      setDone(undefined);
       show(c, res.headers.get('etag'), f);
     } catch (err) {
       setRefusal({ text: messageOf(err), conflict: false, general: [] });
@@ -218,7 +225,7 @@ export function CommandEditor({ uuid, noteWritable, onChanged }: Props) {
           onPick={(v) => pick(f.name, v)}
         />
       ))}
-      {noteWritable && command.state !== 'entered_in_error' && (
+      {noteWritable && command.state !== 'entered_in_error' && confirming === undefined && (
         <div class="actions">
           {command.state === 'staged' && (
             <>
@@ -228,16 +235,39 @@ export function CommandEditor({ uuid, noteWritable, onChanged }: Props) {
               <button type="button" onClick={commit} disabled={busy}>
                 Commit
               </button>
-              <button type="button" class="danger" onClick={remove} disabled={busy}>
+              <button type="button" class="danger" onClick={() => setConfirming('delete')} disabled={busy}>
                 Delete
               </button>
             </>
           )}
           {command.state === 'committed' && (
-            <button type="button" class="danger" onClick={enterInError} disabled={busy}>
+            <button type="button" class="danger" onClick={() => setConfirming('enter-in-error')} disabled={busy}>
               Enter in error
             </button>
           )}
+        </div>
+      )}
+      {confirming !== undefined && (
+        // Both cannot be undone: asked once more, with Cancel first.
+        <div class="actions confirm" role="group" aria-labelledby={`${titleId}-confirm`}>
+          <p id={`${titleId}-confirm`}>
+            {confirming === 'delete' ? 'Delete this staged command? ' : 'Enter this command in error? '}
+            This cannot be undone.
+          </p>
+          <button type="button" class="secondary" onClick={() => setConfirming(undefined)} ref={cancel}>
+            Cancel
+          </button>
+          <button
+            type="button"
+            class="danger"
+            onClick={() => {
+              setConfirming(undefined);
+              if (confirming === 'delete') remove();
+              else enterInError();
+            }}
+          >
+            {confirming === 'delete' ? 'Yes, delete it' : 'Yes, enter it in error'}
+          </button>
         </div>
       )}
     </form>
