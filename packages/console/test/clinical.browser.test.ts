@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startInstance, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type Instance } from '../../server/test/support/harness.ts';
-import { installPlugin } from '../../server/test/support/plugins.ts';
+import { eventually, installPlugin } from '../../server/test/support/plugins.ts';
 import { chromiumStatus, consoleBuild, launch, outputDir } from './support/browser.ts';
 
 const chromium = chromiumStatus();
@@ -178,7 +178,7 @@ if (chromium.executable === undefined) {
       assert.equal(data.questionnaire.text, 'Patient Health Questionnaire (PHQ-9)');
     });
 
-    it("shows a plugin's validation errors with its name next to the field they name; commits, then enters in error", async () => {
+    it("shows a plugin's validation errors with its name next to their field; commits (the plugin's banner alert shows), enters in error", async () => {
       await installPlugin(instance.url, 'hpi-checker', [
         {
           className: 'HowLong',
@@ -186,6 +186,11 @@ if (chromium.executable === undefined) {
           compute: `    const narrative = this.event.context.command.data.narrative ?? '';
     if (/days?/.test(narrative)) return [];
     return [{ type: 'EVENT_VALIDATION_ERROR', payload: { errors: [{ message: 'Say how long it has lasted', field: 'narrative' }, { message: 'HPIs need a duration' }] } }];`,
+        },
+        {
+          className: 'Flag',
+          events: ['HISTORY_OF_PRESENT_ILLNESS_COMMAND__POST_COMMIT'],
+          compute: `    return [{ type: 'ADD_BANNER_ALERT', payload: { patient: this.event.context.patient.key, key: 'hpi', narrative: 'HPI recorded today', placement: ['chart'], intent: 'info' } }];`,
         },
       ]);
       await page.getByLabel('Add a command of kind').selectOption('hpi');
@@ -200,6 +205,10 @@ if (chromium.executable === undefined) {
       await editor(page).getByLabel('Narrative').fill('Dry cough for three days');
       await editor(page).getByRole('button', { name: 'Commit' }).click();
       await editor(page).getByRole('status').filter({ hasText: 'Committed.' }).waitFor();
+      // The plugin adds a banner alert once the commit is delivered to it; the chart panel shows it on refresh.
+      await eventually('the banner alert', async () => (await instance.call('GET', `/core/api/v1/patients/${patientKey}/banner-alerts/`)).json.count === 1);
+      await page.getByRole('button', { name: 'Refresh chart' }).click();
+      await page.locator('aside.chart .alerts li').filter({ hasText: 'HPI recorded today (hpi-checker)' }).waitFor();
       // Committed: only "Enter in error" is offered; once entered in error, nothing is.
       assert.deepEqual(await editor(page).getByRole('button').allTextContents(), ['Enter in error']);
       await editor(page).getByRole('button', { name: 'Enter in error' }).click();

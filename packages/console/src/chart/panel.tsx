@@ -48,6 +48,8 @@ const codeOf = (c: Coding) => (c.system === 'UNSTRUCTURED' ? 'free text' : `${c.
 export function ChartPanel({ patientKey, version }: { patientKey: string; version: number }) {
   const [chart, setChart] = useState<Chart | undefined>();
   const [error, setError] = useState<string | undefined>();
+  // Plugins add banner alerts after a commit, asynchronously: "Refresh chart" reads it again.
+  const [refreshed, setRefreshed] = useState(0);
 
   useEffect(() => {
     let live = true;
@@ -67,11 +69,16 @@ export function ChartPanel({ patientKey, version }: { patientKey: string; versio
     return () => {
       live = false;
     };
-  }, [patientKey, version]);
+  }, [patientKey, version, refreshed]);
 
   return (
     <aside class="chart panel" aria-labelledby="chart-title">
-      <h2 id="chart-title">Chart</h2>
+      <div class="chart-head">
+        <h2 id="chart-title">Chart</h2>
+        <button type="button" class="secondary small" onClick={() => setRefreshed(refreshed + 1)}>
+          Refresh chart
+        </button>
+      </div>
       {error !== undefined && (
         <p class="error" role="alert">
           {error}
