@@ -178,6 +178,38 @@ if (chromium.executable === undefined) {
       assert.equal(data.questionnaire.text, 'Patient Health Questionnaire (PHQ-9)');
     });
 
+    it('adds picks to a list field, after the field its options depend on', async () => {
+      await page.getByLabel('Add a command of kind').selectOption('labOrder');
+      await page.getByRole('button', { name: 'Add command' }).click();
+      // Focused with nothing typed, a reference-data picker lists its first options.
+      await editor(page)
+        .getByRole('combobox', { name: /Lab partner/ })
+        .focus();
+      await editor(page).getByRole('option').first().waitFor();
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('Enter');
+      await editor(page).getByRole('status').filter({ hasText: 'Saved: Lab partner.' }).waitFor();
+      const tests = editor(page).getByRole('combobox', { name: /Tests/ });
+      assert.match((await editor(page).locator('[data-field="tests"]').textContent()) ?? '', /Up to 20\./);
+      await tests.focus();
+      await editor(page).getByRole('option').nth(1).waitFor();
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('Enter');
+      await editor(page).getByRole('status').filter({ hasText: 'Saved: Tests.' }).waitFor();
+      await page.keyboard.press('ArrowDown');
+      await editor(page).getByRole('option').nth(1).waitFor();
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('Enter');
+      await editor(page).locator('[data-field="tests"] .picked li').nth(1).waitFor();
+      const uuid = (await editor(page).getAttribute('data-command'))!;
+      await eventually('two tests stored', async () => (await instance.call('GET', `${C}/${uuid}`)).json.data.tests?.length === 2);
+      await editor(page)
+        .getByRole('button', { name: /^Remove/ })
+        .first()
+        .waitFor();
+    });
+
     it("shows a plugin's validation errors with its name next to their field; commits (the plugin's banner alert shows), enters in error", async () => {
       await installPlugin(instance.url, 'hpi-checker', [
         {
