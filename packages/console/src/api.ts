@@ -6,6 +6,8 @@ import { authorization } from './session.ts';
 export interface FieldProblem {
   field: string;
   message: string;
+  /** The plugin whose validation refused the change (docs/errors.md, plugin_validation_failed). */
+  plugin?: string;
 }
 
 export class ApiError extends Error {
@@ -26,11 +28,13 @@ export interface CallOptions {
   body?: FormData | URLSearchParams;
   /** Send no credentials (the token endpoint). */
   anonymous?: boolean;
+  /** More request headers (If-Match). */
+  headers?: Record<string, string>;
 }
 
 /** Calls the API; answers the response when it is a success, throws ApiError otherwise. */
 export async function call(method: string, path: string, options: CallOptions = {}): Promise<Response> {
-  const headers: Record<string, string> = { accept: 'application/json' };
+  const headers: Record<string, string> = { ...options.headers, accept: 'application/json' };
   const auth = options.anonymous ? undefined : authorization();
   if (auth !== undefined) headers.authorization = auth;
   let body: BodyInit | undefined = options.body;

@@ -1,12 +1,52 @@
-// The console's frame: the sign-in form until someone signs in, then the pages with a sign-out
-// button. Signing out drops the credentials (session.ts) and unmounts every page with its state.
-import { useState } from 'preact/hooks';
+// The console's frame: the sign-in form until someone signs in, then the page the hash names
+// (router.ts) with the nav and a sign-out button. Signing out drops the credentials (session.ts)
+// and unmounts every page with its state.
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { forget, signedIn, type Credentials } from './session.ts';
 import { SignIn } from './sign-in.tsx';
 import { PluginsPage } from './plugins/page.tsx';
+import { PatientSearch } from './patients/search.tsx';
+import { PatientPage } from './patients/patient.tsx';
+import { NotePage } from './notes/note.tsx';
+import { useLocation, type Location, type Section } from './router.ts';
+
+const NAV: Array<{ section: Section; href: string; text: string }> = [
+  { section: 'plugins', href: '#plugins', text: 'Plugins' },
+  { section: 'patients', href: '#patients', text: 'Patients' },
+];
+
+function Page({ where }: { where: Location }) {
+  switch (where.route?.name) {
+    case 'plugins':
+      return <PluginsPage />;
+    case 'patients':
+      return <PatientSearch />;
+    case 'patient':
+      return <PatientPage key={where.params[0]} patientKey={where.params[0]!} />;
+    case 'note':
+      return <NotePage key={where.params[0]} noteKey={where.params[0]!} />;
+    default:
+      return (
+        <>
+          <h2>Page not found</h2>
+          <p>
+            This console has no page at that address. Go to <a href="#patients">Patients</a> or <a href="#plugins">Plugins</a>.
+          </p>
+        </>
+      );
+  }
+}
 
 export function App() {
   const [who, setWho] = useState<Credentials | undefined>(signedIn());
+  const where = useLocation();
+  const main = useRef<HTMLElement>(null);
+  // A new page moves the focus to its content, as a page load would (screen readers announce it).
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) return void (first.current = false);
+    main.current?.focus();
+  }, [where.hash]);
   if (who === undefined) return <SignIn onSignedIn={setWho} />;
   const signOut = () => {
     forget();
@@ -17,17 +57,19 @@ export function App() {
       <header class="bar">
         <h1>Charta console</h1>
         <nav aria-label="Pages">
-          <a href="#plugins" aria-current="page">
-            Plugins
-          </a>
+          {NAV.map((n) => (
+            <a key={n.section} href={n.href} aria-current={where.route?.section === n.section ? 'page' : undefined}>
+              {n.text}
+            </a>
+          ))}
         </nav>
         <span class="who">{who.kind === 'api-key' ? 'Signed in with an API key' : `Signed in as client ${who.clientId}`}</span>
         <button type="button" class="secondary" onClick={signOut}>
           Sign out
         </button>
       </header>
-      <main id="main">
-        <PluginsPage />
+      <main id="main" ref={main} tabIndex={-1}>
+        <Page where={where} />
       </main>
     </>
   );

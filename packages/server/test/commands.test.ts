@@ -210,6 +210,20 @@ for (const engine of ENGINES) {
       const status = f.json.fields.find((x: { name: string }) => x.name === 'status');
       assert.deepEqual(status.choices[0], { value: 'improved', text: 'Improved' });
       assert.deepEqual(f.json.fields.find((x: { name: string }) => x.name === 'narrative').choices, []);
+      assert.ok(
+        f.json.fields.every((x: object) => !('max_items' in x)),
+        'no list field: no max_items',
+      );
+      const order = await api.command('labOrder');
+      const lists = (await api.call('GET', `${C}/${order.uuid}/fields/`)).json.fields.filter((x: { max_items?: number }) => x.max_items !== undefined);
+      assert.deepEqual(
+        lists.map((x: { name: string; max_items: number }) => [x.name, x.max_items]),
+        [
+          ['tests', 20],
+          ['diagnosis', 12],
+        ],
+        'a list field says how many options it takes',
+      );
       assertProblem(
         await api.call('GET', `${C}/${c.uuid}/fields/narrative/autocomplete/?search_term=a`),
         400,

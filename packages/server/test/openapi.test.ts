@@ -8,6 +8,7 @@ import { startInstance, type Instance } from './support/harness.ts';
 const ROUTES: Array<[string, string]> = [
   ['post', '/auth/token/'],
   ['post', '/core/api/v1/patients/'],
+  ['get', '/core/api/v1/patients'],
   ['get', '/core/api/v1/patients/{key}'],
   ['post', '/core/api/v1/notes/'],
   ['get', '/core/api/v1/notes'],

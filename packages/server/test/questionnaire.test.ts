@@ -81,6 +81,11 @@ for (const engine of ENGINES) {
         fields[4].choices,
         q('smoker').options.map((o) => ({ value: o.pk, text: o.text })),
       );
+      // Each question carries its text as the field's label; the kind's own fields have none.
+      assert.deepEqual(
+        fields.map((f: { label?: string }) => f.label),
+        [undefined, undefined, 'Allergies', 'Cigarettes per day', 'Do you smoke?', 'Symptoms'],
+      );
     });
 
     it('answers are checked against their questions; the questionnaire and its answers may come together', async () => {

@@ -8,7 +8,7 @@ import { getCommand } from './get.ts';
 
 export interface FieldsView {
   schema: string;
-  fields: Array<{ name: string; type: string; required: boolean; choices: Array<{ value: string; text: string }> }>;
+  fields: Array<{ name: string; type: string; required: boolean; choices: Array<{ value: string; text: string }>; max_items?: number; label?: string }>;
 }
 
 export function describeFields(fields: readonly FieldDef[]): FieldsView['fields'] {
@@ -17,6 +17,10 @@ export function describeFields(fields: readonly FieldDef[]): FieldsView['fields'
     type: f.type,
     required: f.required,
     choices: (f.choices ?? []).map((c) => ({ value: c.value, text: c.text })),
+    // A field holding a list of options says how many it takes (docs/api.md, "Fields").
+    ...(f.multiple ? { max_items: f.maxItems ?? 1 } : {}),
+    // A questionnaire's question carries its text.
+    ...(f.label !== undefined ? { label: f.label } : {}),
   }));
 }
 

@@ -59,6 +59,8 @@ export const FieldsSchema = Type.Object(
         type: Type.String(),
         required: Type.Boolean(),
         choices: Type.Array(Type.Object({ value: Type.String(), text: Type.String() })),
+        max_items: Type.Optional(Type.Integer({ minimum: 1, description: 'Only on an AutocompleteField holding a list of options: how many it takes' })),
+        label: Type.Optional(Type.String({ description: "Only on a questionnaire's question field: the question's text" })),
       }),
     ),
   },

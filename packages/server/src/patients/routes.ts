@@ -2,16 +2,18 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { ctxOf, type FeatureOptions } from '../http/request.ts';
+import { baseUrlOf, ctxOf, type FeatureOptions } from '../http/request.ts';
+import { pageLinks } from '../http/pagination.ts';
 import { problemResponses as problems } from '../http/schemas.ts';
-import { CreatePatientBody, PatientParams, patientComponents } from './schemas.ts';
+import { CreatePatientBody, ListPatientsQuery, PatientParams, patientComponents } from './schemas.ts';
 import { createPatient } from './create.ts';
 import { getPatient } from './get.ts';
+import { listPatients } from './list.ts';
 
 const tags = ['Patients'];
 const security = [{ bearer: [] }];
 
-export async function patientRoutes(parent: FastifyInstance, { storage }: FeatureOptions) {
+export async function patientRoutes(parent: FastifyInstance, { storage, publicUrl, listCountCap }: FeatureOptions) {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   for (const schema of patientComponents) app.addSchema(schema);
 
@@ -26,6 +28,25 @@ export async function patientRoutes(parent: FastifyInstance, { storage }: Featur
     handler: async (request, reply) => {
       const outcome = await createPatient(ctxOf(request, storage), request.body);
       return reply.code(201).send(outcome.body);
+    },
+  });
+  app.get('/core/api/v1/patients', {
+    schema: {
+      tags,
+      security,
+      summary: 'Find patients by name',
+      querystring: ListPatientsQuery,
+      response: { 200: Type.Ref('PatientPage'), ...problems(400, 401, 403) },
+    },
+    handler: async (request) => {
+      const query = request.query;
+      const list = await listPatients(ctxOf(request, storage), query, listCountCap);
+      return {
+        count: list.count,
+        count_is_estimate: list.countIsEstimate,
+        ...pageLinks(baseUrlOf(request, publicUrl), '/core/api/v1/patients', query, list.page, list.hasNext),
+        results: list.results,
+      };
     },
   });
   app.get('/core/api/v1/patients/:key', {

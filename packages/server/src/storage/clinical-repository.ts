@@ -1,5 +1,5 @@
 // Patients and notes.
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import { executeCompiled } from './compiled.ts';
 import { cappedList, countOf, countQuery } from './capped-list.ts';
 import type { Engine } from './db.ts';
@@ -9,6 +9,28 @@ type Db = Kysely<Database>;
 
 export const insertPatient = (db: Db, row: PatientTable) => db.insertInto('patients').values(row).execute();
 export const getPatient = (db: Db, key: string) => db.selectFrom('patients').selectAll().where('key', '=', key).executeTakeFirst();
+
+/**
+ * A page of patients whose name holds every one of `words` (already lower-cased), each anywhere in
+ * "first last" ignoring case, ordered by last name, first name and key; counted like the notes
+ * (capped-list.ts). `%`, `_` and `\\` in a word are matched as themselves.
+ */
+export function listPatients(db: Db, words: readonly string[], limit: number, offset: number, countCap: number) {
+  const name = sql<string>`lower(first_name || ' ' || last_name)`;
+  let base = db.selectFrom('patients');
+  for (const word of words) base = base.where(sql<boolean>`${name} like ${`%${escapeLike(word)}%`} escape '\\'`);
+  return cappedList(
+    {
+      page: (n, from) => base.selectAll().orderBy('last_name').orderBy('first_name').orderBy('key').limit(n).offset(from).execute(),
+      count: async (max) => countOf(await countQuery(db, base, max).execute()),
+    },
+    limit,
+    offset,
+    countCap,
+  );
+}
+
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** PostgreSQL: locks the patient's row for the transaction, so changes to one patient's chart run one at a time. */
 export async function lockPatient(db: Db, key: string): Promise<void> {

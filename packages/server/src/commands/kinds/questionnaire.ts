@@ -18,7 +18,7 @@ const MAX_ANSWER_TEXT = 10_000;
 const INT_BOUND = 1_000_000_000;
 
 function questionField(q: QuestionDefinition): FieldDef | undefined {
-  const base = { name: `${QUESTION_PREFIX}${q.pk}`, required: false, description: q.label };
+  const base = { name: `${QUESTION_PREFIX}${q.pk}`, required: false, description: q.label, label: q.label };
   const choices = q.options.map((o) => ({ value: o.pk, text: o.text }));
   switch (q.type) {
     case 'TXT':

@@ -47,6 +47,8 @@ export interface FieldDef {
   readonly source?: OptionSource;
   /** One sentence for the API reference. */
   readonly description: string;
+  /** What a form shows as the field's label, when its name does not say it (a questionnaire's question); /fields/ reports it. */
+  readonly label?: string;
 }
 
 export interface CommandKind {

@@ -1,0 +1,164 @@
+// The chart side panel (docs/console.md, "The chart panel"): the patient's active conditions,
+// active medications, open goals and banner alerts, from the chart endpoints (docs/api.md, "The
+// patient's chart"). `version` changes after each commit or entry in error, which reloads it.
+import type { ComponentChildren } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { callJson, messageOf } from '../api.ts';
+import { paths, type Page } from '../clinical/types.ts';
+
+interface Coding {
+  system: string;
+  code: string | number;
+  display?: string;
+}
+interface Condition {
+  id: string;
+  coding: Coding;
+  onset?: string | null;
+}
+interface Medication {
+  id: string;
+  coding: Coding;
+  sig?: string | null;
+}
+interface Goal {
+  id: string;
+  statement: string;
+  due_date?: string | null;
+  achievement_status?: string | null;
+  priority?: string | null;
+}
+interface Alert {
+  plugin: string;
+  key: string;
+  narrative: string;
+  intent: string;
+}
+
+interface Chart {
+  conditions: Page<Condition>;
+  medications: Page<Medication>;
+  goals: Page<Goal>;
+  alerts: Page<Alert>;
+}
+
+const coded = (c: Coding) => `${c.display ?? c.code}`;
+const codeOf = (c: Coding) => (c.system === 'UNSTRUCTURED' ? 'free text' : `${c.code} · ${c.system}`);
+
+export function ChartPanel({ patientKey, version }: { patientKey: string; version: number }) {
+  const [chart, setChart] = useState<Chart | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  // Plugins add banner alerts after a commit, asynchronously: "Refresh chart" reads it again.
+  const [refreshed, setRefreshed] = useState(0);
+
+  useEffect(() => {
+    let live = true;
+    Promise.all([
+      callJson<Page<Condition>>('GET', paths.chart(patientKey, 'conditions')),
+      callJson<Page<Medication>>('GET', paths.chart(patientKey, 'medications')),
+      callJson<Page<Goal>>('GET', paths.chart(patientKey, 'goals')),
+      callJson<Page<Alert>>('GET', paths.chart(patientKey, 'banner-alerts')),
+    ]).then(
+      ([conditions, medications, goals, alerts]) => {
+        if (!live) return;
+        setChart({ conditions, medications, goals, alerts });
+        setError(undefined);
+      },
+      (err) => live && setError(messageOf(err)),
+    );
+    return () => {
+      live = false;
+    };
+  }, [patientKey, version, refreshed]);
+
+  return (
+    <aside class="chart panel" aria-labelledby="chart-title">
+      <div class="chart-head">
+        <h2 id="chart-title">Chart</h2>
+        <button type="button" class="secondary small" onClick={() => setRefreshed(refreshed + 1)}>
+          Refresh chart
+        </button>
+      </div>
+      {error !== undefined && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      {chart === undefined && error === undefined && <p>Loading the chart…</p>}
+      {chart !== undefined && (
+        <>
+          {chart.alerts.results.length > 0 && (
+            <section aria-labelledby="alerts-title">
+              <h3 id="alerts-title">Banner alerts</h3>
+              <ul class="alerts">
+                {chart.alerts.results.map((a) => (
+                  <li key={`${a.plugin}/${a.key}`} class={`alert intent-${a.intent}`}>
+                    {a.narrative} <span class="meta">({a.plugin})</span>
+                  </li>
+                ))}
+              </ul>
+            </section>
+          )}
+          <ChartList
+            id="conditions"
+            title="Active conditions"
+            empty="No active condition."
+            page={chart.conditions}
+            item={(c) => (
+              <>
+                {coded(c.coding)} <span class="meta">{codeOf(c.coding)}</span>
+                {c.onset ? <span class="meta"> · onset {c.onset}</span> : null}
+              </>
+            )}
+          />
+          <ChartList
+            id="medications"
+            title="Active medications"
+            empty="No active medication."
+            page={chart.medications}
+            item={(m) => (
+              <>
+                {coded(m.coding)} {m.sig ? <span class="meta">· {m.sig}</span> : null}
+              </>
+            )}
+          />
+          <ChartList
+            id="goals"
+            title="Open goals"
+            empty="No open goal."
+            page={chart.goals}
+            item={(g) => (
+              <>
+                {g.statement}
+                {g.due_date ? <span class="meta"> · due {g.due_date}</span> : null}
+                {g.achievement_status ? <span class="meta"> · {g.achievement_status}</span> : null}
+              </>
+            )}
+          />
+          {chart.alerts.results.length === 0 && <p class="meta">No banner alert.</p>}
+        </>
+      )}
+    </aside>
+  );
+}
+
+function ChartList<T extends { id: string }>(props: { id: string; title: string; empty: string; page: Page<T>; item: (entry: T) => ComponentChildren }) {
+  const { page } = props;
+  return (
+    <section aria-labelledby={`${props.id}-title`} class={props.id}>
+      <h3 id={`${props.id}-title`}>
+        {props.title} ({page.count})
+      </h3>
+      {page.results.length === 0 ? (
+        <p class="meta">{props.empty}</p>
+      ) : (
+        <ul>
+          {page.results.map((e) => (
+            <li key={e.id}>{props.item(e)}</li>
+          ))}
+        </ul>
+      )}
+      {page.count > page.results.length && <p class="meta">Showing the first {page.results.length}.</p>}
+    </section>
+  );
+}

@@ -1,0 +1,275 @@
+// The command editor (docs/console.md, "The command editor"): a form built from the command's
+// /fields/ answer alone. Save sends the changed values with PATCH and If-Match; a 412 says the
+// command changed elsewhere and offers to reload it. Commit, delete and enter in error are
+// offered only in the states that allow them, and only in a note that takes changes. Every
+// reason of a 400 is shown next to the field it names.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError, call, messageOf } from '../api.ts';
+import { paths, type Command, type Field, type Option } from '../clinical/types.ts';
+import { kindLabel } from '../clinical/kinds.ts';
+import { STATE_TEXT, labelOf } from '../clinical/format.ts';
+import { FieldInput } from './field.tsx';
+import { sortProblems, type Sorted } from './problems.ts';
+
+interface Props {
+  uuid: string;
+  /** The note takes changes (docs/api.md, "Note rules"). */
+  noteWritable: boolean;
+  /** After a save, commit, entry in error or delete: the command as it is now (undefined once deleted). */
+  onChanged: (command: Command | undefined, what: 'saved' | 'committed' | 'entered_in_error' | 'deleted') => void;
+}
+
+interface Refusal {
+  text: string;
+  /** 412: the command changed elsewhere; reloading is offered. */
+  conflict: boolean;
+  general: string[];
+}
+
+/** A local value as `values` sends it: empty text, an empty list or nothing is `null` (remove the value). */
+function toWire(field: Field, value: unknown): unknown {
+  if (value === undefined || value === null || value === '') return null;
+  if (Array.isArray(value) && value.length === 0) return null;
+  // An integer is sent as a number; anything else typed is sent as typed, for the server to name it.
+  if (field.type === 'IntegerField' && typeof value === 'string' && /^-?\d{1,15}$/.test(value.trim())) return Number(value.trim());
+  return value;
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+
+export function CommandEditor({ uuid, noteWritable, onChanged }: Props) {
+  const [command, setCommand] = useState<Command | undefined>();
+  // The ETag of the command as last read or written: a ref, as a commit right after a save needs the new one at once.
+  const etag = useRef<string | undefined>(undefined);
+  const [fields, setFields] = useState<Field[] | undefined>();
+  const [values, setValues] = useState<Record<string, unknown>>({});
+  const [byField, setByField] = useState<Record<string, string[]>>({});
+  const [refusal, setRefusal] = useState<Refusal | undefined>();
+  const [done, setDone] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+  const [confirming, setConfirming] = useState<'delete' | 'enter-in-error' | undefined>();
+  const cancel = useRef<HTMLButtonElement>(null);
+  // The question takes the focus from the button that asked it, on Cancel.
+  useEffect(() => {
+    if (confirming !== undefined) cancel.current?.focus();
+  }, [confirming]);
+
+  const show = (c: Command, tag: string | null, f: Field[]) => {
+    setCommand(c);
+    etag.current = tag ?? undefined;
+    setFields(f);
+    setValues({ ...c.data });
+  };
+
+  /** Reads the command and its fields; the messages go only once the new state is there to show. */
+  const load = async () => {
+    try {
+      const res = await call('GET', paths.command(uuid));
+      const c = (await res.json()) as Command;
+      const f = await fieldsOf();
+      setRefusal(undefined);
+      setByField({});
+      setDone(undefined);
+      show(c, res.headers.get('etag'), f);
+    } catch (err) {
+      setRefusal({ text: messageOf(err), conflict: false, general: [] });
+    }
+  };
+  const fieldsOf = async () => ((await (await call('GET', paths.fields(uuid))).json()) as { fields: Field[] }).fields;
+
+  useEffect(() => void load(), [uuid]);
+
+  const editable = noteWritable && command?.state === 'staged';
+
+  /** The values that differ from the stored command, as PATCH sends them. */
+  const changes = (local: Record<string, unknown>) => {
+    const out: Record<string, unknown> = {};
+    for (const f of fields ?? []) {
+      const wire = toWire(f, local[f.name]);
+      if (!same(wire, command?.data[f.name])) out[f.name] = wire;
+    }
+    return out;
+  };
+
+  const refused = (err: unknown) => {
+    const names = (fields ?? []).map((f) => f.name);
+    if (err instanceof ApiError && err.status === 412) {
+      setByField({});
+      return setRefusal({
+        text: 'This command was changed elsewhere (in another tab or by someone else) since you opened it. Your changes were not saved.',
+        conflict: true,
+        general: [],
+      });
+    }
+    const sorted: Sorted = err instanceof ApiError ? sortProblems(err.errors, names) : { byField: {}, general: [] };
+    setByField(sorted.byField);
+    setRefusal({ text: messageOf(err), conflict: false, general: sorted.general });
+  };
+
+  /** One write with If-Match; answers the command as it is now, or undefined when refused (shown). */
+  const write = async (method: string, path: string, json: unknown, what: 'saved' | 'committed' | 'entered_in_error' | 'deleted') => {
+    const headers = etag.current === undefined ? undefined : { 'if-match': etag.current };
+    const res = await call(method, path, { json, headers });
+    if (what === 'deleted') return undefined;
+    const c = (await res.json()) as Command;
+    show(c, res.headers.get('etag'), what === 'saved' ? await fieldsOf() : (fields ?? []));
+    return c;
+  };
+
+  const run = async (step: () => Promise<string | undefined>) => {
+    setBusy(true);
+    setDone(undefined);
+    try {
+      const message = await step();
+      setRefusal(undefined);
+      setByField({});
+      setDone(message);
+    } catch (err) {
+      refused(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  /** Saves `local` when anything changed; answers what was saved, as "Saved: <labels>." (or undefined for nothing). */
+  const saveValues = async (local: Record<string, unknown>) => {
+    const changed = changes(local);
+    const names = Object.keys(changed);
+    if (names.length === 0) return undefined;
+    const c = await write('PATCH', paths.command(uuid), { values: changed }, 'saved');
+    onChanged(c, 'saved');
+    const labels = names.map((n) => {
+      const f = fields?.find((x) => x.name === n);
+      return f?.label ?? labelOf(n);
+    });
+    return `Saved: ${labels.join(', ')}.`;
+  };
+
+  const save = (event?: Event) => {
+    event?.preventDefault();
+    void run(async () => (await saveValues(values)) ?? 'Nothing to save.');
+  };
+  const pick = (name: string, value: Option | Option[] | null) => {
+    const local = { ...values, [name]: value };
+    setValues(local);
+    void run(async () => (await saveValues(local)) ?? 'Nothing to save.');
+  };
+  const commit = () =>
+    void run(async () => {
+      await saveValues(values);
+      const c = await write('POST', paths.commit(uuid), undefined, 'committed');
+      onChanged(c, 'committed');
+      return 'Committed.';
+    });
+  const enterInError = () =>
+    void run(async () => {
+      const c = await write('POST', paths.enterInError(uuid), undefined, 'entered_in_error');
+      onChanged(c, 'entered_in_error');
+      return 'Entered in error.';
+    });
+  const remove = () =>
+    void run(async () => {
+      await write('DELETE', paths.command(uuid), undefined, 'deleted');
+      onChanged(undefined, 'deleted');
+      return undefined;
+    });
+
+  if (command === undefined || fields === undefined) {
+    return refusal ? (
+      <p class="error" role="alert">
+        {refusal.text}
+      </p>
+    ) : (
+      <p>Loading the command…</p>
+    );
+  }
+  const dirty = Object.keys(changes(values)).length > 0;
+  const titleId = `editor-${uuid}`;
+  return (
+    <form class="editor" aria-labelledby={titleId} onSubmit={save} data-command={uuid}>
+      <h4 id={titleId}>
+        {kindLabel(command.schema_key)} — {STATE_TEXT[command.state]}
+      </h4>
+      {!noteWritable && <p class="hint">This note is locked, deleted or takes no commands: its commands cannot change.</p>}
+      {refusal && (
+        <div class="error refusal" role="alert">
+          <p>{refusal.text}</p>
+          {refusal.general.length > 0 && (
+            <ul>
+              {refusal.general.map((g, i) => (
+                <li key={i}>{g}</li>
+              ))}
+            </ul>
+          )}
+          {refusal.conflict && (
+            <button type="button" class="secondary" onClick={() => void load()}>
+              Reload the command
+            </button>
+          )}
+        </div>
+      )}
+      {done && (
+        <p class="ok" role="status">
+          {done}
+        </p>
+      )}
+      {fields.map((f) => (
+        <FieldInput
+          key={f.name}
+          commandUuid={uuid}
+          field={f}
+          value={values[f.name]}
+          editable={editable}
+          errors={byField[f.name] ?? []}
+          onChange={(v) => setValues({ ...values, [f.name]: v })}
+          onPick={(v) => pick(f.name, v)}
+        />
+      ))}
+      {noteWritable && command.state !== 'entered_in_error' && confirming === undefined && (
+        <div class="actions">
+          {command.state === 'staged' && (
+            <>
+              <button type="submit" disabled={busy || !dirty}>
+                Save
+              </button>
+              <button type="button" onClick={commit} disabled={busy}>
+                Commit
+              </button>
+              <button type="button" class="danger" onClick={() => setConfirming('delete')} disabled={busy}>
+                Delete
+              </button>
+            </>
+          )}
+          {command.state === 'committed' && (
+            <button type="button" class="danger" onClick={() => setConfirming('enter-in-error')} disabled={busy}>
+              Enter in error
+            </button>
+          )}
+        </div>
+      )}
+      {confirming !== undefined && (
+        // Both cannot be undone: asked once more, with Cancel first.
+        <div class="actions confirm" role="group" aria-labelledby={`${titleId}-confirm`}>
+          <p id={`${titleId}-confirm`}>
+            {confirming === 'delete' ? 'Delete this staged command? ' : 'Enter this command in error? '}
+            This cannot be undone.
+          </p>
+          <button type="button" class="secondary" onClick={() => setConfirming(undefined)} ref={cancel}>
+            Cancel
+          </button>
+          <button
+            type="button"
+            class="danger"
+            onClick={() => {
+              setConfirming(undefined);
+              if (confirming === 'delete') remove();
+              else enterInError();
+            }}
+          >
+            {confirming === 'delete' ? 'Yes, delete it' : 'Yes, enter it in error'}
+          </button>
+        </div>
+      )}
+    </form>
+  );
+}

@@ -1,0 +1,181 @@
+// A coded field's picker (docs/console.md, "The command editor"): an ARIA combobox that asks the
+// field's autocomplete endpoint as you type (debounced), lists options with their code and
+// system, and is driven by the keyboard: ArrowDown/ArrowUp move, Enter picks, Escape closes. A
+// field holding a list (`max_items`) adds each pick to the list.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { callJson, messageOf } from '../api.ts';
+import { paths, type Field, type Option } from '../clinical/types.ts';
+
+export const DEBOUNCE_MS = 250;
+
+interface Props {
+  id: string;
+  commandUuid: string;
+  field: Field;
+  value: unknown;
+  disabled: boolean;
+  describedBy: string | undefined;
+  invalid: boolean;
+  onPick: (value: Option | Option[] | null) => void;
+}
+
+/** `code · system` of an option's first coding, when it has one. */
+export function codeOf(option: Option): string | undefined {
+  const c = option.extra?.coding?.[0];
+  if (c === undefined) return undefined;
+  return c.system === 'UNSTRUCTURED' ? 'free text' : `${c.code} · ${c.system}`;
+}
+
+const asOptions = (value: unknown): Option[] =>
+  (Array.isArray(value) ? value : value === undefined || value === null ? [] : [value]).filter(
+    (o): o is Option => typeof o === 'object' && o !== null && typeof (o as Option).text === 'string',
+  );
+
+export function Picker({ id, commandUuid, field, value, disabled, describedBy, invalid, onPick }: Props) {
+  const [term, setTerm] = useState('');
+  const [open, setOpen] = useState(false);
+  const [options, setOptions] = useState<Option[]>([]);
+  const [active, setActive] = useState(-1);
+  const [status, setStatus] = useState<string | undefined>();
+  const asked = useRef(0);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const listId = `${id}-options`;
+  const list = field.max_items !== undefined;
+  const picked = asOptions(value);
+
+  useEffect(() => () => clearTimeout(timer.current), []);
+
+  const ask = async (text: string) => {
+    const mine = ++asked.current;
+    setStatus('Searching…');
+    try {
+      const wire = await callJson<Array<{ text: string; value: string }>>('GET', paths.autocomplete(commandUuid, field.name, text));
+      if (mine !== asked.current) return;
+      const found = wire.map((o) => JSON.parse(o.value) as Option);
+      setOptions(found);
+      // No option is active until an arrow key moves to one (the ARIA list autocomplete with manual selection).
+      setActive(-1);
+      setOpen(true);
+      setStatus(
+        found.length === 0 ? (text.trim() === '' ? 'Type to search.' : 'No option matches.') : `${found.length} option${found.length === 1 ? '' : 's'}.`,
+      );
+    } catch (err) {
+      if (mine === asked.current) setStatus(messageOf(err));
+    }
+  };
+
+  const type = (text: string) => {
+    setTerm(text);
+    setActive(-1);
+    clearTimeout(timer.current);
+    timer.current = setTimeout(() => void ask(text), DEBOUNCE_MS);
+  };
+
+  const close = () => {
+    asked.current++;
+    clearTimeout(timer.current);
+    setOpen(false);
+    setActive(-1);
+  };
+
+  const pick = (option: Option) => {
+    close();
+    setTerm('');
+    setStatus(undefined);
+    if (!list) return onPick(option);
+    if (picked.some((p) => p.value === option.value)) return;
+    onPick([...picked, option]);
+  };
+
+  const onKeyDown = (event: KeyboardEvent) => {
+    switch (event.key) {
+      case 'ArrowDown':
+        event.preventDefault();
+        if (!open) return void ask(term);
+        setActive(Math.min(active + 1, options.length - 1));
+        return;
+      case 'ArrowUp':
+        event.preventDefault();
+        if (open && options.length > 0) setActive(active <= 0 ? options.length - 1 : active - 1);
+        return;
+      case 'Enter':
+        // Enter picks; it never submits the form around the picker.
+        event.preventDefault();
+        if (open && options[active] !== undefined) pick(options[active]);
+        return;
+      case 'Escape':
+        if (open) {
+          event.preventDefault();
+          event.stopPropagation();
+          close();
+        }
+        return;
+    }
+  };
+
+  const full = list && picked.length >= (field.max_items ?? 1);
+  return (
+    <div class="picker">
+      {picked.length > 0 && (
+        <ul class="picked" aria-label={`Picked for ${field.name}`}>
+          {picked.map((o) => (
+            <li key={String(o.value)}>
+              <span class="picked-text">{o.text}</span> {codeOf(o) && <span class="meta">{codeOf(o)}</span>}{' '}
+              {!disabled && (
+                <button
+                  type="button"
+                  class="secondary small"
+                  onClick={() => onPick(list ? picked.filter((p) => p.value !== o.value) : null)}
+                  aria-label={`Remove ${o.text}`}
+                >
+                  Remove
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      {!disabled && !full && (
+        <>
+          <input
+            id={id}
+            type="text"
+            role="combobox"
+            autocomplete="off"
+            maxLength={200}
+            aria-autocomplete="list"
+            aria-expanded={open && options.length > 0}
+            aria-controls={listId}
+            aria-activedescendant={open && active >= 0 ? `${listId}-${active}` : undefined}
+            aria-describedby={describedBy}
+            aria-invalid={invalid || undefined}
+            placeholder={picked.length > 0 && !list ? 'Type to pick another' : 'Type to search'}
+            value={term}
+            onInput={(e) => type(e.currentTarget.value)}
+            onFocus={() => term === '' && void ask('')}
+            onBlur={close}
+            onKeyDown={onKeyDown}
+          />
+          <ul id={listId} role="listbox" class="options" hidden={!open || options.length === 0} aria-label={`Options for ${field.name}`}>
+            {options.map((o, i) => (
+              <li
+                key={`${String(o.value)}-${i}`}
+                id={`${listId}-${i}`}
+                role="option"
+                aria-selected={i === active}
+                class={i === active ? 'active' : undefined}
+                onMouseDown={(e) => e.preventDefault()}
+                onClick={() => pick(o)}
+              >
+                <span>{o.text}</span> {codeOf(o) && <span class="code">{codeOf(o)}</span>}
+              </li>
+            ))}
+          </ul>
+          <span class="sr-only" role="status">
+            {open ? status : ''}
+          </span>
+        </>
+      )}
+    </div>
+  );
+}

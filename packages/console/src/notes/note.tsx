@@ -1,0 +1,143 @@
+// A note (`#notes/<uuid>`, docs/console.md, "Patients and notes"): its commands
+// (GET /core/api/v1/commands?note_key=…) with kind, state, authors and times; adding a command of
+// any kind to a note that takes changes; the command editor; and the patient's chart panel,
+// reloaded after each commit or entry in error.
+import { useEffect, useState } from 'preact/hooks';
+import { callJson, messageOf } from '../api.ts';
+import { NOTE_TYPE_TEXT, STATE_TEXT, fullName, noteState, staff, when } from '../clinical/format.ts';
+import { KINDS, kindLabel } from '../clinical/kinds.ts';
+import { paths, writable, type Command, type Note, type Page, type Patient } from '../clinical/types.ts';
+import { ChartPanel } from '../chart/panel.tsx';
+import { CommandEditor } from '../editor/editor.tsx';
+import { hrefOf } from '../router.ts';
+
+export function NotePage({ noteKey }: { noteKey: string }) {
+  const [note, setNote] = useState<Note | undefined>();
+  const [patient, setPatient] = useState<Patient | undefined>();
+  const [commands, setCommands] = useState<Page<Command> | undefined>();
+  const [open, setOpen] = useState<string | undefined>();
+  const [kind, setKind] = useState('plan');
+  const [error, setError] = useState<string | undefined>();
+  const [chartVersion, setChartVersion] = useState(0);
+
+  const loadCommands = () => callJson<Page<Command>>('GET', paths.commands(noteKey)).then(setCommands, (err) => setError(messageOf(err)));
+  useEffect(() => {
+    callJson<Note>('GET', paths.note(noteKey)).then(setNote, (err) => setError(messageOf(err)));
+    void loadCommands();
+  }, [noteKey]);
+  const patientKey = note?.patient_key;
+  useEffect(() => {
+    if (patientKey !== undefined) callJson<Patient>('GET', paths.patient(patientKey)).then(setPatient, (err) => setError(messageOf(err)));
+  }, [patientKey]);
+
+  const add = async (event: Event) => {
+    event.preventDefault();
+    setError(undefined);
+    try {
+      const c = await callJson<Command>('POST', paths.newCommand(), { json: { schemaKey: kind, noteKey, values: {} } });
+      await loadCommands();
+      setOpen(c.uuid);
+    } catch (err) {
+      setError(messageOf(err));
+    }
+  };
+
+  const changed = (command: Command | undefined, what: string) => {
+    if (what === 'committed' || what === 'entered_in_error') setChartVersion((v) => v + 1);
+    if (command === undefined) setOpen(undefined);
+    void loadCommands();
+  };
+
+  const canWrite = note !== undefined && writable(note);
+  return (
+    <>
+      <p class="crumbs">
+        <a href={hrefOf.patients()}>Patients</a>
+        {note && (
+          <>
+            {' › '}
+            <a href={hrefOf.patient(note.patient_key)}>{patient ? fullName(patient) : 'The patient'}</a>
+          </>
+        )}
+      </p>
+      <h2>{note ? note.title : 'Note'}</h2>
+      {error !== undefined && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      <div class="with-chart">
+        <div class="content">
+          {note && (
+            <dl class="facts">
+              <dt>Type</dt>
+              <dd>{NOTE_TYPE_TEXT[note.note_type] ?? note.note_type}</dd>
+              <dt>State</dt>
+              <dd class={`state state-${noteState(note).toLowerCase()}`}>{noteState(note)}</dd>
+              <dt>Created</dt>
+              <dd>
+                <time dateTime={note.created_at}>{when(note.created_at)}</time>
+              </dd>
+              <dt>Changed</dt>
+              <dd>
+                <time dateTime={note.updated_at}>{when(note.updated_at)}</time>
+              </dd>
+            </dl>
+          )}
+          {note && !canWrite && (
+            <p class="hint" id="note-read-only">
+              {note.deleted ? 'This note is deleted' : note.locked ? 'This note is locked' : 'This type of note takes no commands'}: its commands can be read,
+              not changed.
+            </p>
+          )}
+          {canWrite && (
+            <form class="panel add-command" onSubmit={(e) => void add(e)}>
+              <label for="new-kind">Add a command of kind</label>
+              <div class="inline">
+                <select id="new-kind" value={kind} onChange={(e) => setKind(e.currentTarget.value)}>
+                  {KINDS.map((k) => (
+                    <option key={k.key} value={k.key}>
+                      {k.label}
+                    </option>
+                  ))}
+                </select>
+                <button type="submit">Add command</button>
+              </div>
+            </form>
+          )}
+          <section aria-labelledby="commands-title">
+            <h3 id="commands-title">Commands {commands ? `(${commands.count}${commands.count_is_estimate ? '+' : ''})` : ''}</h3>
+            {commands === undefined && error === undefined && <p>Loading commands…</p>}
+            {commands?.results.length === 0 && <p>This note has no command yet.</p>}
+            <ul class="records commands">
+              {commands?.results.map((c) => (
+                <li key={c.uuid} data-command={c.uuid} data-kind={c.schema_key}>
+                  <div class="command-head">
+                    <strong>{kindLabel(c.schema_key)}</strong> <span class={`state state-${c.state}`}>{STATE_TEXT[c.state]}</span>
+                    <span class="meta">
+                      by <abbr title={c.originated_by}>{staff(c.originated_by)}</abbr>
+                      {c.committed_by !== null && (
+                        <>
+                          {' '}
+                          · committed by <abbr title={c.committed_by}>{staff(c.committed_by)}</abbr>
+                        </>
+                      )}{' '}
+                      · created <time dateTime={c.created_at}>{when(c.created_at)}</time> · changed <time dateTime={c.updated_at}>{when(c.updated_at)}</time>
+                    </span>
+                    <button type="button" class="secondary small" aria-expanded={open === c.uuid} onClick={() => setOpen(open === c.uuid ? undefined : c.uuid)}>
+                      {open === c.uuid ? 'Close' : canWrite && c.state === 'staged' ? 'Edit' : 'View'}
+                      <span class="sr-only"> {kindLabel(c.schema_key)}</span>
+                    </button>
+                  </div>
+                  {open === c.uuid && <CommandEditor uuid={c.uuid} noteWritable={canWrite} onChanged={changed} />}
+                </li>
+              ))}
+            </ul>
+            {commands !== undefined && commands.results.length < commands.count && <p class="meta">Showing the first {commands.results.length}.</p>}
+          </section>
+        </div>
+        {note && <ChartPanel patientKey={note.patient_key} version={chartVersion} />}
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,98 @@
+// Find a patient (docs/console.md, "Patients and notes"): a name search over
+// GET /core/api/v1/patients, twenty at a time. The search term stays in the page's memory, never
+// in the address.
+import { useState } from 'preact/hooks';
+import { callJson, messageOf } from '../api.ts';
+import { fullName } from '../clinical/format.ts';
+import { paths, type Page, type Patient } from '../clinical/types.ts';
+import { hrefOf } from '../router.ts';
+
+const PAGE = 20;
+
+export function PatientSearch() {
+  const [name, setName] = useState('');
+  const [found, setFound] = useState<{ term: string; offset: number; page: Page<Patient> } | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+
+  const search = async (term: string, offset: number) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      const params: Record<string, string> = { limit: String(PAGE), offset: String(offset) };
+      if (term.trim() !== '') params.name = term;
+      setFound({ term, offset, page: await callJson<Page<Patient>>('GET', paths.patients(params)) });
+    } catch (err) {
+      setError(messageOf(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void search(name, 0);
+  };
+
+  const page = found?.page;
+  return (
+    <>
+      <h2>Patients</h2>
+      <form class="panel search" role="search" onSubmit={submit}>
+        <label for="patient-name">Patient name</label>
+        <p class="hint" id="patient-name-hint">
+          Every word you type must appear in the first or last name; leave it empty to list every patient.
+        </p>
+        <div class="inline">
+          <input
+            id="patient-name"
+            type="search"
+            autocomplete="off"
+            maxLength={100}
+            aria-describedby="patient-name-hint"
+            value={name}
+            onInput={(e) => setName(e.currentTarget.value)}
+          />
+          <button type="submit" disabled={busy}>
+            Search
+          </button>
+        </div>
+      </form>
+      {error !== undefined && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      {page !== undefined && found !== undefined && (
+        <section aria-labelledby="results-title">
+          <h3 id="results-title">Results</h3>
+          <p role="status">
+            {page.count === 0
+              ? 'No patient matches.'
+              : `${page.count}${page.count_is_estimate ? '+' : ''} patient${page.count === 1 ? '' : 's'} found${found.offset > 0 ? `, from number ${found.offset + 1}` : ''}`}
+          </p>
+          <ul class="records">
+            {page.results.map((p) => (
+              <li key={p.key}>
+                <a href={hrefOf.patient(p.key)}>{fullName(p)}</a>
+                <span class="meta">{p.birth_date ? `born ${p.birth_date}` : 'birth date unknown'}</span>
+              </li>
+            ))}
+          </ul>
+          <div class="actions">
+            {page.previous !== null && (
+              <button type="button" class="secondary" onClick={() => void search(found.term, Math.max(0, found.offset - PAGE))}>
+                Previous patients
+              </button>
+            )}
+            {page.next !== null && (
+              <button type="button" class="secondary" onClick={() => void search(found.term, found.offset + PAGE)}>
+                More patients
+              </button>
+            )}
+          </div>
+        </section>
+      )}
+    </>
+  );
+}
