@@ -163,6 +163,9 @@ if (chromium.executable === undefined) {
       assert.equal(copied.source, 'server');
       assert.match(String(copied.timestamp), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
       await page.getByRole('button', { name: 'Close' }).click();
+      // Picking a line stopped following the newest; the button says so and follows again.
+      await page.getByRole('button', { name: 'Jump to the newest line' }).click();
+      await page.getByRole('button', { name: 'Jump to the newest line' }).waitFor({ state: 'detached' });
     });
 
     it('says when the connection is cut, reconnects by itself and replays what it missed', async () => {

@@ -2,8 +2,9 @@
 // ROW_HEIGHT pixels high, one spacer is as tall as all of them, and only the window of rows under
 // the viewport (and OVERSCAN on each side) is in the DOM, so the DOM stays the same size whether
 // the list holds ten rows or ten thousand. It follows the newest row while scrolled to the bottom;
-// scrolled up, the rows under the reader stay put as the oldest are evicted (`shift`). A listbox:
-// arrows, Page Up/Down, Home and End move the active row; End follows the newest again. Positions
+// scrolled up (or once a row is picked), the rows under the reader stay put as the oldest are
+// evicted (`shift`), and a button jumps back to the newest. A listbox: arrows, Page Up/Down, Home
+// and End move the active row; End follows the newest again. Positions
 // are set through the CSSOM (element.style), which the page's CSP allows (no style attributes).
 import type { ComponentChildren } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
@@ -132,7 +133,18 @@ export function VirtualList<T>({ id, label, items, shift, keyOf, rowClass, rende
 
   const onClick = (e: MouseEvent) => {
     const row = (e.target as HTMLElement).closest<HTMLElement>('[data-index]');
-    if (row !== null) onActivate(Number(row.dataset.index));
+    if (row === null) return;
+    // A picked row stays where it is: the list stops following the newest line.
+    const el = box.current!;
+    place.current = { top: el.scrollTop, shift, height: el.clientHeight, follow: false };
+    onActivate(Number(row.dataset.index));
+  };
+
+  const toNewest = () => {
+    const el = box.current!;
+    place.current = { ...place.current, follow: true };
+    el.scrollTop = el.scrollHeight;
+    redraw((x) => x + 1);
   };
 
   const rows: ComponentChildren[] = [];
@@ -156,7 +168,8 @@ export function VirtualList<T>({ id, label, items, shift, keyOf, rowClass, rende
   }
   const activeRendered = activeIndex >= first && activeIndex < last;
   return (
-    <div
+    <>
+      <div
       ref={box}
       id={id}
       class="vlist"
@@ -173,6 +186,12 @@ export function VirtualList<T>({ id, label, items, shift, keyOf, rowClass, rende
           {rows}
         </div>
       </div>
-    </div>
+      </div>
+      {!p.follow && n > 0 && (
+        <button type="button" class="secondary vlist-newest" onClick={toNewest}>
+          Jump to the newest line
+        </button>
+      )}
+    </>
   );
 }
