@@ -133,7 +133,8 @@ async function logsFrameRate(browser: Browser, url: string, apiKey: string, emit
     await page.getByRole('link', { name: 'Live logs' }).click();
     await page.locator('#log-status', { hasText: /^Live/ }).waitFor({ timeout: 10_000 });
     if (opts.warmup > 0) await emit(opts.warmup, 'warm-up');
-    const received = () => page.evaluate(() => Number(/([\d,]+) received/.exec(document.querySelector('.log-counts')?.textContent ?? '')?.[1]?.replace(/,/g, '') ?? 0));
+    const received = () =>
+      page.evaluate(() => Number(/([\d,]+) received/.exec(document.querySelector('.log-counts')?.textContent ?? '')?.[1]?.replace(/,/g, '') ?? 0));
     const before = await received();
     await page.evaluate((droppedMs) => {
       const w = window as unknown as { benchFrames: { times: number[]; longTasks: number; stop: boolean }; benchDroppedMs: number };
@@ -165,7 +166,9 @@ async function logsFrameRate(browser: Browser, url: string, apiKey: string, emit
     await page.waitForTimeout(300);
     const after = await received();
     const domRows = await page.locator('#log-lines .vlist-row').count();
-    const serverDropped = await page.evaluate(() => Number(/dropped ([\d,]+)/.exec(document.getElementById('log-dropped')?.textContent ?? '')?.[1]?.replace(/,/g, '') ?? 0));
+    const serverDropped = await page.evaluate(() =>
+      Number(/dropped ([\d,]+)/.exec(document.getElementById('log-dropped')?.textContent ?? '')?.[1]?.replace(/,/g, '') ?? 0),
+    );
     const stats: FrameStats = { ...frames, received: after - before, domRows, serverDropped };
     return { paced, stats };
   } finally {

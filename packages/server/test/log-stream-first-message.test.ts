@@ -98,7 +98,7 @@ for (const engine of ENGINES) {
       const s = await socket();
       const earlier = await api.command('plan');
       await quiet();
-      assert.deepEqual(s.messages, [], 'nothing before authentication');
+      assert.equal(s.messages.length, 0, 'nothing before authentication');
       s.ws.send(auth(TEST_API_KEY));
       assert.deepEqual((await s.upTo(1))[0], { type: 'ready' });
       const later = await api.command('plan');
@@ -145,7 +145,12 @@ for (const engine of ENGINES) {
     });
 
     it('a malformed first message: closed with 4400 (not JSON, another shape, a binary frame)', async () => {
-      for (const send of ['hello', JSON.stringify({ type: 'auth' }), JSON.stringify({ type: 'auth', token: TEST_API_KEY, extra: 1 }), JSON.stringify([TEST_API_KEY])]) {
+      for (const send of [
+        'hello',
+        JSON.stringify({ type: 'auth' }),
+        JSON.stringify({ type: 'auth', token: TEST_API_KEY, extra: 1 }),
+        JSON.stringify([TEST_API_KEY]),
+      ]) {
         const s = await socket();
         s.ws.send(send);
         assert.equal((await s.closed).code, 4400, send);
@@ -208,7 +213,16 @@ for (const engine of ENGINES) {
 describe('first-message parts', () => {
   it('reads the token of exactly {"type":"auth","token":…}', () => {
     assert.equal(tokenOf('{"type":"auth","token":"abc"}'), 'abc');
-    for (const bad of ['', 'null', '[]', '"abc"', '{"type":"auth"}', '{"type":"login","token":"abc"}', '{"type":"auth","token":""}', '{"type":"auth","token":5}']) {
+    for (const bad of [
+      '',
+      'null',
+      '[]',
+      '"abc"',
+      '{"type":"auth"}',
+      '{"type":"login","token":"abc"}',
+      '{"type":"auth","token":""}',
+      '{"type":"auth","token":5}',
+    ]) {
       assert.equal(tokenOf(bad), undefined, bad);
     }
     assert.equal(tokenOf(JSON.stringify({ type: 'auth', token: 'x'.repeat(513) })), undefined, 'over 512 characters');

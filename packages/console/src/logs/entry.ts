@@ -56,7 +56,10 @@ export function rowOf(id: number, message: unknown): Row | undefined {
   const e = message as LogEntry;
   if (typeof e.event !== 'string' || typeof e.level !== 'string' || typeof e.timestamp !== 'string') return undefined;
   const notice = e.source === 'server' && e.plugin === undefined ? DROPPED.exec(e.event) : null;
-  const hay = [e.event, e.plugin, e.handler, e.event_type, e.request_id, e.level].filter((x) => typeof x === 'string').join(' ').toLowerCase();
+  const hay = [e.event, e.plugin, e.handler, e.event_type, e.request_id, e.level]
+    .filter((x) => typeof x === 'string')
+    .join(' ')
+    .toLowerCase();
   return { id, entry: e, dropped: notice ? Number(notice[1]) : 0, hay, rank: rankOf(e.level), failure: e.success === false || e.level === 'error' };
 }
 

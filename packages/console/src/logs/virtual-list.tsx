@@ -170,22 +170,22 @@ export function VirtualList<T>({ id, label, items, shift, keyOf, rowClass, rende
   return (
     <>
       <div
-      ref={box}
-      id={id}
-      class="vlist"
-      role="listbox"
-      tabIndex={0}
-      aria-label={label}
-      aria-activedescendant={activeRendered ? `${id}-row-${keyOf(items[activeIndex]!)}` : undefined}
-      onScroll={onScroll}
-      onKeyDown={onKeyDown}
-      onClick={onClick}
-    >
-      <div class="vlist-space" style={{ height: `${n * ROW_HEIGHT}px` }}>
-        <div class="vlist-window" style={{ transform: `translateY(${first * ROW_HEIGHT}px)` }}>
-          {rows}
+        ref={box}
+        id={id}
+        class="vlist"
+        role="listbox"
+        tabIndex={0}
+        aria-label={label}
+        aria-activedescendant={activeRendered ? `${id}-row-${keyOf(items[activeIndex]!)}` : undefined}
+        onScroll={onScroll}
+        onKeyDown={onKeyDown}
+        onClick={onClick}
+      >
+        <div class="vlist-space" style={{ height: `${n * ROW_HEIGHT}px` }}>
+          <div class="vlist-window" style={{ transform: `translateY(${first * ROW_HEIGHT}px)` }}>
+            {rows}
+          </div>
         </div>
-      </div>
       </div>
       {!p.follow && n > 0 && (
         <button type="button" class="secondary vlist-newest" onClick={toNewest}>
