@@ -9,9 +9,11 @@
 //    as the log-fanout scenario does) for BENCH_DURATION seconds after BENCH_WARMUP of the same:
 //    animation frames counted with requestAnimationFrame; a frame is dropped when the gap to the
 //    previous one is over 20 ms (a 60 Hz frame is 16.7 ms); long tasks (over 50 ms) as the browser
-//    reports them.
+//    reports them; the page's main-thread time (script, style and layout) from Chromium's
+//    Performance.getMetrics. The same figures for the page idle as long, just before, show what the
+//    machine's other work costs any page.
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, CDPSession, Page } from 'playwright-core';
 import { chromiumStatus, consoleBuild, launch } from '../../packages/console/test/support/browser.ts';
 import { Child } from './child.ts';
 import type { BenchOptions } from './options.ts';
@@ -21,6 +23,17 @@ export const CONSOLE_SCENARIO = 'console';
 /** The issue's targets: under 150 KB of compressed JavaScript; no dropped frame at 1,000 lines/s. */
 export const CONSOLE_TARGETS = { jsKiB: 150, droppedFrames: 0 };
 const DROPPED_FRAME_MS = 20;
+/**
+ * tsx compiles this file with esbuild's keepNames, which wraps named inner functions in `__name(…)`;
+ * the functions given to page.evaluate run in the page, which has no `__name`: give it one.
+ */
+const NAME_SHIM = 'globalThis.__name = (f) => f;';
+
+async function newContext(browser: Browser) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.addInitScript({ content: NAME_SHIM });
+  return context;
+}
 
 export interface ConsoleLoad {
   /** The JavaScript's bodies as sent (gzip), bytes. */
@@ -57,6 +70,10 @@ export interface ConsoleRow {
   droppedFrames: number;
   longestFrameMs: number;
   longTasks: number;
+  /** The page's main-thread time during the measurement, ms per second. */
+  busy: Busy;
+  /** The same page for as long with no line arriving (before the measurement): the machine's own jitter. */
+  idle: { fps: number; droppedFrames: number; longestFrameMs: number; longTasks: number; busy: Busy };
   /** Rows in the list's DOM at the end. */
   domRows: number;
   /** Lines the server reported dropped for the page (slow consumer). */
@@ -91,7 +108,7 @@ async function signIn(page: Page, apiKey: string): Promise<{ formMs: number; lis
 }
 
 async function firstLoad(browser: Browser, url: string, apiKey: string): Promise<ConsoleLoad> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const context = await newContext(browser);
   try {
     const page = await context.newPage();
     await page.goto(`${url}/console/`, { waitUntil: 'commit' });
@@ -113,54 +130,86 @@ async function firstLoad(browser: Browser, url: string, apiKey: string): Promise
   }
 }
 
-interface FrameStats {
+interface Frames {
   frames: number;
   fps: number;
   dropped: number;
   longestMs: number;
   longTasks: number;
-  received: number;
-  domRows: number;
-  serverDropped: number;
+}
+
+/** Main-thread time of the page per second of the window, ms (Chromium's Performance.getMetrics). */
+export interface Busy {
+  task: number;
+  script: number;
+  /** Style and layout. */
+  layout: number;
+}
+
+async function metrics(cdp: CDPSession): Promise<Busy> {
+  const { metrics: list } = (await cdp.send('Performance.getMetrics')) as { metrics: Array<{ name: string; value: number }> };
+  const m = new Map(list.map((x) => [x.name, x.value]));
+  const seconds = (name: string) => m.get(name) ?? 0;
+  return { task: seconds('TaskDuration'), script: seconds('ScriptDuration'), layout: seconds('LayoutDuration') + seconds('RecalcStyleDuration') };
+}
+
+/** Animation frames and main-thread time while `during` runs. */
+async function measureWindow(page: Page, cdp: CDPSession, during: () => Promise<unknown>): Promise<{ frames: Frames; busy: Busy }> {
+  const before = await metrics(cdp);
+  const started = performance.now();
+  await page.evaluate(() => {
+    const w = window as unknown as { benchFrames: { times: number[]; longTasks: number; stop: boolean } };
+    const state = { times: [] as number[], longTasks: 0, stop: false };
+    w.benchFrames = state;
+    const observer = new PerformanceObserver((list) => (state.longTasks += list.getEntries().length));
+    observer.observe({ type: 'longtask' });
+    const loop = (t: number) => {
+      state.times.push(t);
+      if (state.stop) observer.disconnect();
+      else requestAnimationFrame(loop);
+    };
+    requestAnimationFrame(loop);
+  });
+  await during();
+  const frames = await page.evaluate((droppedMs) => {
+    const w = window as unknown as { benchFrames: { times: number[]; longTasks: number; stop: boolean } };
+    w.benchFrames.stop = true;
+    const t = w.benchFrames.times;
+    let dropped = 0;
+    let longest = 0;
+    for (let i = 1; i < t.length; i++) {
+      const gap = t[i]! - t[i - 1]!;
+      if (gap > droppedMs) dropped++;
+      longest = Math.max(longest, gap);
+    }
+    const span = t.length > 1 ? t[t.length - 1]! - t[0]! : 0;
+    return { frames: t.length, fps: span > 0 ? ((t.length - 1) * 1000) / span : 0, dropped, longestMs: longest, longTasks: w.benchFrames.longTasks };
+  }, DROPPED_FRAME_MS);
+  const after = await metrics(cdp);
+  const seconds = (performance.now() - started) / 1000;
+  const per = (key: keyof Busy) => ((after[key] - before[key]) * 1000) / seconds;
+  return { frames, busy: { task: per('task'), script: per('script'), layout: per('layout') } };
 }
 
 async function logsFrameRate(browser: Browser, url: string, apiKey: string, emit: (seconds: number, tag: string) => Promise<PaceResult>, opts: BenchOptions) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const context = await newContext(browser);
   try {
     const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Performance.enable');
     await page.goto(`${url}/console/`);
     await signIn(page, apiKey);
     await page.getByRole('link', { name: 'Live logs' }).click();
     await page.locator('#log-status', { hasText: /^Live/ }).waitFor({ timeout: 10_000 });
+    // The same page with no line arriving: what this machine gives any page meanwhile.
+    const idle = await measureWindow(page, cdp, () => page.waitForTimeout(opts.duration * 1000));
     if (opts.warmup > 0) await emit(opts.warmup, 'warm-up');
     const received = () =>
       page.evaluate(() => Number(/([\d,]+) received/.exec(document.querySelector('.log-counts')?.textContent ?? '')?.[1]?.replace(/,/g, '') ?? 0));
     const before = await received();
-    await page.evaluate((droppedMs) => {
-      const w = window as unknown as { benchFrames: { times: number[]; longTasks: number; stop: boolean }; benchDroppedMs: number };
-      w.benchDroppedMs = droppedMs;
-      w.benchFrames = { times: [], longTasks: 0, stop: false };
-      new PerformanceObserver((list) => (w.benchFrames.longTasks += list.getEntries().length)).observe({ type: 'longtask' });
-      const loop = (t: number) => {
-        w.benchFrames.times.push(t);
-        if (!w.benchFrames.stop) requestAnimationFrame(loop);
-      };
-      requestAnimationFrame(loop);
-    }, DROPPED_FRAME_MS);
-    const paced = await emit(opts.duration, 'measured');
-    const frames = await page.evaluate(() => {
-      const w = window as unknown as { benchFrames: { times: number[]; longTasks: number; stop: boolean }; benchDroppedMs: number };
-      w.benchFrames.stop = true;
-      const t = w.benchFrames.times;
-      let dropped = 0;
-      let longest = 0;
-      for (let i = 1; i < t.length; i++) {
-        const gap = t[i]! - t[i - 1]!;
-        if (gap > w.benchDroppedMs) dropped++;
-        longest = Math.max(longest, gap);
-      }
-      const span = t.length > 1 ? t[t.length - 1]! - t[0]! : 0;
-      return { frames: t.length, fps: span > 0 ? ((t.length - 1) * 1000) / span : 0, dropped, longestMs: longest, longTasks: w.benchFrames.longTasks };
+    let paced: PaceResult | undefined;
+    const loaded = await measureWindow(page, cdp, async () => {
+      paced = await emit(opts.duration, 'measured');
     });
     // The last lines may still be on their way: give them a moment before counting.
     await page.waitForTimeout(300);
@@ -169,8 +218,7 @@ async function logsFrameRate(browser: Browser, url: string, apiKey: string, emit
     const serverDropped = await page.evaluate(() =>
       Number(/dropped ([\d,]+)/.exec(document.getElementById('log-dropped')?.textContent ?? '')?.[1]?.replace(/,/g, '') ?? 0),
     );
-    const stats: FrameStats = { ...frames, received: after - before, domRows, serverDropped };
-    return { paced, stats };
+    return { paced: paced!, idle, loaded, received: after - before, domRows, serverDropped };
   } finally {
     await context.close();
   }
@@ -194,7 +242,7 @@ export async function consoleScenario(opts: BenchOptions, engine: string): Promi
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
     const first = loads[0]!;
     const emit = (seconds: number, tag: string) => child.call<PaceResult>('emitLogs', { rate: opts.consoleRate, seconds, tag });
-    const { paced, stats } = await logsFrameRate(browser, url, apiKey, emit, opts);
+    const { paced, idle, loaded, received, domRows, serverDropped } = await logsFrameRate(browser, url, apiKey, emit, opts);
     const row: ConsoleRow = {
       engine,
       loads: loads.length,
@@ -208,14 +256,22 @@ export async function consoleScenario(opts: BenchOptions, engine: string): Promi
       rate: opts.consoleRate,
       seconds: paced.seconds,
       emitted: paced.emitted,
-      received: stats.received,
-      frames: stats.frames,
-      fps: stats.fps,
-      droppedFrames: stats.dropped,
-      longestFrameMs: stats.longestMs,
-      longTasks: stats.longTasks,
-      domRows: stats.domRows,
-      serverDropped: stats.serverDropped,
+      received,
+      frames: loaded.frames.frames,
+      fps: loaded.frames.fps,
+      droppedFrames: loaded.frames.dropped,
+      longestFrameMs: loaded.frames.longestMs,
+      longTasks: loaded.frames.longTasks,
+      busy: loaded.busy,
+      idle: {
+        fps: idle.frames.fps,
+        droppedFrames: idle.frames.dropped,
+        longestFrameMs: idle.frames.longestMs,
+        longTasks: idle.frames.longTasks,
+        busy: idle.busy,
+      },
+      domRows,
+      serverDropped,
     };
     console.log(
       `console   first load: JS ${(row.jsBytes / 1024).toFixed(1)} KiB compressed, CSS ${(row.cssBytes / 1024).toFixed(1)} KiB, ${(row.transferBytes / 1024).toFixed(1)} KiB transferred in ${row.requests} requests; ` +
@@ -223,7 +279,8 @@ export async function consoleScenario(opts: BenchOptions, engine: string): Promi
     );
     console.log(
       `console   live logs at ${row.rate.toLocaleString('en-US')} lines/s for ${row.seconds.toFixed(1)} s: ${row.fps.toFixed(1)} fps, ${row.droppedFrames} dropped frames (> ${DROPPED_FRAME_MS} ms; longest ${row.longestFrameMs.toFixed(1)} ms), ` +
-        `${row.longTasks} long tasks; ${row.received.toLocaleString('en-US')} of ${row.emitted.toLocaleString('en-US')} lines received, ${row.serverDropped} dropped by the server; ${row.domRows} rows in the DOM`,
+        `${row.longTasks} long tasks; main thread ${row.busy.task.toFixed(0)} ms/s (script ${row.busy.script.toFixed(0)}, style and layout ${row.busy.layout.toFixed(0)}); ` +
+        `idle: ${row.idle.fps.toFixed(1)} fps, ${row.idle.droppedFrames} dropped, ${row.idle.busy.task.toFixed(0)} ms/s; ${row.received.toLocaleString('en-US')} of ${row.emitted.toLocaleString('en-US')} lines received, ${row.serverDropped} dropped by the server; ${row.domRows} rows in the DOM`,
     );
     return row;
   } finally {
