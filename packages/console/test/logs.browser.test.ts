@@ -3,14 +3,15 @@
 // key never in the URL), a plugin installed through the API showing its lifecycle line, the
 // filters, pause with its count and resume, a dropped-lines notice, copy as JSON, the connection
 // cut server-side (its TCP socket destroyed) and the page reconnecting (with the lines it missed), 1,000 lines/s and a burst
-// past the buffer with a bounded DOM, the phone width, and the stream closed on sign-out.
+// past the buffer with a bounded DOM, the phone width, the stream closed on sign-out, and the
+// stream authenticated by an OAuth client's token.
 // One browser, one page.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Duplex } from 'node:stream';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { startInstance, TEST_API_KEY, type Instance } from '../../server/test/support/harness.ts';
+import { startInstance, TEST_API_KEY, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type Instance } from '../../server/test/support/harness.ts';
 import { manifestJson, tarFromDir, VITALS_HANDLER_JS } from '../../server/test/support/archives.ts';
 import { chromiumStatus, consoleBuild, launch, outputDir } from './support/browser.ts';
 
@@ -229,9 +230,19 @@ if (chromium.executable === undefined) {
       await page.setViewportSize({ width: 1280, height: 900 });
     });
 
-    it('closes the stream on sign-out', async () => {
+    it('closes the stream on sign-out; signed in with the OAuth client, the stream takes its token', async () => {
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByLabel('API key', { exact: true }).waitFor();
+      await until(() => streams.size === 0, 'the stream to close');
+      await page.getByLabel('OAuth client credentials').check();
+      await page.getByLabel('Client id').fill(TEST_CLIENT_ID);
+      await page.getByLabel('Client secret').fill(TEST_CLIENT_SECRET);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      // Still at #logs: the page opens with a new stream, authenticated by the bearer token.
+      await page.locator('#log-status', { hasText: /^Live$/ }).waitFor();
+      await row('burst done').waitFor();
+      assert.equal(streams.size, 1);
+      await page.getByRole('button', { name: 'Sign out' }).click();
       await until(() => streams.size === 0, 'the stream to close');
       assert.deepEqual(failures, [], 'no script error, no CSP violation');
     });
