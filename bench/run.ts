@@ -9,12 +9,15 @@
 // one no-op PRE_COMMIT handler and a POST_COMMIT handler originating an instruct, with the
 // handler-call latency and the outbox's delivery rate (plugin-commit, lib/plugin-commit.ts). Then autocomplete over a generated terminology of 300k ICD-10-like
 // concepts (lib/autocomplete.ts): one-word, two-word and code searches next to the GET /noop
-// baseline, and the worst terms timed one request at a time. Prints the tables and writes
+// baseline, and the worst terms timed one request at a time. Then the console in headless Chromium
+// (lib/console.ts): its first load's bytes and time to the plugins list, and the live logs page's
+// frame rate at 1,000 lines/s. Prints the tables and writes
 // bench/results/latest.{json,md}.
 // Settings: BENCH_DURATION, BENCH_WARMUP, BENCH_CONNECTIONS, BENCH_ENGINES, BENCH_COMMANDS,
 // BENCH_SCENARIOS, BENCH_PROFILE, BENCH_QUIET_WAIT, BENCH_SQLITE_ANALYZE, BENCH_PLUGIN_INSTALLS,
 // BENCH_PLUGIN_CONNECTIONS, BENCH_FANOUT_SUBSCRIBERS, BENCH_FANOUT_RATES, BENCH_CONCEPTS,
-// BENCH_AUTOCOMPLETE_PROBES, BENCH_PLUGIN_LATENCY_PROBES (lib/options.ts, docs/performance.md).
+// BENCH_AUTOCOMPLETE_PROBES, BENCH_PLUGIN_LATENCY_PROBES, BENCH_CONSOLE_LOADS, BENCH_CONSOLE_RATE
+// (lib/options.ts, docs/performance.md).
 // BENCH_SCENARIOS=plugin-commit runs the plugin variants with their own no-plugin reference;
 // BENCH_PROFILE=plugin-commit (or plugin-commit-<variant>) profiles them.
 import { shuffle } from './lib/random.ts';
@@ -43,10 +46,12 @@ import { buildPackages, type PackageSet } from './lib/plugin-archives.ts';
 import { fanoutScenario, installScenario, packagesNeeded } from './lib/plugin-scenarios.ts';
 import { buildCommitPlugins, commitFixturesNeeded, pluginCommitScenario } from './lib/plugin-commit.ts';
 import { workersScenario } from './lib/workers.ts';
+import { CONSOLE_SCENARIO, consoleScenario, type ConsoleRow } from './lib/console.ts';
 import { SCALE_SCENARIO, scalePlan, scaleRequests, type ScaleSeed } from './lib/scale.ts';
 import { seedShape } from './lib/seed.ts';
 import {
   commitTextTable,
+  consoleTextTable,
   fanoutTextTable,
   installTextTable,
   machine,
@@ -434,7 +439,7 @@ async function main(): Promise<void> {
   const opts = loadOptions();
   const started = performance.now();
   const wanted = (name: string) => opts.scenarios === undefined || opts.scenarios.includes(name);
-  const known = [...COMMAND_SCENARIOS, ...PLUGIN_SCENARIOS, WORKERS_SCENARIO, ...AUTOCOMPLETE_SCENARIOS, SCALE_SCENARIO];
+  const known = [...COMMAND_SCENARIOS, ...PLUGIN_SCENARIOS, WORKERS_SCENARIO, ...AUTOCOMPLETE_SCENARIOS, SCALE_SCENARIO, CONSOLE_SCENARIO];
   const unknown = (opts.scenarios ?? []).filter((n) => !known.includes(n));
   if (unknown.length > 0) throw new Error(`BENCH_SCENARIOS: unknown ${unknown.join(', ')} (known: ${known.join(', ')})`);
   const commandsWanted = COMMAND_SCENARIOS.some(wanted);
@@ -444,7 +449,8 @@ async function main(): Promise<void> {
   const autocompleteWanted = AUTOCOMPLETE_SCENARIOS.some(wanted);
   // The scale scenario seeds up to 10M commands per engine: it runs only when named.
   const scaleWanted = opts.scenarios?.includes(SCALE_SCENARIO) === true;
-  const othersWanted = opts.scenarios === undefined || opts.scenarios.some((n) => n !== SCALE_SCENARIO);
+  // The console scenario starts its own demo instance (lib/console.ts), after the engines' scenarios.
+  const othersWanted = opts.scenarios === undefined || opts.scenarios.some((n) => n !== SCALE_SCENARIO && n !== CONSOLE_SCENARIO);
   console.log(
     `Charta benchmark: ${opts.connections} connections, ${opts.duration} s per scenario (+${opts.warmup} s warm-up), engines ${opts.engines.join(', ')}`,
   );
@@ -628,6 +634,17 @@ async function main(): Promise<void> {
   const scale = scaleWanted ? await scaleScenario(opts) : undefined;
   if (scale?.failed) failed = true;
 
+  // On SQLite, the engine of a first `npm start` (its figures are the browser's and the page's, not the database's).
+  let consoleRow: ConsoleRow | undefined;
+  if (wanted(CONSOLE_SCENARIO)) {
+    try {
+      consoleRow = await consoleScenario(opts, 'sqlite');
+    } catch (err) {
+      failed = true;
+      console.error(`console: ${err instanceof Error ? err.stack : err}`);
+    }
+  }
+
   let commit: string | undefined;
   try {
     commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: here, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
@@ -650,6 +667,7 @@ async function main(): Promise<void> {
       ...(autocompleteWanted ? { concepts: opts.concepts, autocompleteProbes: opts.autocompleteProbes } : {}),
       ...(commitPlugins ? { pluginLatencyProbes: opts.pluginLatencyProbes } : {}),
       ...(scaleWanted ? { scales: opts.scales, scaleRounds: opts.scaleRounds } : {}),
+      ...(consoleRow ? { consoleLoads: opts.consoleLoads, consoleRate: opts.consoleRate } : {}),
     },
     seeding,
     rows,
@@ -672,6 +690,7 @@ async function main(): Promise<void> {
     ...(workerRows.length > 0 ? { workers: workerRows } : {}),
     ...(autocompleteWanted ? { autocomplete: { concepts: opts.concepts, loads: terminology, checks, worst } } : {}),
     ...(scale ? { scale: { seeds: scale.seeds, rows: scale.rows } } : {}),
+    ...(consoleRow ? { console: consoleRow } : {}),
   };
   if (rows.length > 0) console.log('\n' + textTable(rows));
   if (installs.length > 0) console.log('\n' + installTextTable(installs));
@@ -680,6 +699,7 @@ async function main(): Promise<void> {
   if (workerRows.length > 0) console.log('\n' + workersTextTable(workerRows));
   if (worst.length > 0) console.log('\n' + worstTextTable(worst));
   if (scale !== undefined && scale.rows.length > 0) console.log('\n' + scaleSeedTextTable(scale.seeds) + '\n\n' + scaleTextTable(scale.rows));
+  if (consoleRow !== undefined) console.log('\n' + consoleTextTable(consoleRow));
   write(RESULTS, report);
   console.log(`\nWrote ${path.relative(process.cwd(), RESULTS)}/latest.json and latest.md in ${((performance.now() - started) / 1000).toFixed(0)} s total`);
   if (failed) process.exitCode = 1;

@@ -1,6 +1,6 @@
 // A Charta instance for the benchmark, in its own process: a fresh database, startServer with
 // silent logs and the test harness's bootstrap client and API key, a bearer token, then the
-// seeded data. For the log fan-out it also emits entries on the server's own log bus, the way
+// seeded data (or, for the console scenario, the demo data). For the log fan-out it also emits entries on the server's own log bus, the way
 // an operation does after its commit (logs/events.ts).
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -110,6 +110,13 @@ async function setup({ engine, plan }: SetupArgs): Promise<SetupResult> {
     databaseUrl: database.url,
     totalCommands: Number(n),
   };
+}
+
+/** The console scenario's instance (lib/console.ts): a fresh database with the demo data (as a first start makes it), serving the console's build. */
+async function startDemo({ engine, consoleDir }: { engine: Engine; consoleDir: string }): Promise<{ url: string; apiKey: string }> {
+  database = await createDatabase(engine);
+  running = await startServer(testConfig(database, { logLevel: 'silent', demo: true, consoleDir }), () => undefined);
+  return { url: running.url, apiKey: TEST_API_KEY };
 }
 
 const sqliteFile = () => (database!.url.startsWith('sqlite:') ? database!.url.slice('sqlite:'.length) : undefined);
@@ -243,6 +250,7 @@ async function effectLatencies({ plugin, since }: { plugin: string; since: numbe
 
 serve({
   setup,
+  startDemo,
   databaseBytes,
   handlers: ({ type }: { type: string }) => running!.app.pluginRuntime.handlersOf(type).length,
   outbox,

@@ -38,6 +38,10 @@ export interface BenchOptions {
   scales: Record<Engine, number[]>;
   /** scale: each request measured at every size in turn, this many times over (BENCH_SCALE_ROUNDS). */
   scaleRounds: number;
+  /** console: first loads measured, each in a fresh browser context (BENCH_CONSOLE_LOADS). */
+  consoleLoads: number;
+  /** console: lines per second sent to the live logs page (BENCH_CONSOLE_RATE). */
+  consoleRate: number;
   /** plugin-commit: commits made one at a time for the post-instruct handler's latency without a backlog (BENCH_PLUGIN_LATENCY_PROBES; 0 = none). */
   pluginLatencyProbes: number;
 }
@@ -100,6 +104,8 @@ export function loadOptions(): BenchOptions {
     autocompleteProbes: positive('BENCH_AUTOCOMPLETE_PROBES', 50, true),
     scales: scalesOf(positives('BENCH_SCALES', [])),
     scaleRounds: positive('BENCH_SCALE_ROUNDS', 3, true),
+    consoleLoads: positive('BENCH_CONSOLE_LOADS', 5, true),
+    consoleRate: positive('BENCH_CONSOLE_RATE', 1000, true),
     pluginLatencyProbes: process.env.BENCH_PLUGIN_LATENCY_PROBES === '0' ? 0 : positive('BENCH_PLUGIN_LATENCY_PROBES', 200, true),
   };
 }

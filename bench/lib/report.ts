@@ -10,6 +10,7 @@ import type { TerminologyLoad } from './charta-server.ts';
 import { targetCell } from './targets.ts';
 import type { RssSample } from './memory.ts';
 import { SCALE_TARGET, type ScaleSeed } from './scale.ts';
+import { CONSOLE_TARGETS, type ConsoleRow } from './console.ts';
 
 export interface Row extends LoadResult {
   scenario: string;
@@ -167,6 +168,8 @@ export interface Report {
     pluginLatencyProbes?: number;
     scales?: Record<string, number[]>;
     scaleRounds?: number;
+    consoleLoads?: number;
+    consoleRate?: number;
   };
   seeding: Record<string, { commands: number; totalCommands: number; seconds: { base: number; fixtures: number; indexes?: number; analyze: number } }>;
   /** The Commands API scenarios (and their baselines). */
@@ -179,6 +182,8 @@ export interface Report {
   scale?: { seeds: ScaleSeed[]; rows: ScaleRow[] };
   /** The autocomplete scenarios' terminology, answer checks and worst terms (their load rows are in `rows`). */
   autocomplete?: { concepts: number; loads: Record<string, Omit<TerminologyLoad, 'sampleCodes'>>; checks: CheckResult[]; worst: WorstRow[] };
+  /** The console scenario (lib/console.ts): first load and the live logs page's frame rate. */
+  console?: ConsoleRow;
 }
 
 export function machine(): Report['machine'] {
@@ -592,6 +597,46 @@ function autocompleteMarkdown(report: Report): string[] {
   return out;
 }
 
+const kib = (bytes: number) => (bytes / 1024).toFixed(1);
+const CONSOLE_HEAD = ['figure', 'measured', 'target'];
+/** The console scenario as rows of one figure each. */
+function consoleFigures(r: ConsoleRow): string[][] {
+  const met = (ok: boolean) => (ok ? 'met' : 'not met');
+  return [
+    ['JavaScript (compressed) KiB', kib(r.jsBytes), `< ${CONSOLE_TARGETS.jsKiB}: ${met(r.jsBytes / 1024 < CONSOLE_TARGETS.jsKiB)}`],
+    ['CSS (compressed) KiB', kib(r.cssBytes), '–'],
+    [`transferred KiB (${r.requests} requests, with headers)`, kib(r.transferBytes), '–'],
+    [`sign-in form ready ms (median of ${r.loads})`, f0(r.formMs), '–'],
+    [`plugins list rendered ms (median of ${r.loads})`, f0(r.listMs), '–'],
+    ['plugins list rendered ms (slowest)', f0(r.listMaxMs), '–'],
+    [`live logs fps at ${f0(r.rate)} lines/s`, f1(r.fps), '–'],
+    ['dropped frames (> 20 ms)', String(r.droppedFrames), `${CONSOLE_TARGETS.droppedFrames}: ${met(r.droppedFrames <= CONSOLE_TARGETS.droppedFrames)}`],
+    ['longest frame ms', f1(r.longestFrameMs), '–'],
+    ['long tasks (> 50 ms)', String(r.longTasks), '–'],
+    ['main thread ms/s (script, style and layout)', `${f0(r.busy.task)} (${f0(r.busy.script)}, ${f0(r.busy.layout)})`, '–'],
+    [`idle page, as long: fps, dropped frames, longest ms`, `${f1(r.idle.fps)}, ${r.idle.droppedFrames}, ${f1(r.idle.longestFrameMs)}`, '–'],
+    ['idle page: main thread ms/s', f0(r.idle.busy.task), '–'],
+    ['lines received / emitted', `${f0(r.received)} / ${f0(r.emitted)}`, '–'],
+    ['lines dropped by the server', f0(r.serverDropped), '–'],
+    ['rows in the DOM', String(r.domRows), '–'],
+  ];
+}
+export const consoleTextTable = (r: ConsoleRow) => table(CONSOLE_HEAD, consoleFigures(r), (x) => x, 1);
+
+function consoleMarkdown(report: Report): string[] {
+  const r = report.console;
+  if (r === undefined) return [];
+  return [
+    '## Console',
+    '',
+    `Headless Chromium against a fresh demo instance (${r.engine}); first loads each in a fresh browser context, times from the navigation's start, the API key typed in by script; ` +
+      `then the live logs page at ${f0(r.rate)} lines/s for ${r.seconds.toFixed(1)} s, frames counted with requestAnimationFrame.`,
+    '',
+    mdTable(CONSOLE_HEAD, consoleFigures(r), (x) => x, 1),
+    '',
+  ];
+}
+
 export function markdown(report: Report): string {
   const m = report.machine;
   const s = report.settings;
@@ -632,6 +677,7 @@ export function markdown(report: Report): string {
     ...workersMarkdown(report),
     ...autocompleteMarkdown(report),
     ...scaleMarkdown(report),
+    ...consoleMarkdown(report),
     '## Seeding',
     '',
     seeding,

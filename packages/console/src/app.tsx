@@ -8,10 +8,12 @@ import { PluginsPage } from './plugins/page.tsx';
 import { PatientSearch } from './patients/search.tsx';
 import { PatientPage } from './patients/patient.tsx';
 import { NotePage } from './notes/note.tsx';
+import { LogsPage } from './logs/page.tsx';
 import { useLocation, type Location, type Section } from './router.ts';
 
 const NAV: Array<{ section: Section; href: string; text: string }> = [
   { section: 'plugins', href: '#plugins', text: 'Plugins' },
+  { section: 'logs', href: '#logs', text: 'Live logs' },
   { section: 'patients', href: '#patients', text: 'Patients' },
 ];
 
@@ -19,6 +21,8 @@ function Page({ where }: { where: Location }) {
   switch (where.route?.name) {
     case 'plugins':
       return <PluginsPage />;
+    case 'logs':
+      return <LogsPage />;
     case 'patients':
       return <PatientSearch />;
     case 'patient':

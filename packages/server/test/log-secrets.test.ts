@@ -173,8 +173,8 @@ for (const engine of ENGINES) {
           ])}`,
           {},
         ),
-        401,
-      );
+        400,
+      ); // without the header the stream would wait for its first message; these are not options of it
 
       // The last request's completion line is written after everything before it.
       const last = await request(base, 'GET', `/openapi.json${q([['token', secrets.token]])}`, { token: null }, '');

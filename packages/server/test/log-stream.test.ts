@@ -1,5 +1,5 @@
-// The log stream (docs/api.md, "Log stream") over real WebSockets on both engines: header-only credentials
-// checked before the upgrade, command and plugin lifecycle entries after their commit, the
+// The log stream (docs/api.md, "Log stream") over real WebSockets on both engines: credentials in the
+// header checked before the upgrade (the first-message path is log-stream-first-message.test.ts), command and plugin lifecycle entries after their commit, the
 // `level` / `plugin` / `since` options, bounded per-consumer queues that report dropped lines,
 // and on PostgreSQL two instances on one database that see each other's entries.
 import { after, before, describe, it } from 'node:test';
@@ -110,12 +110,17 @@ for (const engine of ENGINES) {
       await api?.stop();
     });
 
-    it('refuses an upgrade without valid credentials (401) and never takes them from the URL', async () => {
-      const none = await refusedUpgrade(api.url, '');
-      assert.equal(none.status, 401);
-      assert.equal(none.body.code, 'unauthorized');
-      assert.equal((await refusedUpgrade(api.url, '', { authorization: 'wrong-key-0123456789' })).status, 401);
-      assert.equal((await refusedUpgrade(api.url, `?api_key=${TEST_API_KEY}`)).status, 401, 'never authenticated by the URL');
+    it('refuses an upgrade with wrong credentials (401) and never takes them from the URL', async () => {
+      const wrong = await refusedUpgrade(api.url, '', { authorization: 'wrong-key-0123456789' });
+      assert.equal(wrong.status, 401);
+      assert.equal(wrong.body.code, 'unauthorized');
+      // Without the header the upgrade would wait for its first message (log-stream-first-message.test.ts); a credential in the query is an unknown option.
+      const inUrl = await refusedUpgrade(api.url, `?api_key=${TEST_API_KEY}`);
+      assert.equal(inUrl.status, 400, 'never authenticated by the URL');
+      assert.equal(inUrl.body.code, 'validation_failed');
+      assert.ok(!JSON.stringify(inUrl.body).includes(TEST_API_KEY), 'the key is not echoed');
+      const anonymous = await fetch(`${api.url}${PATH}`);
+      assert.equal(anonymous.status, 401, 'a plain GET without credentials');
       const plain = await fetch(`${api.url}${PATH}`, { headers: { authorization: TEST_API_KEY } });
       assert.equal(plain.status, 426);
       assert.equal(((await plain.json()) as { code: string }).code, 'upgrade_required');

@@ -52,12 +52,23 @@ export function launch(executablePath: string): Promise<Browser> {
 
 const CONSOLE_PACKAGE = path.resolve(import.meta.dirname, '../..');
 
-/** The real console build (packages/console/dist), built first if `npm ci`'s prepare has not. */
+/**
+ * The real console build (packages/console/dist), built first if `npm ci`'s prepare has not. A
+ * build older than a file of the page's source is refused rather than rebuilt: the browser test
+ * files run side by side, and one rebuilding would empty the directory another instance serves.
+ */
 export function consoleBuild(): string {
   const dist = path.join(CONSOLE_PACKAGE, 'dist');
-  if (!fs.existsSync(path.join(dist, 'index.html'))) {
+  const index = path.join(dist, 'index.html');
+  if (!fs.existsSync(index)) {
     const vite = path.resolve(CONSOLE_PACKAGE, '../../node_modules/vite/bin/vite.js');
     execFileSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], { cwd: CONSOLE_PACKAGE, stdio: 'inherit' });
+  }
+  const built = fs.statSync(index).mtimeMs;
+  const sources = fs.readdirSync(path.join(CONSOLE_PACKAGE, 'src'), { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+  const newer = sources.find((e) => fs.statSync(path.join(e.parentPath, e.name)).mtimeMs > built);
+  if (newer !== undefined) {
+    throw new Error(`the console build in ${dist} is older than ${path.join(newer.parentPath, newer.name)}: run \`npm run build -w @charta/console\` first`);
   }
   return dist;
 }

@@ -1,7 +1,9 @@
 // GET /core/api/v1/logging/ (docs/api.md): the log stream over WebSocket, as one Fastify plugin.
-// The upgrade request goes through the usual hooks first, so credentials (Authorization header
-// only), scope and query options are checked and refused with a problem (401/403/400) before any
-// upgrade. A plain GET without the upgrade is 426. Messages from the client are ignored (4 KiB cap).
+// The upgrade request goes through the usual hooks first, so credentials in the Authorization
+// header, scope and query options are checked and refused with a problem (401/403/400) before any
+// upgrade. An upgrade without the header (a browser cannot set it) authenticates in its first
+// message instead (first-message.ts); credentials are never taken from the URL. A plain GET
+// without the upgrade is 426. Other messages from the client are ignored (4 KiB cap).
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import websocket from '@fastify/websocket';
@@ -11,6 +13,7 @@ import { invalid, problem } from '../http/problem.ts';
 import { problemResponses } from '../http/schemas.ts';
 import { nowMicros, parseTimestampMicros } from '../lib/time.ts';
 import { Consumer, DEFAULT_CONSUMER_LIMITS, type ConsumerLimits } from './consumer.ts';
+import { FirstMessageGate, type GateOptions } from './first-message.ts';
 import { matches, type LogBus, type LogFilter } from './bus.ts';
 import { LogRecentPage, LogRecentQuery, LogStreamQuery, type LogStreamOptions } from './schemas.ts';
 import { normalizePluginName } from '../plugins/name.ts';
@@ -52,9 +55,13 @@ function filterOf(q: LogStreamOptions): LogFilter {
   return filter;
 }
 
-export async function logRoutes(parent: FastifyInstance, { limits = DEFAULT_CONSUMER_LIMITS }: { limits?: ConsumerLimits } = {}) {
+export async function logRoutes(
+  parent: FastifyInstance,
+  { limits = DEFAULT_CONSUMER_LIMITS, firstMessage = {} }: { limits?: ConsumerLimits; firstMessage?: GateOptions } = {},
+) {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const bus = app.logs;
+  const gate = new FirstMessageGate((token) => app.verifyCredentials(token), firstMessage);
   // The end of upgrade requests answered over HTTP (401, 403, 400, 404…) is http/hooks.ts.
   // Encapsulated (one Fastify plugin): the websocket plugin's hooks wrap only this route, not the whole API.
   await app.register(websocket, {
@@ -108,8 +115,10 @@ export async function logRoutes(parent: FastifyInstance, { limits = DEFAULT_CONS
       security: [{ apiKey: [] }, { bearer: [] }],
       summary: 'Log stream (WebSocket upgrade; one JSON entry per message)',
       description:
-        'Connect with a WebSocket; credentials in the Authorization header (an API key, or a token with the scope system/Plugins.*). ' +
-        'Each message is `{"event", "level", "timestamp", "source", "plugin"?, "request_id"?, "handler"?, "event_type"?, "success"?}`.',
+        'Connect with a WebSocket; credentials in the Authorization header (an API key, or a token with the scope system/Plugins.*), ' +
+        'or, without that header, in the first message: `{"type":"auth","token":"<API key or token>"}` within 5 seconds, answered by `{"type":"ready"}` ' +
+        '(or a close code: 4400 malformed, 4401 unauthorized, 4403 forbidden, 4408 too late, 4413 too large). ' +
+        'Each message is then `{"event", "level", "timestamp", "source", "plugin"?, "request_id"?, "handler"?, "event_type"?, "success"?}`.',
       querystring: LogStreamQuery,
       response: {
         101: Type.Null({ description: 'Switching protocols: the stream follows' }),
@@ -117,8 +126,11 @@ export async function logRoutes(parent: FastifyInstance, { limits = DEFAULT_CONS
         426: { ...problemResponses(426)[426], description: 'Not a WebSocket upgrade request' },
       },
     },
+    // An upgrade without the Authorization header is let through by auth/hook.ts (principal null): its first message authenticates it.
+    config: { firstMessageAuth: true },
     preHandler: (request, _reply, done) => {
-      if (!request.principal?.scopes.includes(PLUGIN_SCOPE)) return done(problem('forbidden', { detail: `The log stream needs the scope ${PLUGIN_SCOPE}` }));
+      if (request.principal !== null && !request.principal.scopes.includes(PLUGIN_SCOPE))
+        return done(problem('forbidden', { detail: `The log stream needs the scope ${PLUGIN_SCOPE}` }));
       try {
         filterOf(request.query);
       } catch (err) {
@@ -131,15 +143,19 @@ export async function logRoutes(parent: FastifyInstance, { limits = DEFAULT_CONS
     },
     wsHandler: (socket, request) => {
       const filter = filterOf(request.query);
-      const consumer = new Consumer(socket, limits);
       socket.on('message', () => undefined);
-      // Replay, then follow: both synchronous, so no entry falls between them.
-      if (filter.sinceMicros !== undefined) for (const { line } of bus.recent(filter)) consumer.push(line);
-      const live: LogFilter = { plugin: filter.plugin, level: filter.level };
-      const unsubscribe = bus.subscribe((entry, line) => {
-        if (matches(entry, live)) consumer.push(line);
-      });
-      socket.on('close', unsubscribe);
+      const follow = () => {
+        const consumer = new Consumer(socket, limits);
+        // Replay, then follow: both synchronous, so no entry falls between them.
+        if (filter.sinceMicros !== undefined) for (const { line } of bus.recent(filter)) consumer.push(line);
+        const live: LogFilter = { plugin: filter.plugin, level: filter.level };
+        const unsubscribe = bus.subscribe((entry, line) => {
+          if (matches(entry, live)) consumer.push(line);
+        });
+        socket.on('close', unsubscribe);
+      };
+      if (request.principal !== null) follow();
+      else gate.admit(socket, follow);
     },
   });
 }

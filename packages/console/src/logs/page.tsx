@@ -1,0 +1,196 @@
+// The live logs page (docs/console.md, "Live logs"): the instance's log stream over a WebSocket
+// authenticated in its first message (stream.ts), kept in a bounded buffer (buffer.ts) and drawn
+// by a virtual list (virtual-list.tsx). Lines arriving between two animation frames are added and
+// drawn together, once per frame, however fast they come. Filters (plugin, minimum level,
+// failures only, free text) apply to the buffer at once; pause holds new lines back, counted;
+// the selected line is shown whole and can be copied as JSON.
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { callJson } from '../api.ts';
+import { LogBuffer, indexOfId } from './buffer.ts';
+import { clock, LEVELS, NO_FILTERS, rowOf, type Filters, type Level, type LogEntry, type Row } from './entry.ts';
+import { openLogStream, type LogStream, type StreamStatus } from './stream.ts';
+import { VirtualList } from './virtual-list.tsx';
+import { LineDetail } from './detail.tsx';
+import './logs.css';
+
+const number = (n: number) => n.toLocaleString('en-US');
+
+function statusText(s: StreamStatus): string {
+  switch (s.state) {
+    case 'connecting':
+      return s.attempt === 0 ? 'Connecting…' : `Reconnecting… (attempt ${s.attempt})`;
+    case 'live':
+      return s.reconnections === 0 ? 'Live' : `Live: reconnected (${s.reconnections} time${s.reconnections === 1 ? '' : 's'} so far)`;
+    case 'waiting': {
+      const lost = s.reason ? `Connection lost: ${s.reason}` : `Connection lost (code ${s.code})`;
+      return `${lost}. Reconnecting in ${Math.max(1, Math.round((s.retryAt - Date.now()) / 1000))} s (attempt ${s.attempt})…`;
+    }
+    case 'refused':
+      return `The log stream refused the credentials: ${s.reason || `code ${s.code}`}. Sign out and sign in again.`;
+  }
+}
+
+const rowClass = (r: Row) => (r.dropped > 0 ? 'log-dropped' : `level-${r.entry.level}${r.failure ? ' failure' : ''}`);
+
+function RowText({ row }: { row: Row }) {
+  const e = row.entry;
+  if (row.dropped > 0) return <span class="ev">⚠ Server: {e.event}</span>;
+  return (
+    <>
+      <span class="t">{clock(e.timestamp)}</span> <span class="lv">{e.level}</span>
+      {e.plugin !== undefined && <span class="pl"> {e.plugin}</span>} <span class="ev">{e.event}</span>
+    </>
+  );
+}
+
+export function LogsPage() {
+  const buffer = useMemo(() => new LogBuffer(), []);
+  const [, setVersion] = useState(0);
+  const [status, setStatus] = useState<StreamStatus>({ state: 'connecting', attempt: 0 });
+  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
+  const [selected, setSelected] = useState<Row | undefined>();
+  const [installed, setInstalled] = useState<string[]>([]);
+  const stream = useRef<LogStream | undefined>(undefined);
+
+  useEffect(() => {
+    let nextId = 1;
+    let incoming: Row[] = [];
+    let frame = 0;
+    const flush = () => {
+      frame = 0;
+      const batch = incoming;
+      incoming = [];
+      buffer.add(batch);
+      setVersion((v) => v + 1);
+    };
+    const s = openLogStream({
+      onEntry: (entry: LogEntry) => {
+        const row = rowOf(nextId++, entry);
+        if (row === undefined) return;
+        incoming.push(row);
+        // A hidden tab gets no animation frames: never hold more than the buffer would keep.
+        if (incoming.length >= buffer.capacity) {
+          buffer.add(incoming);
+          incoming = [];
+        }
+        if (frame === 0) frame = requestAnimationFrame(flush);
+      },
+      onStatus: setStatus,
+    });
+    stream.current = s;
+    return () => {
+      s.close();
+      if (frame !== 0) cancelAnimationFrame(frame);
+    };
+  }, [buffer]);
+
+  useEffect(() => {
+    callJson<{ results: Array<{ name: string }> }>('GET', '/core/api/v1/plugins/?limit=100').then(
+      (page) => setInstalled(page.results.map((p) => p.name)),
+      () => undefined, // the filter still offers the names seen in the stream
+    );
+  }, []);
+
+  const change = (patch: Partial<Filters>) => {
+    const next = { ...filters, ...patch };
+    buffer.setFilters(next);
+    setFilters(next);
+  };
+  const togglePause = () => {
+    if (buffer.paused) buffer.resume();
+    else buffer.pause();
+    setVersion((v) => v + 1);
+  };
+  const clear = () => {
+    buffer.clear();
+    setSelected(undefined);
+    setVersion((v) => v + 1);
+  };
+
+  const plugins = [...new Set([...installed, ...buffer.plugins])].sort();
+  const shown = buffer.shown;
+  const activeIndex = selected === undefined ? -1 : indexOfId(shown, selected.id);
+
+  return (
+    <section class="live-logs" aria-labelledby="logs-title">
+      <h2 id="logs-title">Live logs</h2>
+      <p id="log-status" role="status" class={`log-status ${status.state}`}>
+        {statusText(status)}
+        {status.state === 'waiting' && (
+          <>
+            {' '}
+            <button type="button" class="secondary" onClick={() => stream.current?.retryNow()}>
+              Reconnect now
+            </button>
+          </>
+        )}
+      </p>
+      <form class="log-filters" onSubmit={(e) => e.preventDefault()} aria-label="Filters">
+        <p>
+          <label for="log-plugin">Plugin</label>
+          <select id="log-plugin" value={filters.plugin} onChange={(e) => change({ plugin: e.currentTarget.value })}>
+            <option value="">All plugins and the server</option>
+            {plugins.map((p) => (
+              <option key={p} value={p}>
+                {p}
+              </option>
+            ))}
+          </select>
+        </p>
+        <p>
+          <label for="log-level">Minimum level</label>
+          <select id="log-level" value={filters.level} onChange={(e) => change({ level: e.currentTarget.value as Level })}>
+            {LEVELS.map((l) => (
+              <option key={l} value={l}>
+                {l}
+              </option>
+            ))}
+          </select>
+        </p>
+        <p>
+          <label for="log-text">Text</label>
+          <input id="log-text" type="search" autocomplete="off" value={filters.text} onInput={(e) => change({ text: e.currentTarget.value })} />
+        </p>
+        <label class="choice">
+          <input type="checkbox" checked={filters.failuresOnly} onChange={(e) => change({ failuresOnly: e.currentTarget.checked })} />
+          Failures only
+        </label>
+      </form>
+      <div class="actions log-actions">
+        <button type="button" aria-pressed={buffer.paused} onClick={togglePause}>
+          {buffer.paused ? 'Resume' : 'Pause'}
+        </button>
+        <button type="button" class="secondary" onClick={clear}>
+          Clear
+        </button>
+        {buffer.paused && (
+          <span id="log-held" class="log-held">
+            Paused: {number(buffer.heldCount)} line{buffer.heldCount === 1 ? '' : 's'} held back
+          </span>
+        )}
+      </div>
+      <p class="log-counts">
+        <span id="log-shown">{number(shown.length)}</span> shown of <span id="log-kept">{number(buffer.rows.length)}</span> kept (the last{' '}
+        {number(buffer.capacity)}); {number(buffer.received)} received
+        {buffer.droppedByServer > 0 && (
+          <span id="log-dropped" class="log-dropped-count">
+            ; the server dropped {number(buffer.droppedByServer)} (slow connection)
+          </span>
+        )}
+      </p>
+      <VirtualList
+        id="log-lines"
+        label="Log lines, newest last"
+        items={shown}
+        shift={buffer.shownEvicted}
+        keyOf={(r) => r.id}
+        rowClass={rowClass}
+        render={(r) => <RowText row={r} />}
+        activeIndex={activeIndex}
+        onActivate={(i) => setSelected(shown[i])}
+      />
+      {shown.length === 0 && <p class="hint">{buffer.rows.length === 0 ? 'No log line yet.' : 'No line matches the filters.'}</p>}
+      {selected !== undefined && <LineDetail row={selected} onClose={() => setSelected(undefined)} />}
+    </section>
+  );
+}
