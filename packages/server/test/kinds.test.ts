@@ -103,6 +103,8 @@ for (const engine of ENGINES) {
             type: f.type,
             required: f.required,
             choices: (f.choices ?? []).map((c) => ({ value: c.value, text: c.text })),
+            // A field holding a list says how many it holds (docs/api.md, "fields").
+            ...(f.multiple ? { max_items: f.maxItems } : {}),
           })),
         );
         const required = kind.fields.filter((f) => f.required).map((f) => `values.${f.name}`);
