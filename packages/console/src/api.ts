@@ -1,7 +1,7 @@
 // The one place the console speaks HTTP to its instance: the existing authenticated API, with the
 // signed-in credentials (session.ts). A refusal becomes an ApiError carrying the server's problem
 // document (docs/errors.md), so pages show the server's own message and reasons.
-import { authorization } from './session.ts';
+import { authorization, signedIn } from './session.ts';
 
 export interface FieldProblem {
   field: string;
@@ -63,10 +63,20 @@ async function problemOf(res: Response): Promise<ApiError> {
   try {
     const p = JSON.parse(text) as { code?: string; detail?: string; title?: string; errors?: FieldProblem[] };
     const errors = Array.isArray(p.errors) ? p.errors.filter((e) => typeof e?.message === 'string') : [];
-    return new ApiError(res.status, p.code, p.detail ?? p.title ?? `HTTP ${res.status}`, errors);
+    return new ApiError(res.status, p.code, withHint(res.status, p.code, p.detail ?? p.title ?? `HTTP ${res.status}`), errors);
   } catch {
     return new ApiError(res.status, undefined, `HTTP ${res.status}: ${text.slice(0, 200)}`, []);
   }
+}
+
+/**
+ * An API key refused on the clinical endpoints (403 forbidden: they take an OAuth token) gets the
+ * server's message and which credentials to sign in with instead (docs/console.md, "Patients and notes").
+ */
+export const OAUTH_HINT = 'Sign out and sign in with the OAuth client credentials (client id and secret) to use the patients, notes and commands pages.';
+
+function withHint(status: number, code: string | undefined, message: string): string {
+  return status === 403 && code === 'forbidden' && signedIn()?.kind === 'api-key' ? `${message.replace(/\.?$/, '.')} ${OAUTH_HINT}` : message;
 }
 
 /** The message to show for any failure. */
