@@ -5,58 +5,16 @@
 // oversized or missing first message each close the socket with their documented code and reason.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import WebSocket from 'ws';
 import { ENGINES, TEST_API_KEY, startInstance, toReply, type Instance } from './support/harness.ts';
+import { openJsonSocket, type JsonSocket } from './support/websockets.ts';
 import { AUTH_TIMEOUT_MS, CLOSE, FirstMessageGate, MAX_AUTH_MESSAGE_BYTES, tokenOf } from '../src/logs/first-message.ts';
 
 const PATH = '/core/api/v1/logging/';
 
-interface Socket {
-  ws: WebSocket;
-  /** Every message, parsed. */
-  messages: Array<Record<string, unknown>>;
-  /** Resolves with the close code and reason. */
-  closed: Promise<{ code: number; reason: string }>;
-  /** Waits until `n` messages arrived in all (or fails after `ms`). */
-  upTo(n: number, ms?: number): Promise<Array<Record<string, unknown>>>;
-}
+type Socket = JsonSocket<Record<string, unknown>>;
 
 /** A WebSocket to the log stream without any Authorization header, open. */
-async function connect(base: string, query = ''): Promise<Socket> {
-  const ws = new WebSocket(`${base.replace(/^http/, 'ws')}${PATH}${query}`);
-  const messages: Array<Record<string, unknown>> = [];
-  const waiters = new Set<() => void>();
-  ws.on('message', (data) => {
-    messages.push(JSON.parse(data.toString()) as Record<string, unknown>);
-    for (const w of waiters) w();
-  });
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
-  await new Promise<void>((resolve, reject) => {
-    ws.on('open', () => resolve());
-    ws.on('error', reject);
-    ws.on('unexpected-response', (_req, res) => reject(new Error(`unexpected ${res.statusCode}`)));
-  });
-  return {
-    ws,
-    messages,
-    closed,
-    upTo: (n, ms = 5000) =>
-      new Promise((resolve, reject) => {
-        const check = () => {
-          if (messages.length < n) return;
-          waiters.delete(check);
-          clearTimeout(timer);
-          resolve(messages.slice(0, n));
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`waited for ${n} messages, got ${messages.length}: ${JSON.stringify(messages)}`));
-        }, ms);
-        waiters.add(check);
-        check();
-      }),
-  };
-}
+const connect = (base: string, query = ''): Promise<Socket> => openJsonSocket(`${base.replace(/^http/, 'ws')}${PATH}${query}`);
 
 const auth = (token: string) => JSON.stringify({ type: 'auth', token });
 const quiet = () => new Promise((r) => setTimeout(r, 150));

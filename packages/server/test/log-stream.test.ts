@@ -8,6 +8,7 @@ import WebSocket from 'ws';
 import pg from 'pg';
 import { createDatabase, ENGINES, TEST_API_KEY, startInstance, testConfig, toReply, type Instance, type TestDatabase } from './support/harness.ts';
 import { manifestJson, tarFromDir, VITALS_HANDLER_JS } from './support/archives.ts';
+import { openJsonSocket, type JsonSocket } from './support/websockets.ts';
 import { startServer, type Running } from '../src/server.ts';
 import { Consumer, type LineSocket } from '../src/logs/consumer.ts';
 import { LogBus, type LogEntry } from '../src/logs/bus.ts';
@@ -16,51 +17,15 @@ import { entryOf, MAX_PAYLOAD_BYTES, payloadOf } from '../src/logs/pg-relay.ts';
 
 const PATH = '/core/api/v1/logging/';
 
-interface Stream {
-  ws: WebSocket;
-  entries: LogEntry[];
-  /** Waits until `n` entries arrived in all (or fails after `ms`). */
-  upTo(n: number, ms?: number): Promise<LogEntry[]>;
-  close(): void;
-}
+/** An open log stream: its entries in `messages`. */
+type Stream = JsonSocket<LogEntry>;
 
 function wsUrl(base: string, query = '') {
   return `${base.replace(/^http/, 'ws')}${PATH}${query}`;
 }
 
-async function openStream(base: string, query = '', authorization: string = TEST_API_KEY): Promise<Stream> {
-  const ws = new WebSocket(wsUrl(base, query), { headers: { authorization } });
-  const entries: LogEntry[] = [];
-  const waiters = new Set<() => void>();
-  ws.on('message', (data) => {
-    entries.push(JSON.parse(data.toString()) as LogEntry);
-    for (const w of waiters) w();
-  });
-  await new Promise<void>((resolve, reject) => {
-    ws.on('open', () => resolve());
-    ws.on('error', reject);
-    ws.on('unexpected-response', (_req, res) => reject(new Error(`unexpected ${res.statusCode}`)));
-  });
-  return {
-    ws,
-    entries,
-    upTo: (n, ms = 5000) =>
-      new Promise((resolve, reject) => {
-        const check = () => {
-          if (entries.length < n) return;
-          waiters.delete(check);
-          clearTimeout(timer);
-          resolve(entries.slice(0, n));
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`waited for ${n} entries, got ${entries.length}: ${JSON.stringify(entries)}`));
-        }, ms);
-        waiters.add(check);
-        check();
-      }),
-    close: () => ws.close(),
-  };
+function openStream(base: string, query = '', authorization: string = TEST_API_KEY): Promise<Stream> {
+  return openJsonSocket<LogEntry>(wsUrl(base, query), { authorization });
 }
 
 /** The HTTP answer to an upgrade request the server refuses. */
@@ -159,7 +124,7 @@ for (const engine of ENGINES) {
       assert.equal(commit.headers.get('x-request-id'), mine[1]!.request_id);
       await byToken.upTo(2);
       await quiet();
-      assert.equal(s.entries.filter((e) => e.event.includes(c.uuid)).length, 2, 'the refused commit logged nothing');
+      assert.equal(s.messages.filter((e) => e.event.includes(c.uuid)).length, 2, 'the refused commit logged nothing');
     });
 
     it('level=warning leaves info entries out', async () => {
@@ -171,8 +136,8 @@ for (const engine of ENGINES) {
       assert.match(first!.event, /^plugin package rejected \(plugin_package_invalid\): /);
       await quiet();
       assert.ok(
-        s.entries.every((e) => e.level === 'warning' || e.level === 'error'),
-        JSON.stringify(s.entries),
+        s.messages.every((e) => e.level === 'warning' || e.level === 'error'),
+        JSON.stringify(s.messages),
       );
     });
 
@@ -181,20 +146,20 @@ for (const engine of ENGINES) {
       const s = await stream('?since=1m');
       const replayed = await s.upTo(1);
       assert.ok(replayed.length > 0);
-      await s.upTo(s.entries.length);
+      await s.upTo(s.messages.length);
       await quiet();
       assert.ok(
-        s.entries.some((e) => e.event === `command ${earlier.uuid} (plan) created in note ${earlier.noteKey}`),
+        s.messages.some((e) => e.event === `command ${earlier.uuid} (plan) created in note ${earlier.noteKey}`),
         'replayed the earlier entry',
       );
-      const n = s.entries.length;
+      const n = s.messages.length;
       const later = await api.command('plan');
       const [last] = (await s.upTo(n + 1)).slice(n);
       assert.equal(last!.event, `command ${later.uuid} (plan) created in note ${later.noteKey}`);
       // A timestamp in the future replays nothing.
       const none = await stream(`?since=${encodeURIComponent(new Date(Date.now() + 3_600_000).toISOString())}`);
       await quiet();
-      assert.equal(none.entries.length, 0);
+      assert.equal(none.messages.length, 0);
     });
 
     it('plugin=<name> follows only that plugin: installed, disabled, deleted', async () => {
@@ -224,7 +189,7 @@ for (const engine of ENGINES) {
       );
       assert.ok(got.every((e) => e.plugin === 'vitals-alert' && e.level === 'info'));
       await quiet();
-      assert.equal(s.entries.length, 3);
+      assert.equal(s.messages.length, 3);
     });
 
     it('plugin=<name> takes the name as the original tool writes it (`_` for `-`)', async () => {
@@ -278,9 +243,9 @@ if (ENGINES.includes('postgres')) {
         await onA.upTo(2);
         await onB.upTo(2);
         await new Promise((r) => setTimeout(r, 300));
-        assert.equal(onA.entries.length, 2, 'no entry delivered twice');
-        assert.equal(onB.entries.length, 2, 'no entry delivered twice');
-        assert.deepEqual(onA.entries.map((e) => e.request_id).sort(), onB.entries.map((e) => e.request_id).sort());
+        assert.equal(onA.messages.length, 2, 'no entry delivered twice');
+        assert.equal(onB.messages.length, 2, 'no entry delivered twice');
+        assert.deepEqual(onA.messages.map((e) => e.request_id).sort(), onB.messages.map((e) => e.request_id).sort());
         // The other process's entries are in the replayable history too.
         const replay = await openStream(b.url, '?since=5m&level=warning');
         try {
@@ -309,11 +274,11 @@ if (ENGINES.includes('postgres')) {
       try {
         // Reconnection takes a moment; entries emitted meanwhile reach only their own process.
         const deadline = Date.now() + 10_000;
-        while (onB.entries.length === 0 && Date.now() < deadline) {
+        while (onB.messages.length === 0 && Date.now() < deadline) {
           await refusedUpload(a.url);
           await new Promise((r) => setTimeout(r, 250));
         }
-        assert.ok(onB.entries.length > 0, 'entries of a reach b again');
+        assert.ok(onB.messages.length > 0, 'entries of a reach b again');
       } finally {
         onB.close();
       }
