@@ -47,17 +47,10 @@ export interface ConsoleLoad {
   listMs: number;
 }
 
-export interface ConsoleRow {
+/** A load's figures: the bytes and requests of the first load (every load transfers the same), formMs and listMs the medians over the loads. */
+export interface ConsoleRow extends ConsoleLoad {
   engine: string;
   loads: number;
-  /** Of the first load (every load transfers the same). */
-  jsBytes: number;
-  cssBytes: number;
-  transferBytes: number;
-  requests: number;
-  /** Medians over the loads, ms from the navigation's start. */
-  formMs: number;
-  listMs: number;
   /** Slowest load's list, ms. */
   listMaxMs: number;
   rate: number;
