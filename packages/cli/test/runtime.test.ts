@@ -229,7 +229,9 @@ for (const engine of ENGINES) {
       assert.equal(byHandler.get('plugin/handlers.js:Thrower')!.event_type, 'GOAL_COMMAND__POST_ORIGINATE');
       assert.match(byHandler.get('plugin/handlers.js:Looper')!.event, /deadline/);
       assert.equal(byHandler.get('plugin/handlers.js:Looper')!.request_id, patched.headers.get('x-request-id'));
-      assert.match(byHandler.get('plugin/handlers.js:Hog')!.event, /out of memory/);
+      // Out of memory, as a rule; on a loaded machine QuickJS's collector, running at every
+      // allocation near the limit, can outlast the deadline first: a timeout, as contained.
+      assert.match(byHandler.get('plugin/handlers.js:Hog')!.event, /out of memory|ran longer than its 1500 ms deadline/);
       for (const f of failures) {
         assert.equal(f.level, 'error');
         assert.equal(f.plugin, 'faulty');

@@ -1,8 +1,12 @@
-// SQLite group commit: concurrent writes share a transaction, yet each succeeds or fails alone.
+// SQLite group commit: concurrent writes share a transaction, yet each succeeds or fails alone;
+// and on both engines, a write commits only once the checks it holds have resolved.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createDatabase, type TestDatabase } from './support/harness.ts';
+import { createDatabase, ENGINES, type TestDatabase } from './support/harness.ts';
+import type { Kysely } from 'kysely';
 import { openStorage, type Storage } from '../src/storage/db.ts';
+import type { Hold } from '../src/storage/holds.ts';
+import type { Database } from '../src/storage/schema.ts';
 import { migrate } from '../src/storage/migrations/index.ts';
 
 describe('group commit (sqlite)', () => {
@@ -70,5 +74,141 @@ describe('group commit (sqlite)', () => {
 
   it('the reader refuses to write', async () => {
     await assert.rejects(storage.reader.insertInto('staff').values({ key: 'x', name: 'x', created_at: 1 }).execute());
+  });
+});
+
+/** A promise and the functions that settle it. */
+function deferred(): { promise: Promise<void>; resolve(): void; reject(reason: unknown): void } {
+  let resolve!: () => void;
+  let reject!: (reason: unknown) => void;
+  const promise = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
+  return { promise, resolve, reject };
+}
+
+for (const engine of ENGINES) {
+  describe(`writes holding checks (${engine})`, () => {
+    let db: TestDatabase;
+    let storage: Storage;
+    before(async () => {
+      db = await createDatabase(engine);
+      storage = openStorage(db.url);
+      await migrate(storage);
+    });
+    after(async () => {
+      await storage.close();
+      await db.drop();
+    });
+    const keys = async (prefix: string) =>
+      (await storage.reader.selectFrom('staff').select(['key', 'name']).where('key', 'like', `${prefix}%`).orderBy('key').execute()).map(
+        (r) => `${r.key}=${r.name}`,
+      );
+
+    it('a write commits once its check resolves, and is undone with the reason when it refuses', async () => {
+      const refused = await storage
+        .transact(async (trx, hold) => {
+          await trx.insertInto('staff').values({ key: 'hold-no', name: 'refused', created_at: 1 }).execute();
+          hold(Promise.resolve());
+          hold(Promise.reject(new Error('refused by a check')));
+          return 'written';
+        })
+        .then(
+          () => 'committed',
+          (err: Error) => err.message,
+        );
+      assert.equal(refused, 'refused by a check');
+      const late = deferred();
+      const accepted = storage.transact(async (trx, hold) => {
+        await trx.insertInto('staff').values({ key: 'hold-yes', name: 'accepted', created_at: 1 }).execute();
+        hold(late.promise);
+        return 'written';
+      });
+      setImmediate(() => late.resolve());
+      assert.equal(await accepted, 'written');
+      assert.deepEqual(await keys('hold-'), ['hold-yes=accepted']);
+    });
+  });
+}
+
+describe('group commit with checks (sqlite)', () => {
+  let db: TestDatabase;
+  let storage: Storage;
+  before(async () => {
+    db = await createDatabase('sqlite');
+    storage = openStorage(db.url);
+    await migrate(storage);
+  });
+  after(async () => {
+    await storage.close();
+    await db.drop();
+  });
+  const names = async (prefix: string) =>
+    (await storage.reader.selectFrom('staff').select(['key', 'name']).where('key', 'like', `${prefix}%`).orderBy('key').execute()).map(
+      (r) => `${r.key}=${r.name}`,
+    );
+
+  it('the next write of a batch runs while the one before waits on its check (it would wait forever otherwise)', { timeout: 30_000 }, async () => {
+    const check = deferred();
+    const [first, second] = await Promise.all([
+      storage.transact(async (trx, hold) => {
+        await trx.insertInto('staff').values({ key: 'spec-1', name: 'first', created_at: 1 }).execute();
+        hold(check.promise);
+        return 1;
+      }),
+      storage.transact(async (trx) => {
+        // Only this write settles the first one's check: it must run before that check is done.
+        await trx.insertInto('staff').values({ key: 'spec-2', name: 'second', created_at: 2 }).execute();
+        check.resolve();
+        return 2;
+      }),
+    ]);
+    assert.deepEqual([first, second], [1, 2]);
+    assert.deepEqual(await names('spec-'), ['spec-1=first', 'spec-2=second']);
+  });
+
+  it('a refused write undoes the writes after it, which run again without it; the writes before it stay', async () => {
+    const before = { ...storage.groupCommit! };
+    const check = deferred();
+    const runs: string[] = [];
+    const write = (key: string, work: (trx: Kysely<Database>, hold: Hold) => Promise<void>) =>
+      storage.transact(async (trx, hold) => {
+        runs.push(key);
+        await work(trx, hold);
+        return key;
+      });
+    const results = await Promise.allSettled([
+      write('a', (trx) =>
+        trx
+          .insertInto('staff')
+          .values({ key: 'redo-a', name: 'kept', created_at: 1 })
+          .execute()
+          .then(() => undefined),
+      ),
+      write('b', async (trx, hold) => {
+        await trx.insertInto('staff').values({ key: 'redo-b', name: 'refused', created_at: 2 }).execute();
+        hold(check.promise);
+      }),
+      write('c', async (trx) => {
+        // What this write sees depends on b: while b stands it sees it, once b is undone it does not.
+        const seen = await trx.selectFrom('staff').select('key').where('key', '=', 'redo-b').execute();
+        await trx
+          .insertInto('staff')
+          .values({ key: 'redo-c', name: seen.length === 0 ? 'saw no b' : 'saw b', created_at: 3 })
+          .execute();
+        check.reject(new Error('b refused'));
+      }),
+      write('d', async (trx) => {
+        // A write that fails on top of b fails alone, and is run again too.
+        const seen = await trx.selectFrom('staff').select('key').where('key', '=', 'redo-b').execute();
+        if (seen.length > 0) throw new Error('d cannot go on while b stands');
+        await trx.insertInto('staff').values({ key: 'redo-d', name: 'ran again', created_at: 4 }).execute();
+      }),
+    ]);
+    assert.deepEqual(
+      results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message)),
+      ['a', 'b refused', 'c', 'd'],
+    );
+    assert.deepEqual(runs, ['a', 'b', 'c', 'd', 'c', 'd']);
+    assert.deepEqual(await names('redo-'), ['redo-a=kept', 'redo-c=saw no b', 'redo-d=ran again']);
+    assert.equal(storage.groupCommit!.batches - before.batches, 1, 'the four writes and the two run again shared one transaction');
   });
 });

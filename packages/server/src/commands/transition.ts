@@ -7,8 +7,10 @@
 //   1. load and lock the command with its note, in one statement (404), check If-Match (412);
 //   2. check its note takes commands and its state allows the transition (400);
 //   3. the transition's own checks and effects (`change`: values, required fields, the chart);
-//   4. the PRE event of the plugin runtime, from the locked row and the change: a plugin's
-//      validation error is a 400 that rolls everything back (docs/plugins.md, "Events");
+//   4. the PRE event of the plugin runtime, from the locked row and the change, held by the
+//      transaction (storage/holds.ts): the write goes on while the plugins run, and commits only
+//      once they have answered; a plugin's validation error is a 400 that rolls everything back
+//      (docs/plugins.md, "Events");
 //   5. write the command (or delete it) with its audit row (one statement on PostgreSQL), then
 //      the POST event's outbox row; the transaction commits;
 //   6. emit to the log stream and wake the delivery of POST events.
@@ -66,7 +68,7 @@ export async function transition<V extends Exclude<CommandVerb, 'created'>>(
 ): Promise<Committed<V extends 'deleted' ? null : CommandView>> {
   const staffKey = actingStaff(ctx);
   const engine = ctx.storage.engine;
-  return commandWrite(ctx, t.verb, uuid, idempotency, async ({ trx, audit, auditRow }) => {
+  return commandWrite(ctx, t.verb, uuid, idempotency, async ({ trx, hold, audit, auditRow }) => {
     const row = await loadForWrite(trx, engine, uuid, ifMatch);
     if (row.state !== t.from) throw problem(NOT_IN_STATE[t.from]);
     const now = nowMicros();
@@ -75,7 +77,7 @@ export async function transition<V extends Exclude<CommandVerb, 'created'>>(
     const set = change === null ? null : { ...change, edited_by: withEditor(row.edited_by, staffKey), updated_at: now };
     const after = set === null ? null : toView({ ...row, ...set });
     const events = commandEvents(ctx, staffKey, { action: ACTIONS[t.verb], command: after ?? before, previous: before });
-    await events.pre(trx);
+    hold(events.pre(trx));
     if (set === null) {
       await deleteCommand(trx, uuid);
       await audit(commandAudit(t.verb, uuid, before, after));

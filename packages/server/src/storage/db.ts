@@ -7,6 +7,7 @@ import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql } from 'kyse
 import pg from 'pg';
 import type { Database } from './schema.ts';
 import { GroupCommit } from './group-commit.ts';
+import { holds, type Hold } from './holds.ts';
 import { SqliteReaderDialect } from './sqlite-reader.ts';
 import { namedStatementPool } from './pg-statements.ts';
 import { startCheckpointer } from './sqlite-checkpointer.ts';
@@ -20,8 +21,11 @@ export interface Storage {
   /** Reads outside any transaction: the last committed state. */
   reader: Kysely<Database>;
   engine: Engine;
-  /** Runs `work` in one write transaction (on SQLite, grouped with concurrent writes). */
-  transact<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` in one write transaction (on SQLite, grouped with concurrent writes). It commits
+   * only once every check `work` hands to `hold` has resolved (storage/holds.ts).
+   */
+  transact<T>(work: (trx: Kysely<Database>, hold: Hold) => Promise<T>): Promise<T>;
   /** SQLite only: how writes were grouped into transactions. */
   groupCommit?: GroupCommit['stats'];
   /** Refreshes the query planner's statistics (SQLite; PostgreSQL's autovacuum does it). */
@@ -74,13 +78,15 @@ const CONNECT_TIMEOUT_MS = 5000;
  * outcome (the server may have committed before the answer was lost): OutcomeUnknownError, so
  * the caller is told to retry with its Idempotency-Key instead of being told the write failed.
  */
-async function pgTransaction<T>(db: Kysely<Database>, work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+async function pgTransaction<T>(db: Kysely<Database>, work: (trx: Kysely<Database>, hold: Hold) => Promise<T>): Promise<T> {
   try {
     return await db.connection().execute(async (conn) => {
       await conn.executeQuery(PG_BEGIN);
       let result: T;
       try {
-        result = await work(conn);
+        const checks = holds();
+        result = await work(conn, checks.hold);
+        await checks.settled();
       } catch (err) {
         await conn.executeQuery(PG_ROLLBACK).catch(() => undefined);
         throw err;

@@ -4,10 +4,17 @@
 // A write that fails rolls back to its savepoint and fails alone (unless SQLite rolled back the
 // whole transaction, as on a full disk: then the batch fails with that write's error); an answer
 // is only given once its batch is committed, so nothing acknowledged can be lost.
+//
+// A write may hold checks that are still running (storage/holds.ts: a plugin's PRE handler). The
+// next writes do not wait for them: each write's savepoint is opened inside the one before, and
+// before the COMMIT the checks are awaited in the order of the writes. A check that refuses
+// rolls back to its write's savepoint, which also undoes every write after it; those ran on top
+// of the refused write, so they are run again (docs/plugins.md "Events").
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { Database } from './schema.ts';
+import { holds, type Hold } from './holds.ts';
 
-type Work<T> = (trx: Kysely<Database>) => Promise<T>;
+type Work<T> = (trx: Kysely<Database>, hold: Hold) => Promise<T>;
 
 interface Job {
   work: Work<unknown>;
@@ -15,11 +22,18 @@ interface Job {
   reject(reason: unknown): void;
 }
 
+type Result = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/** A write that ran in this transaction: its savepoint, its checks, what it gave. */
+interface Ran {
+  job: Job;
+  savepoint: string;
+  settled(): Promise<void>;
+  result: Result;
+}
+
 // Compiled once: these run for every write.
 const BEGIN = CompiledQuery.raw('BEGIN IMMEDIATE');
-const SAVEPOINT = CompiledQuery.raw('SAVEPOINT write');
-const RELEASE = CompiledQuery.raw('RELEASE write');
-const ROLLBACK_TO = CompiledQuery.raw('ROLLBACK TO write');
 const COMMIT = CompiledQuery.raw('COMMIT');
 const ROLLBACK = CompiledQuery.raw('ROLLBACK');
 
@@ -57,29 +71,13 @@ export class GroupCommit {
   private async batch(jobs: Job[]): Promise<void> {
     this.stats.batches += 1;
     this.stats.writes += jobs.length;
-    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    const results = new Map<Job, Result>();
     try {
       await this.db.connection().execute(async (conn) => {
         await conn.executeQuery(BEGIN);
         try {
-          for (const job of jobs) {
-            await conn.executeQuery(SAVEPOINT);
-            try {
-              const value = await job.work(conn);
-              await conn.executeQuery(RELEASE);
-              outcomes.push({ ok: true, value });
-            } catch (error) {
-              try {
-                await conn.executeQuery(ROLLBACK_TO);
-                await conn.executeQuery(RELEASE);
-              } catch {
-                // SQLite rolled the whole transaction back itself (a full disk, an I/O error): the
-                // batch failed, with this write's error rather than the missing savepoint's.
-                throw error;
-              }
-              outcomes.push({ ok: false, error });
-            }
-          }
+          let next = jobs;
+          for (let round = 0; next.length > 0; round++) next = await this.round(conn, next, round, results);
           await conn.executeQuery(COMMIT);
         } catch (error) {
           await conn.executeQuery(ROLLBACK).catch(() => undefined);
@@ -91,10 +89,55 @@ export class GroupCommit {
       for (const job of jobs) job.reject(error);
       return;
     }
-    jobs.forEach((job, i) => {
-      const outcome = outcomes[i]!;
-      if (outcome.ok) job.resolve(outcome.value);
-      else job.reject(outcome.error);
-    });
+    for (const job of jobs) {
+      const result = results.get(job)!;
+      if (result.ok) job.resolve(result.value);
+      else job.reject(result.error);
+    }
+  }
+
+  /**
+   * Runs `jobs` in order, each in a savepoint inside the one before, then awaits their checks in
+   * the same order. Gives the jobs to run again: those after a write a check refused.
+   */
+  private async round(conn: Kysely<Database>, jobs: Job[], round: number, results: Map<Job, Result>): Promise<Job[]> {
+    const ran: Ran[] = [];
+    for (const job of jobs) {
+      const savepoint = `w${round}_${ran.length}`;
+      await conn.executeQuery(CompiledQuery.raw(`SAVEPOINT ${savepoint}`));
+      const checks = holds();
+      let result: Result;
+      try {
+        result = { ok: true, value: await job.work(conn, checks.hold) };
+      } catch (error) {
+        await this.rollbackTo(conn, savepoint, error);
+        result = { ok: false, error };
+      }
+      ran.push({ job, savepoint, settled: checks.settled, result });
+    }
+    for (const [i, { job, savepoint, settled, result }] of ran.entries()) {
+      if (result.ok) {
+        try {
+          await settled();
+        } catch (error) {
+          await this.rollbackTo(conn, savepoint, error);
+          results.set(job, { ok: false, error });
+          return ran.slice(i + 1).map((r) => r.job);
+        }
+      }
+      results.set(job, result);
+    }
+    return [];
+  }
+
+  /** Undoes a write (and every write after it). If SQLite already rolled the whole transaction back, the batch fails with `error`. */
+  private async rollbackTo(conn: Kysely<Database>, savepoint: string, error: unknown): Promise<void> {
+    try {
+      await conn.executeQuery(CompiledQuery.raw(`ROLLBACK TO ${savepoint}`));
+    } catch {
+      // SQLite rolled the whole transaction back itself (a full disk, an I/O error): the batch
+      // failed, with this write's error rather than the missing savepoint's.
+      throw error;
+    }
   }
 }

@@ -3,6 +3,7 @@
 import crypto from 'node:crypto';
 import { sql, type Insertable, type Kysely } from 'kysely';
 import type { Storage } from './db.ts';
+import type { Hold } from './holds.ts';
 import { nowMicros } from '../lib/time.ts';
 import { appendAudit } from './audit-repository.ts';
 import { deleteIdempotent, findIdempotent, saveIdempotent } from './idempotency-repository.ts';
@@ -40,6 +41,8 @@ export interface WriteContext {
 
 export interface Writer {
   trx: Kysely<Database>;
+  /** Hands a check to the transaction: the write commits only if it resolves (storage/holds.ts). */
+  hold: Hold;
   audit(entry: AuditEntry): Promise<void>;
   /** The audit row of `entry`, for a write that inserts it with its change in one statement. */
   auditRow(entry: AuditEntry): Insertable<AuditEventTable>;
@@ -55,7 +58,7 @@ export async function writeTransaction<T>(
 ): Promise<Outcome<T> & { replayed: boolean }> {
   const fingerprint = idempotency && crypto.createHash('sha256').update(JSON.stringify(idempotency.request)).digest('hex');
   const principal = ctx.principal.credential;
-  return ctx.storage.transact(async (trx) => {
+  return ctx.storage.transact(async (trx, hold) => {
     if (idempotency) {
       // Requests sharing a key wait for each other (PostgreSQL; SQLite transactions are serial),
       // so a repeat sent while the first is running replays its answer instead of racing it.
@@ -78,6 +81,7 @@ export async function writeTransaction<T>(
     });
     const writer: Writer = {
       trx,
+      hold,
       auditRow,
       audit: async (e) => {
         await appendAudit(trx, auditRow(e));
