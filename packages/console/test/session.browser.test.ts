@@ -9,6 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startInstance, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type Instance } from '../../server/test/support/harness.ts';
 import { nowMicros } from '../../server/src/lib/time.ts';
 import { chromiumStatus, consoleBuild, launch } from './support/browser.ts';
+import { audit } from './support/axe.ts';
 
 const chromium = chromiumStatus();
 const NOTICE = 'Your session has expired or was revoked; sign in again.';
@@ -61,6 +62,7 @@ if (chromium.executable === undefined) {
       await signInForm().waitFor();
       assert.equal(await page.getByText('Signed in as client').count(), 0, 'the frame is gone');
       assert.equal(hashOf(), '#patients', 'the address is kept');
+      assert.deepEqual(await audit(page), [], 'the notice passes the accessibility audit (docs/console.md, "Accessibility")');
       await signIn();
       await page.getByRole('heading', { name: 'Patients' }).waitFor();
       assert.equal(hashOf(), '#patients');
