@@ -1,7 +1,8 @@
 // The one place the console speaks HTTP to its instance: the existing authenticated API, with the
 // signed-in credentials (session.ts). A refusal becomes an ApiError carrying the server's problem
-// document (docs/errors.md), so pages show the server's own message and reasons.
-import { authorization, signedIn } from './session.ts';
+// document (docs/errors.md), so pages show the server's own message and reasons. A 401 to the
+// signed-in credentials signs the console out (docs/console.md, "An expired or revoked credential").
+import { authorizationOf, refused, signedIn, type Credentials } from './session.ts';
 
 export interface FieldProblem {
   field: string;
@@ -28,6 +29,8 @@ export interface CallOptions {
   body?: FormData | URLSearchParams;
   /** Send no credentials (the token endpoint). */
   anonymous?: boolean;
+  /** Send these credentials rather than the signed-in ones (checking an API key before signing in with it). */
+  as?: Credentials;
   /** More request headers (If-Match). */
   headers?: Record<string, string>;
 }
@@ -35,8 +38,8 @@ export interface CallOptions {
 /** Calls the API; answers the response when it is a success, throws ApiError otherwise. */
 export async function call(method: string, path: string, options: CallOptions = {}): Promise<Response> {
   const headers: Record<string, string> = { ...options.headers, accept: 'application/json' };
-  const auth = options.anonymous ? undefined : authorization();
-  if (auth !== undefined) headers.authorization = auth;
+  const used = options.anonymous ? undefined : (options.as ?? signedIn());
+  if (used !== undefined) headers.authorization = authorizationOf(used);
   let body: BodyInit | undefined = options.body;
   if (options.json !== undefined) {
     headers['content-type'] = 'application/json';
@@ -49,7 +52,9 @@ export async function call(method: string, path: string, options: CallOptions = 
     throw new ApiError(0, undefined, `The instance could not be reached (${err instanceof Error ? err.message : String(err)})`, []);
   }
   if (res.ok) return res;
-  throw await problemOf(res);
+  const problem = await problemOf(res);
+  if (res.status === 401 && used !== undefined) refused(used);
+  throw problem;
 }
 
 /** Calls the API and answers its JSON body. */

@@ -1,8 +1,10 @@
 // The console's frame: the sign-in form until someone signs in, then the page the hash names
 // (router.ts) with the nav and a sign-out button. Signing out drops the credentials (session.ts)
-// and unmounts every page with its state.
+// and unmounts every page with its state; so does the instance refusing them (a 401, the log
+// stream's 4401), with a notice on the sign-in form and the hash kept (docs/console.md, "An
+// expired or revoked credential").
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { forget, signedIn, type Credentials } from './session.ts';
+import { forget, signedIn, whenRefused, type Credentials } from './session.ts';
 import { SignIn } from './sign-in.tsx';
 import { PluginsPage } from './plugins/page.tsx';
 import { PatientSearch } from './patients/search.tsx';
@@ -10,6 +12,8 @@ import { PatientPage } from './patients/patient.tsx';
 import { NotePage } from './notes/note.tsx';
 import { LogsPage } from './logs/page.tsx';
 import { useLocation, type Location, type Section } from './router.ts';
+
+export const SESSION_ENDED = 'Your session has expired or was revoked; sign in again.';
 
 const NAV: Array<{ section: Section; href: string; text: string }> = [
   { section: 'plugins', href: '#plugins', text: 'Plugins' },
@@ -43,6 +47,14 @@ function Page({ where }: { where: Location }) {
 
 export function App() {
   const [who, setWho] = useState<Credentials | undefined>(signedIn());
+  const [notice, setNotice] = useState<string | undefined>();
+  useEffect(() => {
+    whenRefused(() => {
+      setNotice(SESSION_ENDED);
+      setWho(undefined);
+    });
+    return () => whenRefused(undefined);
+  }, []);
   const where = useLocation();
   const main = useRef<HTMLElement>(null);
   // A new page moves the focus to its content, as a page load would (screen readers announce it).
@@ -51,7 +63,13 @@ export function App() {
     if (first.current) return void (first.current = false);
     main.current?.focus();
   }, [where.hash]);
-  if (who === undefined) return <SignIn onSignedIn={setWho} />;
+  if (who === undefined) {
+    const signedInAgain = (again: Credentials) => {
+      setNotice(undefined);
+      setWho(again);
+    };
+    return <SignIn onSignedIn={signedInAgain} notice={notice} />;
+  }
   const signOut = () => {
     forget();
     setWho(undefined);

@@ -1,15 +1,19 @@
 // Sign in (docs/console.md, "Signing in"): with an API key (plugin and admin pages), checked by
 // listing the plugins, or with OAuth client credentials (clinical pages), exchanged at
-// POST /auth/token/. A refusal shows the server's own problem message.
+// POST /auth/token/. A refusal shows the server's own problem message. Signed out because the
+// instance refused the credentials, it says so (`notice`); the hash is left alone, so signing in
+// again shows the page that was open.
 import { useState } from 'preact/hooks';
 import { ApiError, call, callJson, messageOf } from './api.ts';
-import { forget, remember, type Credentials } from './session.ts';
+import { remember, type Credentials } from './session.ts';
 
 interface Props {
   onSignedIn: (who: Credentials) => void;
+  /** Why the console is back at the sign-in form, when it was not the user's choice. */
+  notice?: string | undefined;
 }
 
-export function SignIn({ onSignedIn }: Props) {
+export function SignIn({ onSignedIn, notice }: Props) {
   const [mode, setMode] = useState<'api-key' | 'oauth'>('api-key');
   const [key, setKey] = useState('');
   const [clientId, setClientId] = useState('');
@@ -25,8 +29,8 @@ export function SignIn({ onSignedIn }: Props) {
       let who: Credentials;
       if (mode === 'api-key') {
         who = { kind: 'api-key', key: key.trim() };
+        await call('GET', '/core/api/v1/plugins/?limit=1', { as: who });
         remember(who);
-        await call('GET', '/core/api/v1/plugins/?limit=1');
       } else {
         const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId.trim(), client_secret: secret });
         const t = await callJson<{ access_token: string; scope: string }>('POST', '/auth/token/', { body: form, anonymous: true });
@@ -37,7 +41,6 @@ export function SignIn({ onSignedIn }: Props) {
       setSecret('');
       onSignedIn(who);
     } catch (err) {
-      forget();
       setError(err instanceof ApiError ? err.message : messageOf(err));
     } finally {
       setBusy(false);
@@ -47,6 +50,11 @@ export function SignIn({ onSignedIn }: Props) {
   return (
     <main id="main" class="sign-in">
       <h1>Charta console</h1>
+      {notice !== undefined && (
+        <p class="notice" role="alert">
+          {notice}
+        </p>
+      )}
       <form onSubmit={submit} aria-describedby={error ? 'sign-in-error' : undefined}>
         <fieldset>
           <legend>Sign in with</legend>

@@ -2,7 +2,7 @@
 // command editor", "The chart panel"), against a real instance on port 0 with the demo data:
 // sign in with the OAuth client, find the demo patient, open the demo encounter note, create and
 // commit a plan, pick a diagnosis with the keyboard and commit it (then see the condition in the
-// chart panel), a questionnaire's questions, a plugin's validation errors, a 400 named next to
+// chart panel), a diagnosis given as free text (offered only where the field takes it), a questionnaire's questions, a plugin's validation errors, a 400 named next to
 // its field, a 412 from a second tab, and a locked note refusing edits. One browser; the second
 // tab is a second page of it.
 import { after, before, describe, it } from 'node:test';
@@ -149,6 +149,48 @@ if (chromium.executable === undefined) {
       await conditions.getByRole('heading', { name: 'Active conditions (1)' }).waitFor();
       assert.match((await conditions.textContent()) ?? '', /Essential \(primary\) hypertension I10 · ICD-10/);
       await page.screenshot({ path: path.join(shots, 'note-1280.png'), fullPage: true });
+    });
+
+    it('offers typed text as free text on a field that takes it, commits it as an UNSTRUCTURED coding, and not elsewhere', async () => {
+      const text = 'Post-viral fatigue after travel';
+      await page.getByLabel('Add a command of kind').selectOption('diagnose');
+      await page.getByRole('button', { name: 'Add command' }).click();
+      const picker = editor(page).getByRole('combobox', { name: /Diagnose/ });
+      await picker.focus();
+      await page.keyboard.type(text);
+      const listbox = editor(page).getByRole('listbox');
+      // After the server's options (none for this text), the text itself, with its system.
+      const free = listbox.getByRole('option').last();
+      await free.filter({ hasText: `Use "${text}" as free text` }).waitFor();
+      assert.match((await free.textContent()) ?? '', /UNSTRUCTURED/);
+      // Reached with the keyboard like any option.
+      const count = await listbox.getByRole('option').count();
+      for (let i = 0; i < count; i++) await page.keyboard.press('ArrowDown');
+      assert.equal(await free.getAttribute('aria-selected'), 'true');
+      await page.keyboard.press('Enter');
+      await editor(page).getByRole('status').filter({ hasText: 'Saved: Diagnose.' }).waitFor();
+      await editor(page)
+        .locator('.picked')
+        .filter({ hasText: `${text} free text` })
+        .waitFor();
+      const uuid = (await editor(page).getAttribute('data-command'))!;
+      const stored = (await instance.call('GET', `${C}/${uuid}`)).json.data.diagnose;
+      assert.deepEqual(stored.extra.coding, [{ code: text, display: text, system: 'UNSTRUCTURED' }]);
+      await editor(page).getByRole('button', { name: 'Commit' }).click();
+      await editor(page).getByRole('status').filter({ hasText: 'Committed.' }).waitFor();
+      await page.locator('aside.chart .conditions').getByRole('heading', { name: 'Active conditions (2)' }).waitFor();
+
+      // An assessment's condition (the chart's conditions) takes no free text: its options only.
+      await page.getByLabel('Add a command of kind').selectOption('assess');
+      await page.getByRole('button', { name: 'Add command' }).click();
+      await editor(page)
+        .getByRole('combobox', { name: /Condition/ })
+        .focus();
+      await page.keyboard.type('fatigue');
+      await editor(page).getByRole('option').filter({ hasText: text }).waitFor();
+      await editor(page).getByRole('status').filter({ hasText: '1 option.' }).waitFor();
+      assert.deepEqual(await editor(page).locator('[data-field="condition"]').getByRole('option').allTextContents(), [`${text} free text`]);
+      await page.keyboard.press('Escape');
     });
 
     it("shows a questionnaire's questions once it is picked, and saves an answer", async () => {
@@ -329,7 +371,7 @@ if (chromium.executable === undefined) {
       await page.reload();
       await fillSignIn(page);
       await page.getByRole('heading', { name: 'Ada Demo' }).waitFor();
-      await page.locator('#conditions-title').filter({ hasText: 'Active conditions (1)' }).waitFor();
+      await page.locator('#conditions-title').filter({ hasText: 'Active conditions (2)' }).waitFor();
       await page.screenshot({ path: path.join(shots, 'patient-375.png'), fullPage: true });
       overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       assert.equal(overflow, 0, 'no horizontal scrolling on the patient');

@@ -90,9 +90,10 @@ async function pickFirst(p: Page, uuid: string, field: Locator) {
   const searched = autocomplete(term);
   await p.keyboard.type(term);
   await searched;
+  // The server's options arrived (a field taking free text offers the typed text after them).
   await field
     .getByRole('status')
-    .filter({ hasText: /^\d+ options?\.$/ })
+    .filter({ hasText: /^\d+ options?(, then the text as free text)?\.$/ })
     .waitFor();
   const saved = p.waitForResponse((r) => r.request().method() === 'PATCH' && r.url().endsWith(`${C}/${uuid}/`));
   const reread = p.waitForResponse((r) => r.request().method() === 'GET' && r.url().endsWith(`${C}/${uuid}/fields/`));

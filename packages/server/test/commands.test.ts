@@ -235,5 +235,33 @@ for (const engine of ENGINES) {
       assert.equal(ac.status, 200);
       assert.deepEqual(ac.json, []);
     });
+
+    it('fields/ says which fields take free text, and such a field stores it as an UNSTRUCTURED coding', async () => {
+      const freeText = async (kind: string) =>
+        (await api.call('GET', `${C}/${(await api.command(kind)).uuid}/fields/`)).json.fields
+          .filter((x: { free_text?: boolean }) => x.free_text !== undefined)
+          .map((x: { name: string; free_text: boolean }) => [x.name, x.free_text]);
+      assert.deepEqual(await freeText('diagnose'), [['diagnose', true]]);
+      assert.deepEqual(await freeText('prescribe'), [
+        ['prescribe', true],
+        ['indications', true],
+      ]);
+      assert.deepEqual(await freeText('labOrder'), [['diagnosis', true]], 'lab partners and their tests take no free text');
+      assert.deepEqual(await freeText('assess'), [], "the chart's conditions take no free text");
+      const text = {
+        text: 'Chronic fatigue after travel',
+        value: 'Chronic fatigue after travel',
+        extra: { coding: [{ code: 'Chronic fatigue after travel', system: 'UNSTRUCTURED' }] },
+      };
+      const diagnosis = await api.command('diagnose', { diagnose: text });
+      assert.deepEqual(diagnosis.json.data.diagnose.extra.coding, [{ code: text.text, display: text.text, system: 'UNSTRUCTURED' }]);
+      const order = await api.command('labOrder');
+      const refused = await api.call('PATCH', `${C}/${order.uuid}/`, { body: { values: { tests: [text] } } });
+      assert.equal(refused.status, 400, 'a field without free_text refuses free text');
+      assert.deepEqual(
+        refused.json.errors.map((e: { field: string }) => e.field),
+        ['values.tests[0]'],
+      );
+    });
   });
 }

@@ -105,6 +105,8 @@ for (const engine of ENGINES) {
             choices: (f.choices ?? []).map((c) => ({ value: c.value, text: c.text })),
             // A field holding a list says how many it holds (docs/api.md, "fields").
             ...(f.multiple ? { max_items: f.maxItems } : {}),
+            // A coded field taking free text says so (docs/api.md, "Fields").
+            ...(f.codingSystems?.includes('UNSTRUCTURED') ? { free_text: true } : {}),
           })),
         );
         const required = kind.fields.filter((f) => f.required).map((f) => `values.${f.name}`);

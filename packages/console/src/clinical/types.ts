@@ -43,6 +43,8 @@ export interface Field {
   choices: Array<{ value: string; text: string }>;
   /** Only on an AutocompleteField holding a list of options. */
   max_items?: number;
+  /** Only on an AutocompleteField that also takes free text (an UNSTRUCTURED coding). */
+  free_text?: true;
   /** Only on a questionnaire's question: its text. */
   label?: string;
 }

@@ -1,7 +1,8 @@
 // A coded field's picker (docs/console.md, "The command editor"): an ARIA combobox that asks the
 // field's autocomplete endpoint as you type (debounced), lists options with their code and
 // system, and is driven by the keyboard: ArrowDown/ArrowUp move, Enter picks, Escape closes. A
-// field holding a list (`max_items`) adds each pick to the list.
+// field holding a list (`max_items`) adds each pick to the list. A field that takes free text
+// (`free_text`) offers, after the server's options, the typed text as an UNSTRUCTURED option.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { callJson, messageOf } from '../api.ts';
 import { paths, type Field, type Option } from '../clinical/types.ts';
@@ -19,11 +20,19 @@ interface Props {
   onPick: (value: Option | Option[] | null) => void;
 }
 
+/** The system of free text (docs/api.md, "Setting an autocomplete field"). */
+const UNSTRUCTURED = 'UNSTRUCTURED';
+
 /** `code · system` of an option's first coding, when it has one. */
 export function codeOf(option: Option): string | undefined {
   const c = option.extra?.coding?.[0];
   if (c === undefined) return undefined;
-  return c.system === 'UNSTRUCTURED' ? 'free text' : `${c.code} · ${c.system}`;
+  return c.system === UNSTRUCTURED ? 'free text' : `${c.code} · ${c.system}`;
+}
+
+/** Typed text as the option docs/api.md ("Setting an autocomplete field") says free text is sent as. */
+function freeTextOption(text: string): Option {
+  return { text, value: text, extra: { coding: [{ code: text, display: text, system: UNSTRUCTURED }] } };
 }
 
 const asOptions = (value: unknown): Option[] =>
@@ -34,7 +43,9 @@ const asOptions = (value: unknown): Option[] =>
 export function Picker({ id, commandUuid, field, value, disabled, describedBy, invalid, onPick }: Props) {
   const [term, setTerm] = useState('');
   const [open, setOpen] = useState(false);
-  const [options, setOptions] = useState<Option[]>([]);
+  const [found, setFound] = useState<Option[]>([]);
+  /** The term the options shown answer (the free text offered). */
+  const [answered, setAnswered] = useState('');
   const [active, setActive] = useState(-1);
   const [status, setStatus] = useState<string | undefined>();
   const asked = useRef(0);
@@ -42,6 +53,9 @@ export function Picker({ id, commandUuid, field, value, disabled, describedBy, i
   const listId = `${id}-options`;
   const list = field.max_items !== undefined;
   const picked = asOptions(value);
+  const free = field.free_text === true ? answered.trim() : '';
+  // The server's options, then the typed text as free text where the field takes it (docs/console.md, "The command editor").
+  const options = free === '' ? found : [...found, freeTextOption(free)];
 
   useEffect(() => () => clearTimeout(timer.current), []);
 
@@ -51,14 +65,14 @@ export function Picker({ id, commandUuid, field, value, disabled, describedBy, i
     try {
       const wire = await callJson<Array<{ text: string; value: string }>>('GET', paths.autocomplete(commandUuid, field.name, text));
       if (mine !== asked.current) return;
-      const found = wire.map((o) => JSON.parse(o.value) as Option);
-      setOptions(found);
+      const answer = wire.map((o) => JSON.parse(o.value) as Option);
+      const typed = field.free_text === true && text.trim() !== '';
+      setFound(answer);
+      setAnswered(text);
       // No option is active until an arrow key moves to one (the ARIA list autocomplete with manual selection).
       setActive(-1);
       setOpen(true);
-      setStatus(
-        found.length === 0 ? (text.trim() === '' ? 'Type to search.' : 'No option matches.') : `${found.length} option${found.length === 1 ? '' : 's'}.`,
-      );
+      setStatus(statusOf(answer.length, text, typed));
     } catch (err) {
       if (mine === asked.current) setStatus(messageOf(err));
     }
@@ -167,7 +181,15 @@ export function Picker({ id, commandUuid, field, value, disabled, describedBy, i
                 onMouseDown={(e) => e.preventDefault()}
                 onClick={() => pick(o)}
               >
-                <span>{o.text}</span> {codeOf(o) && <span class="code">{codeOf(o)}</span>}
+                {i === found.length ? (
+                  <>
+                    <span>Use "{o.text}" as free text</span> <span class="code">{UNSTRUCTURED}</span>
+                  </>
+                ) : (
+                  <>
+                    <span>{o.text}</span> {codeOf(o) && <span class="code">{codeOf(o)}</span>}
+                  </>
+                )}
               </li>
             ))}
           </ul>
@@ -178,4 +200,11 @@ export function Picker({ id, commandUuid, field, value, disabled, describedBy, i
       )}
     </div>
   );
+}
+
+/** What the status region announces once options arrive. */
+function statusOf(count: number, text: string, freeText: boolean): string {
+  const options = `${count} option${count === 1 ? '' : 's'}`;
+  if (freeText) return count === 0 ? 'No option matches; the text can be used as free text.' : `${options}, then the text as free text.`;
+  return count === 0 ? (text.trim() === '' ? 'Type to search.' : 'No option matches.') : `${options}.`;
 }

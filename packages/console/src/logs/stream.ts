@@ -3,8 +3,9 @@
 // credentials (docs/api.md, "Authenticating in the first message"), never in the URL. A lost
 // connection is retried with back-off (1 s, 2 s, 4 s … at most 15 s, ±20 %), asking for the
 // entries since the last one received and skipping those it already has. A refusal of the
-// credentials (4400, 4401, 4403, 4413) is not retried: retrying would not change it.
-import { signedIn } from '../session.ts';
+// credentials (4400, 4401, 4403, 4413) is not retried: retrying would not change it; a 4401 (an
+// expired or revoked credential) signs the console out (docs/console.md, "An expired or revoked credential").
+import { refused, secretOf, signedIn } from '../session.ts';
 import type { LogEntry } from './entry.ts';
 
 const PATH = '/core/api/v1/logging/';
@@ -13,6 +14,7 @@ const FIRST_SINCE = '5m';
 const FIRST_DELAY_MS = 1000;
 const MAX_DELAY_MS = 15_000;
 const REFUSED = new Set([4400, 4401, 4403, 4413]);
+const UNAUTHORIZED = 4401;
 
 export type StreamStatus =
   | { state: 'connecting'; attempt: number }
@@ -31,13 +33,6 @@ export interface LogStream {
   close(): void;
 }
 
-/** The bare secret of the signed-in credentials (the first message carries it without `Bearer `). */
-function token(): string | undefined {
-  const who = signedIn();
-  if (who === undefined) return undefined;
-  return who.kind === 'api-key' ? who.key : who.token;
-}
-
 export function openLogStream(handlers: StreamHandlers): LogStream {
   let ws: WebSocket | undefined;
   let stopped = false;
@@ -51,8 +46,10 @@ export function openLogStream(handlers: StreamHandlers): LogStream {
 
   const connect = () => {
     timer = undefined;
-    const secret = token();
-    if (stopped || secret === undefined) return;
+    // The first message carries the bare secret, without `Bearer `.
+    const who = signedIn();
+    if (stopped || who === undefined) return;
+    const secret = secretOf(who);
     handlers.onStatus({ state: 'connecting', attempt });
     const since = lastTimestamp ?? FIRST_SINCE;
     const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
@@ -97,6 +94,7 @@ export function openLogStream(handlers: StreamHandlers): LogStream {
       if (stopped) return;
       if (REFUSED.has(e.code)) {
         handlers.onStatus({ state: 'refused', code: e.code, reason: e.reason });
+        if (e.code === UNAUTHORIZED) refused(who);
         return;
       }
       attempt++;

@@ -4,11 +4,20 @@ import { invalid, problem } from '../http/problem.ts';
 import { searchOptions, toWire } from '../autocomplete/index.ts';
 import { fieldsFor, getKind } from './kinds/index.ts';
 import type { FieldDef } from './kinds/types.ts';
+import { CodeSystems } from '../terminology/code-systems.ts';
 import { getCommand } from './get.ts';
 
 export interface FieldsView {
   schema: string;
-  fields: Array<{ name: string; type: string; required: boolean; choices: Array<{ value: string; text: string }>; max_items?: number; label?: string }>;
+  fields: Array<{
+    name: string;
+    type: string;
+    required: boolean;
+    choices: Array<{ value: string; text: string }>;
+    max_items?: number;
+    free_text?: true;
+    label?: string;
+  }>;
 }
 
 export function describeFields(fields: readonly FieldDef[]): FieldsView['fields'] {
@@ -19,6 +28,8 @@ export function describeFields(fields: readonly FieldDef[]): FieldsView['fields'
     choices: (f.choices ?? []).map((c) => ({ value: c.value, text: c.text })),
     // A field holding a list of options says how many it takes (docs/api.md, "Fields").
     ...(f.multiple ? { max_items: f.maxItems ?? 1 } : {}),
+    // A coded field that also takes free text (an UNSTRUCTURED coding) says so (docs/api.md, "Fields").
+    ...(f.codingSystems?.includes(CodeSystems.UNSTRUCTURED) ? { free_text: true as const } : {}),
     // A questionnaire's question carries its text.
     ...(f.label !== undefined ? { label: f.label } : {}),
   }));

@@ -60,6 +60,9 @@ export const FieldsSchema = Type.Object(
         required: Type.Boolean(),
         choices: Type.Array(Type.Object({ value: Type.String(), text: Type.String() })),
         max_items: Type.Optional(Type.Integer({ minimum: 1, description: 'Only on an AutocompleteField holding a list of options: how many it takes' })),
+        free_text: Type.Optional(
+          Type.Literal(true, { description: 'Only on an AutocompleteField that also takes free text: an option whose coding has the system UNSTRUCTURED' }),
+        ),
         label: Type.Optional(Type.String({ description: "Only on a questionnaire's question field: the question's text" })),
       }),
     ),
