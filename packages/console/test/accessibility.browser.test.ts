@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { startInstance, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type Instance } from '../../server/test/support/harness.ts';
 import { installPlugin } from '../../server/test/support/plugins.ts';
-import { chromiumStatus, consoleBuild, launch } from './support/browser.ts';
+import { chromiumStatus, consoleBuild, launch, watchPage } from './support/browser.ts';
 import { audit } from './support/axe.ts';
 
 const chromium = chromiumStatus();
@@ -62,11 +62,7 @@ if (chromium.executable === undefined) {
       await add('plan', { narrative: 'Check blood pressure at home' }, false);
       browser = await launch(chromium.executable!);
       page = await (await browser.newContext({ viewport: { width: WIDTHS[0]!, height: 900 } })).newPage();
-      page.setDefaultTimeout(10_000);
-      page.on('pageerror', (err) => failures.push(err.message));
-      page.on('console', (m) => {
-        if (m.type() === 'error' && /Content.Security.Policy/i.test(m.text())) failures.push(m.text());
-      });
+      watchPage(page, failures);
     });
     after(async () => {
       await browser?.close();

@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startInstance, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type Instance } from '../../server/test/support/harness.ts';
 import { eventually, installPlugin } from '../../server/test/support/plugins.ts';
-import { chromiumStatus, consoleBuild, launch, outputDir } from './support/browser.ts';
+import { chromiumStatus, consoleBuild, launch, outputDir, watchPage } from './support/browser.ts';
 
 const chromium = chromiumStatus();
 const C = '/core/api/v1/commands';
@@ -30,13 +30,7 @@ if (chromium.executable === undefined) {
     let patientKey: string;
     let encounter: string;
 
-    const watch = (p: Page) => {
-      p.setDefaultTimeout(10_000);
-      p.on('pageerror', (err) => failures.push(err.message));
-      p.on('console', (m) => {
-        if (m.type() === 'error' && /Content.Security.Policy/i.test(m.text())) failures.push(m.text());
-      });
-    };
+    const watch = (p: Page) => watchPage(p, failures);
 
     /** Signs a page in with the OAuth client, at `hash`. */
     const signIn = async (p: Page, hash = '') => {

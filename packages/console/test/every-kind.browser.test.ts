@@ -12,7 +12,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { startInstance, TEST_API_KEY, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type Instance } from '../../server/test/support/harness.ts';
 import { createProject } from '../../cli/src/scaffold/project.ts';
 import { buildProject } from '../../cli/src/packaging/index.ts';
-import { chromiumStatus, consoleBuild, launch, outputDir, tempDir } from './support/browser.ts';
+import { chromiumStatus, consoleBuild, launch, outputDir, tempDir, watchPage } from './support/browser.ts';
 
 const chromium = chromiumStatus();
 const C = '/core/api/v1/commands';
@@ -41,14 +41,6 @@ const KINDS = [
 ];
 /** What a picker with no default options is given to search for: one letter, what a newcomer types first. */
 const TERM = 'a';
-
-const watch = (p: Page, failures: string[]) => {
-  p.setDefaultTimeout(10_000);
-  p.on('pageerror', (err) => failures.push(err.message));
-  p.on('console', (m) => {
-    if (m.type() === 'error' && /Content.Security.Policy/i.test(m.text())) failures.push(m.text());
-  });
-};
 
 const signInWithClient = async (p: Page) => {
   await p.getByLabel('OAuth client credentials').check();
@@ -150,7 +142,7 @@ if (chromium.executable === undefined) {
       instance = await startInstance('sqlite', { consoleDir: consoleBuild(), demo: true });
       browser = await launch(chromium.executable!);
       page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-      watch(page, failures);
+      watchPage(page, failures);
       await page.goto(`${instance.url}/console/`);
       await signInWithClient(page);
       note = await openEncounter(page);
@@ -233,7 +225,7 @@ if (chromium.executable === undefined) {
       pkg = await buildProject(dir);
       browser = await launch(chromium.executable!);
       page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-      watch(page, failures);
+      watchPage(page, failures);
     });
     after(async () => {
       await browser?.close();

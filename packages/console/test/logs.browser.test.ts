@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startInstance, TEST_API_KEY, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type Instance } from '../../server/test/support/harness.ts';
 import { manifestJson, tarFromDir, VITALS_HANDLER_JS } from '../../server/test/support/archives.ts';
-import { chromiumStatus, consoleBuild, launch, outputDir } from './support/browser.ts';
+import { chromiumStatus, consoleBuild, launch, outputDir, watchPage } from './support/browser.ts';
 
 const chromium = chromiumStatus();
 /** The buffer's size (packages/console/src/logs/buffer.ts, CAPACITY). */
@@ -57,11 +57,7 @@ if (chromium.executable === undefined) {
       const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: instance.url });
       page = await context.newPage();
-      page.setDefaultTimeout(10_000);
-      page.on('pageerror', (err) => failures.push(err.message));
-      page.on('console', (m) => {
-        if (m.type() === 'error' && /Content.Security.Policy/i.test(m.text())) failures.push(m.text());
-      });
+      watchPage(page, failures);
     });
     after(async () => {
       await browser?.close();

@@ -13,7 +13,7 @@ import { startInstance, TEST_API_KEY, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type I
 import { tgz } from '../../server/test/support/archives.ts';
 import { createProject } from '../../cli/src/scaffold/project.ts';
 import { buildProject } from '../../cli/src/packaging/index.ts';
-import { chromiumStatus, consoleBuild, launch, outputDir, tempDir } from './support/browser.ts';
+import { chromiumStatus, consoleBuild, launch, outputDir, tempDir, watchPage } from './support/browser.ts';
 
 const chromium = chromiumStatus();
 const SECRET_VALUE = 'sk-live-never-shown-back-0123';
@@ -55,12 +55,8 @@ if (chromium.executable === undefined) {
       browser = await launch(chromium.executable!);
       const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
       page = await context.newPage();
-      page.setDefaultTimeout(10_000);
       const failures: string[] = [];
-      page.on('pageerror', (err) => failures.push(err.message));
-      page.on('console', (m) => {
-        if (m.type() === 'error' && /Content.Security.Policy/i.test(m.text())) failures.push(m.text());
-      });
+      watchPage(page, failures);
       (page as Page & { failures?: string[] }).failures = failures;
     });
     after(async () => {

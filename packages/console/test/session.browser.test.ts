@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { startInstance, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type Instance } from '../../server/test/support/harness.ts';
 import { nowMicros } from '../../server/src/lib/time.ts';
-import { chromiumStatus, consoleBuild, launch } from './support/browser.ts';
+import { chromiumStatus, consoleBuild, launch, watchPage } from './support/browser.ts';
 import { audit } from './support/axe.ts';
 
 const chromium = chromiumStatus();
@@ -43,8 +43,7 @@ if (chromium.executable === undefined) {
       browser = await launch(chromium.executable!);
       const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
       page = await context.newPage();
-      page.setDefaultTimeout(10_000);
-      page.on('pageerror', (err) => failures.push(err.message));
+      watchPage(page, failures);
     });
     after(async () => {
       await browser?.close();

@@ -75,77 +75,6 @@ describe('group commit (sqlite)', () => {
   it('the reader refuses to write', async () => {
     await assert.rejects(storage.reader.insertInto('staff').values({ key: 'x', name: 'x', created_at: 1 }).execute());
   });
-});
-
-/** A promise and the functions that settle it. */
-function deferred(): { promise: Promise<void>; resolve(): void; reject(reason: unknown): void } {
-  let resolve!: () => void;
-  let reject!: (reason: unknown) => void;
-  const promise = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
-  return { promise, resolve, reject };
-}
-
-for (const engine of ENGINES) {
-  describe(`writes holding checks (${engine})`, () => {
-    let db: TestDatabase;
-    let storage: Storage;
-    before(async () => {
-      db = await createDatabase(engine);
-      storage = openStorage(db.url);
-      await migrate(storage);
-    });
-    after(async () => {
-      await storage.close();
-      await db.drop();
-    });
-    const keys = async (prefix: string) =>
-      (await storage.reader.selectFrom('staff').select(['key', 'name']).where('key', 'like', `${prefix}%`).orderBy('key').execute()).map(
-        (r) => `${r.key}=${r.name}`,
-      );
-
-    it('a write commits once its check resolves, and is undone with the reason when it refuses', async () => {
-      const refused = await storage
-        .transact(async (trx, hold) => {
-          await trx.insertInto('staff').values({ key: 'hold-no', name: 'refused', created_at: 1 }).execute();
-          hold(Promise.resolve());
-          hold(Promise.reject(new Error('refused by a check')));
-          return 'written';
-        })
-        .then(
-          () => 'committed',
-          (err: Error) => err.message,
-        );
-      assert.equal(refused, 'refused by a check');
-      const late = deferred();
-      const accepted = storage.transact(async (trx, hold) => {
-        await trx.insertInto('staff').values({ key: 'hold-yes', name: 'accepted', created_at: 1 }).execute();
-        hold(late.promise);
-        return 'written';
-      });
-      setImmediate(() => late.resolve());
-      assert.equal(await accepted, 'written');
-      assert.deepEqual(await keys('hold-'), ['hold-yes=accepted']);
-    });
-  });
-}
-
-describe('group commit with checks (sqlite)', () => {
-  let db: TestDatabase;
-  let storage: Storage;
-  before(async () => {
-    db = await createDatabase('sqlite');
-    storage = openStorage(db.url);
-    await migrate(storage);
-  });
-  after(async () => {
-    await storage.close();
-    await db.drop();
-  });
-  const names = async (prefix: string) =>
-    (await storage.reader.selectFrom('staff').select(['key', 'name']).where('key', 'like', `${prefix}%`).orderBy('key').execute()).map(
-      (r) => `${r.key}=${r.name}`,
-    );
-
   it('the next write of a batch runs while the one before waits on its check (it would wait forever otherwise)', { timeout: 30_000 }, async () => {
     const check = deferred();
     const [first, second] = await Promise.all([
@@ -162,7 +91,7 @@ describe('group commit with checks (sqlite)', () => {
       }),
     ]);
     assert.deepEqual([first, second], [1, 2]);
-    assert.deepEqual(await names('spec-'), ['spec-1=first', 'spec-2=second']);
+    assert.deepEqual(await names(storage, 'spec-'), ['spec-1=first', 'spec-2=second']);
   });
 
   it('a refused write undoes the writes after it, which run again without it; the writes before it stay', async () => {
@@ -208,7 +137,60 @@ describe('group commit with checks (sqlite)', () => {
       ['a', 'b refused', 'c', 'd'],
     );
     assert.deepEqual(runs, ['a', 'b', 'c', 'd', 'c', 'd']);
-    assert.deepEqual(await names('redo-'), ['redo-a=kept', 'redo-c=saw no b', 'redo-d=ran again']);
+    assert.deepEqual(await names(storage, 'redo-'), ['redo-a=kept', 'redo-c=saw no b', 'redo-d=ran again']);
     assert.equal(storage.groupCommit!.batches - before.batches, 1, 'the four writes and the two run again shared one transaction');
   });
 });
+
+/** `key=name` of the committed staff rows whose key starts with `prefix`. */
+async function names(storage: Storage, prefix: string): Promise<string[]> {
+  const rows = await storage.reader.selectFrom('staff').select(['key', 'name']).where('key', 'like', `${prefix}%`).orderBy('key').execute();
+  return rows.map((r) => `${r.key}=${r.name}`);
+}
+
+/** A promise and the functions that settle it. */
+function deferred(): { promise: Promise<void>; resolve(): void; reject(reason: unknown): void } {
+  let resolve!: () => void;
+  let reject!: (reason: unknown) => void;
+  const promise = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
+  return { promise, resolve, reject };
+}
+
+for (const engine of ENGINES) {
+  describe(`writes holding checks (${engine})`, () => {
+    let db: TestDatabase;
+    let storage: Storage;
+    before(async () => {
+      db = await createDatabase(engine);
+      storage = openStorage(db.url);
+      await migrate(storage);
+    });
+    after(async () => {
+      await storage.close();
+      await db.drop();
+    });
+    it('a write commits once its check resolves, and is undone with the reason when it refuses', async () => {
+      const refused = await storage
+        .transact(async (trx, hold) => {
+          await trx.insertInto('staff').values({ key: 'hold-no', name: 'refused', created_at: 1 }).execute();
+          hold(Promise.resolve());
+          hold(Promise.reject(new Error('refused by a check')));
+          return 'written';
+        })
+        .then(
+          () => 'committed',
+          (err: Error) => err.message,
+        );
+      assert.equal(refused, 'refused by a check');
+      const late = deferred();
+      const accepted = storage.transact(async (trx, hold) => {
+        await trx.insertInto('staff').values({ key: 'hold-yes', name: 'accepted', created_at: 1 }).execute();
+        hold(late.promise);
+        return 'written';
+      });
+      setImmediate(() => late.resolve());
+      assert.equal(await accepted, 'written');
+      assert.deepEqual(await names(storage, 'hold-'), ['hold-yes=accepted']);
+    });
+  });
+}

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
 
@@ -48,6 +48,20 @@ export const CHROMIUM_ARGS = [
 /** A headless Chromium with a fresh profile (playwright-core makes a new user-data dir for each launch). */
 export function launch(executablePath: string): Promise<Browser> {
   return chromium.launch({ executablePath, headless: true, args: CHROMIUM_ARGS, timeout: 60_000 });
+}
+
+/**
+ * Watches a page for what must never happen: a script error, or a Content-Security-Policy
+ * refusal (the console runs under its real policy); each is pushed to `failures`, which the
+ * tests check. Also sets the page's default timeout.
+ */
+export function watchPage(page: Page, failures: string[]): Page {
+  page.setDefaultTimeout(10_000);
+  page.on('pageerror', (err) => failures.push(err.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && /Content.Security.Policy/i.test(m.text())) failures.push(m.text());
+  });
+  return page;
 }
 
 const CONSOLE_PACKAGE = path.resolve(import.meta.dirname, '../..');
