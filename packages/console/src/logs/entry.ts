@@ -23,8 +23,8 @@ export interface Row {
   entry: LogEntry;
   /** Lines the server reported dropped, on its notice rows; 0 on every other row. */
   dropped: number;
-  /** Lower-case text the free-text filter searches: the event and the optional members. */
-  hay: string;
+  /** Lower-case text the free-text filter searches (hayOf): made the first time a text filter looks. */
+  hay?: string;
   /** Rank of the level (an unknown level ranks as info). */
   rank: number;
   /** A line reporting a failure: `success: false`, or level error. */
@@ -56,11 +56,17 @@ export function rowOf(id: number, message: unknown): Row | undefined {
   const e = message as LogEntry;
   if (typeof e.event !== 'string' || typeof e.level !== 'string' || typeof e.timestamp !== 'string') return undefined;
   const notice = e.source === 'server' && e.plugin === undefined ? DROPPED.exec(e.event) : null;
-  const hay = [e.event, e.plugin, e.handler, e.event_type, e.request_id, e.level]
+  return { id, entry: e, dropped: notice ? Number(notice[1]) : 0, rank: rankOf(e.level), failure: e.success === false || e.level === 'error' };
+}
+
+/** The text the free-text filter searches: the event and the optional members, in lower case. */
+function hayOf(row: Row): string {
+  const e = row.entry;
+  row.hay ??= [e.event, e.plugin, e.handler, e.event_type, e.request_id, e.level]
     .filter((x) => typeof x === 'string')
     .join(' ')
     .toLowerCase();
-  return { id, entry: e, dropped: notice ? Number(notice[1]) : 0, hay, rank: rankOf(e.level), failure: e.success === false || e.level === 'error' };
+  return row.hay;
 }
 
 /** Whether a row shows under the filters. The server's dropped-lines notices always show. */
@@ -69,7 +75,7 @@ export function passes(row: Row, f: Filters, needle = f.text.trim().toLowerCase(
   if (f.plugin !== '' && row.entry.plugin !== f.plugin) return false;
   if (row.rank < rankOf(f.level)) return false;
   if (f.failuresOnly && !row.failure) return false;
-  return needle === '' || row.hay.includes(needle);
+  return needle === '' || hayOf(row).includes(needle);
 }
 
 /** `HH:MM:SS.mmm` of an ISO timestamp (UTC, as the server writes it). */
