@@ -6,6 +6,7 @@
 import { useState } from 'preact/hooks';
 import { ApiError, call, callJson, messageOf } from './api.ts';
 import { remember, type Credentials } from './session.ts';
+import { Alert } from './alert.tsx';
 
 interface Props {
   onSignedIn: (who: Credentials) => void;
@@ -84,11 +85,7 @@ export function SignIn({ onSignedIn, notice }: Props) {
             </p>
           </>
         )}
-        {error !== undefined && (
-          <p id="sign-in-error" class="error" role="alert">
-            {error}
-          </p>
-        )}
+        <Alert id="sign-in-error" message={error} />
         <button type="submit" disabled={busy}>
           Sign in
         </button>

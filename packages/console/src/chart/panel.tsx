@@ -5,6 +5,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { callJson, messageOf } from '../api.ts';
 import { paths, type Page } from '../clinical/types.ts';
+import { Alert } from '../alert.tsx';
 
 interface Coding {
   system: string;
@@ -79,11 +80,7 @@ export function ChartPanel({ patientKey, version }: { patientKey: string; versio
           Refresh chart
         </button>
       </div>
-      {error !== undefined && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
       {chart === undefined && error === undefined && <p>Loading the chart…</p>}
       {chart !== undefined && (
         <>

@@ -10,6 +10,7 @@ import { paths, writable, type Command, type Note, type Page, type Patient } fro
 import { ChartPanel } from '../chart/panel.tsx';
 import { CommandEditor } from '../editor/editor.tsx';
 import { hrefOf } from '../router.ts';
+import { Alert } from '../alert.tsx';
 
 export function NotePage({ noteKey }: { noteKey: string }) {
   const [note, setNote] = useState<Note | undefined>();
@@ -61,11 +62,7 @@ export function NotePage({ noteKey }: { noteKey: string }) {
         )}
       </p>
       <h2>{note ? note.title : 'Note'}</h2>
-      {error !== undefined && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
       <div class="with-chart">
         <div class="content">
           {note && (

@@ -6,6 +6,7 @@ import { fullName, NOTE_TYPE_TEXT, noteState, when } from '../clinical/format.ts
 import { paths, type Note, type Page, type Patient } from '../clinical/types.ts';
 import { ChartPanel } from '../chart/panel.tsx';
 import { hrefOf } from '../router.ts';
+import { Alert } from '../alert.tsx';
 
 export function PatientPage({ patientKey }: { patientKey: string }) {
   const [patient, setPatient] = useState<Patient | undefined>();
@@ -26,11 +27,7 @@ export function PatientPage({ patientKey }: { patientKey: string }) {
         <a href={hrefOf.patients()}>Patients</a>
       </p>
       <h2>{patient ? fullName(patient) : 'Patient'}</h2>
-      {error !== undefined && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
       <div class="with-chart">
         <div class="content">
           {patient && (

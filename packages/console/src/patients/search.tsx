@@ -6,6 +6,7 @@ import { callJson, messageOf } from '../api.ts';
 import { fullName } from '../clinical/format.ts';
 import { paths, type Page, type Patient } from '../clinical/types.ts';
 import { hrefOf } from '../router.ts';
+import { Alert } from '../alert.tsx';
 
 const PAGE = 20;
 
@@ -58,11 +59,7 @@ export function PatientSearch() {
           </button>
         </div>
       </form>
-      {error !== undefined && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
       {page !== undefined && found !== undefined && (
         <section aria-labelledby="results-title">
           <h3 id="results-title">Results</h3>

@@ -2,6 +2,7 @@
 // stream"): a plain authenticated request, as a browser cannot set a WebSocket's headers.
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { callJson, messageOf } from '../api.ts';
+import { Alert } from '../alert.tsx';
 
 interface Entry {
   event: string;
@@ -32,11 +33,7 @@ export function RecentLogs({ plugin }: { plugin: string }) {
       <button type="button" class="secondary" onClick={load}>
         Refresh log lines
       </button>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
       {entries && entries.length === 0 && <p>No recent lines.</p>}
       {entries && entries.length > 0 && (
         <ol class="lines">
