@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// charta: runs the TypeScript sources through tsx's loader (no build step).
-import { register } from 'tsx/esm/api';
+// charta: runs dist/charta.mjs while it is up to date with the sources, else the TypeScript
+// sources through tsx's loader (docs/architecture.md, "Bundled entry points").
+import { launch } from '../../../scripts/bundles.js';
 
-register();
-await import('../src/main.ts');
+await launch('charta');

@@ -1,7 +1,7 @@
 // CHARTA_MANIFEST.json: its JSON Schema (the one place it is defined; docs/plugin-manifest.md
 // describes it for plugin developers), its TypeScript shape and its validation with ajv.
 // Modelled on the original tool's CANVAS_MANIFEST.json v2, for plugins written in TypeScript.
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 
 /** The manifest's file name, at a package's top level or one directory down. */
 export const MANIFEST_FILE_NAME = 'CHARTA_MANIFEST.json';
@@ -128,8 +128,10 @@ export interface ChartaManifest {
   limits?: { memory_mb?: number; timeout_ms?: number };
 }
 
-const ajv = new Ajv({ allErrors: true, verbose: true, strict: true, strictRequired: false, allowUnionTypes: true });
-const validate = ajv.compile(manifestSchema);
+/** Compiled on first use: compiling costs every process that imports the SDK (each `charta` run) tenths of a second. */
+let compiled: ValidateFunction | undefined;
+const validator = (): ValidateFunction =>
+  (compiled ??= new Ajv({ allErrors: true, verbose: true, strict: true, strictRequired: false, allowUnionTypes: true }).compile(manifestSchema));
 
 /** One ajv error as a sentence: "/components/handlers/0 must have required property 'events'". */
 function describe(error: ErrorObject): string {
@@ -160,6 +162,7 @@ export function parseManifest(bytes: Buffer, label = MANIFEST_FILE_NAME): Manife
 
 /** Validates an already parsed manifest against manifestSchema. */
 export function validateManifest(value: unknown, label = MANIFEST_FILE_NAME): ManifestResult {
+  const validate = validator();
   if (validate(value)) return { ok: true, manifest: value as ChartaManifest };
   const errors = validate.errors ?? [];
   // "must match a schema in anyOf" repeats the two required-property errors before it.

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// charta-server: runs the TypeScript sources through tsx's loader (no build step).
-import { register } from 'tsx/esm/api';
+// charta-server: runs dist/charta-server.mjs while it is up to date with the sources, else the
+// TypeScript sources through tsx's loader (docs/architecture.md, "Bundled entry points").
+import { launch } from '../../../scripts/bundles.js';
 
-register();
-await import('../src/main.ts');
+await launch('charta-server');

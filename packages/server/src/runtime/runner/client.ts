@@ -18,9 +18,8 @@ export type { LoadAnswer, RunnerHandler } from './protocol.ts';
 
 export type NoticeLevel = 'info' | 'warning' | 'error';
 
-/** The child's entry, and tsx's loader by absolute URL: the child's empty cwd cannot resolve a bare `--import tsx`. */
-const CHILD_ENTRY = fileURLToPath(new URL('./child.ts', import.meta.url));
-const TSX_LOADER = import.meta.resolve('tsx');
+/** The child's entry point: child.ts's bundle, or child.ts through tsx (docs/architecture.md, "Bundled entry points"). */
+const CHILD_ENTRY = fileURLToPath(new URL('../../../bin/runner-child.js', import.meta.url));
 
 /** How long evaluating one module may take the child beyond its deadline (WebAssembly start, the sandbox bootstrap). */
 const LOAD_ALLOWANCE_MS = 15_000;
@@ -188,7 +187,7 @@ export class PluginRunner {
       proc = fork(CHILD_ENTRY, [], {
         cwd: dir,
         env: {},
-        execArgv: ['--import', TSX_LOADER],
+        execArgv: [],
         stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
         serialization: 'json',
       });
