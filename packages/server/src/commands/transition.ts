@@ -10,7 +10,7 @@
 //   4. the PRE event of the plugin runtime, from the locked row and the change, held by the
 //      transaction (storage/holds.ts): the write goes on while the plugins run, and commits only
 //      once they have answered; a plugin's validation error is a 400 that rolls everything back
-//      (docs/plugins.md, "Events");
+//      (docs/plugins.md, "Delivery and guarantees");
 //   5. write the command (or delete it) with its audit row (one statement on PostgreSQL), then
 //      the POST event's outbox row; the transaction commits;
 //   6. emit to the log stream and wake the delivery of POST events.

@@ -9,7 +9,7 @@
 // next writes do not wait for them: each write's savepoint is opened inside the one before, and
 // before the COMMIT the checks are awaited in the order of the writes. A check that refuses
 // rolls back to its write's savepoint, which also undoes every write after it; those ran on top
-// of the refused write, so they are run again (docs/plugins.md "Events").
+// of the refused write, so they are run again (docs/plugins.md "Delivery and guarantees").
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { Database } from './schema.ts';
 import { holds, type Hold } from './holds.ts';

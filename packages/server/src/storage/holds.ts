@@ -1,8 +1,8 @@
 // A write may wait on a check that runs elsewhere (a plugin's PRE handler in the runner process,
-// docs/plugins.md "Events"): it hands the check to its transaction with `hold`, and the
+// docs/plugins.md "Delivery and guarantees"): it hands the check to its transaction with `hold`, and the
 // transaction commits the write only once every check of it has resolved. A check that rejects
 // undoes the write, which fails with that reason. Meanwhile the transaction goes on: on SQLite
-// the next writes of the group commit run (docs/performance.md "What changed (plugin runtime)").
+// the next writes of the group commit run (docs/performance.md "PRE handlers held by the transaction").
 
 /** Hands a check to the write's transaction: the write commits only if `check` resolves. */
 export type Hold = (check: Promise<unknown>) => void;
