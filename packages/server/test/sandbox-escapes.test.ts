@@ -320,6 +320,41 @@ describe('sandbox escapes: shared memory, WebAssembly, memory and stack', () => 
     assert.ok(['out-of-memory', 'threw'].includes(result.outcome.kind), JSON.stringify(result.outcome));
   });
 
+  it('repeat() in a loop runs out of memory (as an out-of-memory outcome, not a RangeError)', async () => {
+    const result = await probe(`const all = []; for (;;) all.push('x'.repeat(1 << 20));`, { limits: { memoryBytes: 8 * 1024 * 1024, deadlineMs: 5000 } });
+    assert.equal(result.outcome.kind, 'out-of-memory', JSON.stringify(result.outcome));
+  });
+
+  it("repeat() is the bootstrap's, not QuickJS's native one (which ran out of memory blind to the deadline for seconds to minutes), and does what the specification says", async () => {
+    const result = await probe(
+      `const threw = (f) => { try { f(); return 'no'; } catch (e) { return e.constructor.name; } };
+      return [{ ab3: 'ab'.repeat(3), none: 'a'.repeat(0), empty: ''.repeat(5), cut: 'x'.repeat(2.7), nan: 'x'.repeat(NaN), text: '7'.repeat('2'),
+        call: String.prototype.repeat.call(5, 2), negative: threw(() => 'a'.repeat(-1)), infinite: threw(() => 'a'.repeat(Infinity)),
+        tooLong: threw(() => 'ab'.repeat(2 ** 29)), onNull: threw(() => String.prototype.repeat.call(null, 2)),
+        name: String.prototype.repeat.name, length: String.prototype.repeat.length, frozen: Object.isFrozen(String.prototype),
+        native: /native code/.test(Function.prototype.toString.call(String.prototype.repeat)) }];`,
+    );
+    assert.deepEqual(effectsOf(result), [
+      {
+        ab3: 'ababab',
+        none: '',
+        empty: '',
+        cut: 'xx',
+        nan: '',
+        text: '77',
+        call: '55',
+        negative: 'RangeError',
+        infinite: 'RangeError',
+        tooLong: 'RangeError',
+        onNull: 'TypeError',
+        name: 'repeat',
+        length: 1,
+        frozen: true,
+        native: false,
+      },
+    ]);
+  });
+
   it('a string doubled without end runs out of memory or length, not the host', async () => {
     const result = await probe(`let s = 'x'; for (;;) s += s;`, { limits: { memoryBytes: 8 * 1024 * 1024 } });
     assert.ok(['out-of-memory', 'threw'].includes(result.outcome.kind), JSON.stringify(result.outcome));

@@ -13,6 +13,7 @@ export const BOOTSTRAP_SOURCE = String.raw`(function (hostLog, limitsJson) {
   const isArray = Array.isArray;
   const freeze = Object.freeze;
   const keys = Object.keys;
+  const defineProperty = Object.defineProperty;
   const toText = String;
   const slice = Function.prototype.call.bind(String.prototype.slice);
   const includes = Function.prototype.call.bind(Array.prototype.includes);
@@ -21,11 +22,42 @@ export const BOOTSTRAP_SOURCE = String.raw`(function (hostLog, limitsJson) {
     delete globalThis[name];
   }
 
+  // QuickJS's own String.prototype.repeat appends the string once per repetition and goes on
+  // after an allocation failed, collecting garbage each time and never checking the deadline: a
+  // repeat that runs out of memory half-way took seconds to minutes. This one doubles the piece
+  // (a few concatenations, each failing at once), as the specification asks otherwise.
+  const trunc = Math.trunc;
+  const floor = Math.floor;
+  const MAX_STRING_LENGTH = 2 ** 30 - 1;
+  defineProperty(String.prototype, 'repeat', {
+    value: {
+      repeat(count) {
+        if (this === undefined || this === null) throw new TypeError('String.prototype.repeat called on null or undefined');
+        const piece0 = toText(this);
+        let n = +count;
+        n = n !== n ? 0 : trunc(n);
+        if (n < 0 || n === Infinity) throw new RangeError('invalid repeat count');
+        if (n === 0 || piece0.length === 0) return '';
+        if (piece0.length * n > MAX_STRING_LENGTH) throw new RangeError('invalid string length');
+        let result = '';
+        let piece = piece0;
+        for (;;) {
+          if (n % 2 === 1) result += piece;
+          n = floor(n / 2);
+          if (n === 0) return result;
+          piece += piece;
+        }
+      },
+    }.repeat,
+    writable: true,
+    enumerable: false,
+    configurable: true,
+  });
+
   // Assigning to a property that a frozen prototype holds would throw (the "override mistake"):
   // these common ones become accessors whose setter defines the property on the object itself,
   // so that this.name = 'MyError' in an Error subclass keeps working.
   const overridable = ['constructor', 'name', 'message', 'stack', 'toString', 'toLocaleString', 'valueOf', 'toJSON', 'then'];
-  const defineProperty = Object.defineProperty;
   const tame = (object) => {
     for (const key of overridable) {
       const d = Reflect.getOwnPropertyDescriptor(object, key);
