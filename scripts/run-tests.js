@@ -2,11 +2,13 @@
 // Runs every *.test.ts of the workspaces with node's test runner (Node 20 neither expands
 // globs nor finds .ts files itself) and fails if no test ran at all. First it rebuilds the
 // bundles of the entry points whose sources changed, so the processes tests start run the code
-// being tested without tsx's start-up cost (docs/architecture.md, "Bundled entry points").
+// being tested without tsx's start-up cost (docs/architecture.md, "Bundled entry points"), and
+// the console's build if its source changed (scripts/console-build.js).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildStaleBundles } from './build-bundles.js';
+import { buildConsole, consoleBuildState } from './console-build.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const files = [];
@@ -29,6 +31,10 @@ if (selected.length === 0) {
 }
 const rebuilt = await buildStaleBundles();
 if (rebuilt.length > 0) console.error(`run-tests: rebuilt the bundles of ${rebuilt.join(', ')}`);
+if (consoleBuildState() !== null) {
+  buildConsole();
+  console.error('run-tests: rebuilt the console (packages/console/dist)');
+}
 const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...selected], {
   cwd: root,
   stdio: ['ignore', 'pipe', 'inherit'],

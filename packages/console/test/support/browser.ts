@@ -2,11 +2,11 @@
 // headless through playwright-core, serves the real console build, and names where screenshots go.
 // Without Chromium a test file reports one skip line naming the executable it looked for; with
 // CI=true that is a failure instead: browser tests are never silently skipped in CI.
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { buildConsole, consoleBuildState, CONSOLE_DIST } from '../../../../scripts/console-build.js';
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
 
@@ -69,22 +69,14 @@ const CONSOLE_PACKAGE = path.resolve(import.meta.dirname, '../..');
 /**
  * The real console build (packages/console/dist), built first if `npm ci`'s prepare has not. A
  * build older than a file of the page's source is refused rather than rebuilt: the browser test
- * files run side by side, and one rebuilding would empty the directory another instance serves.
+ * files run side by side, and one rebuilding would empty the directory another instance serves
+ * (the test runner, scripts/run-tests.js, rebuilds a stale one before any test starts).
  */
 export function consoleBuild(): string {
-  const dist = path.join(CONSOLE_PACKAGE, 'dist');
-  const index = path.join(dist, 'index.html');
-  if (!fs.existsSync(index)) {
-    const vite = path.resolve(CONSOLE_PACKAGE, '../../node_modules/vite/bin/vite.js');
-    execFileSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], { cwd: CONSOLE_PACKAGE, stdio: 'inherit' });
-  }
-  const built = fs.statSync(index).mtimeMs;
-  const sources = fs.readdirSync(path.join(CONSOLE_PACKAGE, 'src'), { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
-  const newer = sources.find((e) => fs.statSync(path.join(e.parentPath, e.name)).mtimeMs > built);
-  if (newer !== undefined) {
-    throw new Error(`the console build in ${dist} is older than ${path.join(newer.parentPath, newer.name)}: run \`npm run build -w @charta/console\` first`);
-  }
-  return dist;
+  if (consoleBuildState() === 'missing') buildConsole();
+  const newer = consoleBuildState();
+  if (newer !== null) throw new Error(`the console build in ${CONSOLE_DIST} is older than ${newer}: run \`npm run build -w @charta/console\` first`);
+  return CONSOLE_DIST;
 }
 
 /**
