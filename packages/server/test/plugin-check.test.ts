@@ -156,7 +156,7 @@ describe('the install check', () => {
     assert.deepEqual(over, ["CHARTA_MANIFEST.json: /limits/memory_mb 256 is over this instance's maximum of 128"]);
     const hungry = await checkPackage(
       runner,
-      await built(manifest({ limits: { memory_mb: 4 } }), src(`${GOOD}\nexport const big = 'x'.repeat(1 << 23);`)),
+      await built(manifest({ limits: { memory_mb: 4 } }), src(`${GOOD}\nexport const big = new Uint8Array(1 << 23);`)),
       LIMITS,
     );
     assert.equal(hungry.length, 1, hungry.join('\n'));

@@ -25,7 +25,8 @@ export const BOOTSTRAP_SOURCE = String.raw`(function (hostLog, limitsJson) {
   // QuickJS's own String.prototype.repeat appends the string once per repetition and goes on
   // after an allocation failed, collecting garbage each time and never checking the deadline: a
   // repeat that runs out of memory half-way took seconds to minutes. This one doubles the piece
-  // (a few concatenations, each failing at once), as the specification asks otherwise.
+  // (a few concatenations, kept as ropes until the string is read, when running out of memory
+  // fails at once), as the specification asks otherwise.
   const trunc = Math.trunc;
   const floor = Math.floor;
   const MAX_STRING_LENGTH = 2 ** 30 - 1;
