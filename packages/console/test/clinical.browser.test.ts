@@ -280,7 +280,9 @@ if (chromium.executable === undefined) {
       // Committed: only "Enter in error" is offered; once entered in error, nothing is.
       assert.deepEqual(await editor(page).getByRole('button').allTextContents(), ['Enter in error']);
       await editor(page).getByRole('button', { name: 'Enter in error' }).click();
-      // Asked once more: Cancel keeps it; the confirmation enters it in error.
+      // Asked once more: Cancel keeps it; the confirmation enters it in error. The focus moves
+      // to Cancel in an effect after the render: wait for it (up to the page's timeout).
+      await page.waitForFunction(() => document.activeElement?.textContent === 'Cancel').catch(() => undefined);
       assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Cancel', 'Cancel has the focus');
       await editor(page).getByRole('button', { name: 'Cancel' }).click();
       await editor(page).getByRole('button', { name: 'Enter in error', exact: true }).click();
