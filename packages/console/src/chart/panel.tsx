@@ -4,14 +4,10 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { callJson, messageOf } from '../api.ts';
-import { paths, type Page } from '../clinical/types.ts';
+import { paths, type Coding, type Page } from '../clinical/types.ts';
+import { codingText } from '../clinical/format.ts';
 import { Alert } from '../alert.tsx';
 
-interface Coding {
-  system: string;
-  code: string | number;
-  display?: string;
-}
 interface Condition {
   id: string;
   coding: Coding;
@@ -29,7 +25,7 @@ interface Goal {
   achievement_status?: string | null;
   priority?: string | null;
 }
-interface Alert {
+interface BannerAlert {
   plugin: string;
   key: string;
   narrative: string;
@@ -40,11 +36,10 @@ interface Chart {
   conditions: Page<Condition>;
   medications: Page<Medication>;
   goals: Page<Goal>;
-  alerts: Page<Alert>;
+  alerts: Page<BannerAlert>;
 }
 
 const coded = (c: Coding) => `${c.display ?? c.code}`;
-const codeOf = (c: Coding) => (c.system === 'UNSTRUCTURED' ? 'free text' : `${c.code} · ${c.system}`);
 
 export function ChartPanel({ patientKey, version }: { patientKey: string; version: number }) {
   const [chart, setChart] = useState<Chart | undefined>();
@@ -58,7 +53,7 @@ export function ChartPanel({ patientKey, version }: { patientKey: string; versio
       callJson<Page<Condition>>('GET', paths.chart(patientKey, 'conditions')),
       callJson<Page<Medication>>('GET', paths.chart(patientKey, 'medications')),
       callJson<Page<Goal>>('GET', paths.chart(patientKey, 'goals')),
-      callJson<Page<Alert>>('GET', paths.chart(patientKey, 'banner-alerts')),
+      callJson<Page<BannerAlert>>('GET', paths.chart(patientKey, 'banner-alerts')),
     ]).then(
       ([conditions, medications, goals, alerts]) => {
         if (!live) return;
@@ -103,7 +98,7 @@ export function ChartPanel({ patientKey, version }: { patientKey: string; versio
             page={chart.conditions}
             item={(c) => (
               <>
-                {coded(c.coding)} <span class="meta">{codeOf(c.coding)}</span>
+                {coded(c.coding)} <span class="meta">{codingText(c.coding)}</span>
                 {c.onset ? <span class="meta"> · onset {c.onset}</span> : null}
               </>
             )}

@@ -1,5 +1,5 @@
 // How the clinical pages write times, names, states and keys.
-import type { CommandState, Note, Patient } from './types.ts';
+import { UNSTRUCTURED, type Coding, type CommandState, type Note, type Patient } from './types.ts';
 
 /** `2026-11-22T06:15:46.705662Z` as `2026-11-22 06:15 UTC`. */
 export const when = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
@@ -35,3 +35,6 @@ export function labelOf(name: string): string {
     .toLowerCase();
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
+
+/** `code · system` of a coding, or `free text`. */
+export const codingText = (c: Coding) => (c.system === UNSTRUCTURED ? 'free text' : `${c.code} · ${c.system}`);

@@ -49,6 +49,16 @@ export interface Field {
   label?: string;
 }
 
+/** A coded value: a concept of a code system, or free text (system UNSTRUCTURED, the text as its code). */
+export interface Coding {
+  system: string;
+  code: string | number;
+  display?: string;
+}
+
+/** The system of free text (docs/api.md, "Setting an autocomplete field"). */
+export const UNSTRUCTURED = 'UNSTRUCTURED';
+
 /** An autocomplete option as the server stores it (the parsed `value` of a wire option). */
 export interface Option {
   text: string;
@@ -56,7 +66,7 @@ export interface Option {
   disabled?: boolean;
   description?: string | null;
   annotations?: unknown[] | null;
-  extra?: { coding?: Array<{ code: string | number; display?: string; system: string }> } & Record<string, unknown>;
+  extra?: { coding?: Coding[] } & Record<string, unknown>;
 }
 
 export interface Page<T> {

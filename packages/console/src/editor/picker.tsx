@@ -5,7 +5,8 @@
 // (`free_text`) offers, after the server's options, the typed text as an UNSTRUCTURED option.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { callJson, messageOf } from '../api.ts';
-import { paths, type Field, type Option } from '../clinical/types.ts';
+import { paths, UNSTRUCTURED, type Field, type Option } from '../clinical/types.ts';
+import { codingText } from '../clinical/format.ts';
 
 export const DEBOUNCE_MS = 250;
 
@@ -20,14 +21,10 @@ interface Props {
   onPick: (value: Option | Option[] | null) => void;
 }
 
-/** The system of free text (docs/api.md, "Setting an autocomplete field"). */
-const UNSTRUCTURED = 'UNSTRUCTURED';
-
 /** `code · system` of an option's first coding, when it has one. */
 export function codeOf(option: Option): string | undefined {
   const c = option.extra?.coding?.[0];
-  if (c === undefined) return undefined;
-  return c.system === UNSTRUCTURED ? 'free text' : `${c.code} · ${c.system}`;
+  return c === undefined ? undefined : codingText(c);
 }
 
 /** Typed text as the option docs/api.md ("Setting an autocomplete field") says free text is sent as. */

@@ -3,7 +3,7 @@ import type { Ctx } from '../context.ts';
 import { KEY_RE, UUID_RE } from '../lib/ids.ts';
 import { DAY_MICROS, parseDateMicros, parseTimestampMicros } from '../lib/time.ts';
 import { invalid, type FieldProblem } from '../http/problem.ts';
-import { parsePage, type Page } from '../http/pagination.ts';
+import { parsePage, type CappedList } from '../http/pagination.ts';
 import { listCommands as queryCommands, type CommandFilter, type CommandOrder } from '../storage/commands-repository.ts';
 import { kindKeys } from './kinds/index.ts';
 import { COMMAND_STATES, toView, type CommandView } from './representation.ts';
@@ -15,14 +15,7 @@ export const ORDERINGS = ['created_at', '-created_at', 'updated_at', '-updated_a
 
 export type ListQuery = Partial<Record<string, string>>;
 
-export interface CommandList {
-  page: Page;
-  hasNext: boolean;
-  /** Exact, or `offset + countCap` with `countIsEstimate` when more rows match (docs/api.md, "Pagination"). */
-  count: number;
-  countIsEstimate: boolean;
-  results: CommandView[];
-}
+export type CommandList = CappedList<CommandView>;
 
 export async function listCommands(ctx: Ctx, query: ListQuery, countCap: number): Promise<CommandList> {
   actingStaff(ctx);

@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { problem, invalid } from '../http/problem.ts';
 import { baseUrlOf, ctxOf, expectEmptyBody, idempotencyOf, requireBody, type FeatureOptions } from '../http/request.ts';
-import { pageLinks } from '../http/pagination.ts';
+import { cappedPageBody } from '../http/pagination.ts';
 import { EmptyBody, problemResponses as problems } from '../http/schemas.ts';
 import { UUID_RE } from '../lib/ids.ts';
 import {
@@ -54,12 +54,7 @@ export async function commandRoutes(parent: FastifyInstance, { storage, publicUr
     handler: async (request, reply) => {
       const query = request.query;
       const list = await listCommands(ctxOf(request, storage), query, listCountCap);
-      return sendCommandPage(reply, {
-        count: list.count,
-        count_is_estimate: list.countIsEstimate,
-        ...pageLinks(baseUrlOf(request, publicUrl), BASE, query, list.page, list.hasNext),
-        results: list.results,
-      });
+      return sendCommandPage(reply, cappedPageBody(baseUrlOf(request, publicUrl), BASE, query, list));
     },
   });
 

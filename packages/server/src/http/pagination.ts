@@ -48,3 +48,23 @@ export function pageLinks(baseUrl: string, path: string, query: Partial<Record<s
     previous: page.offset > 0 ? link(Math.max(0, page.offset - page.limit)) : null,
   };
 }
+
+/** One page of a list whose count is capped (commands, notes, patients; docs/api.md, "Pagination"). */
+export interface CappedList<T> {
+  page: Page;
+  hasNext: boolean;
+  /** Exact, or `offset + countCap` with `countIsEstimate` when more rows match. */
+  count: number;
+  countIsEstimate: boolean;
+  results: T[];
+}
+
+/** A capped list as the wire page: count, count_is_estimate, next, previous, results. */
+export function cappedPageBody<T>(baseUrl: string, path: string, query: Partial<Record<string, string>>, list: CappedList<T>) {
+  return {
+    count: list.count,
+    count_is_estimate: list.countIsEstimate,
+    ...pageLinks(baseUrl, path, query, list.page, list.hasNext),
+    results: list.results,
+  };
+}

@@ -2,20 +2,13 @@
 import type { Ctx } from '../context.ts';
 import { KEY_RE } from '../lib/ids.ts';
 import { invalid, type FieldProblem } from '../http/problem.ts';
-import { parsePage, type Page } from '../http/pagination.ts';
+import { parsePage, type CappedList } from '../http/pagination.ts';
 import { listNotes as queryNotes } from '../storage/clinical-repository.ts';
 import type { Note } from './schemas.ts';
 import { actingStaff } from '../auth/acting-staff.ts';
 import { toView } from './representation.ts';
 
-export interface NoteList {
-  page: Page;
-  hasNext: boolean;
-  /** Exact, or `offset + countCap` with `countIsEstimate` when more notes match (docs/api.md, "Pagination"). */
-  count: number;
-  countIsEstimate: boolean;
-  results: Note[];
-}
+export type NoteList = CappedList<Note>;
 
 export async function listNotes(ctx: Ctx, query: Partial<Record<string, string>>, countCap: number): Promise<NoteList> {
   actingStaff(ctx);

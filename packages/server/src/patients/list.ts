@@ -1,7 +1,7 @@
 // GET /core/api/v1/patients: find patients by name, paginated (docs/api.md, "GET /core/api/v1/patients").
 import type { Ctx } from '../context.ts';
 import { invalid, type FieldProblem } from '../http/problem.ts';
-import { parsePage, type Page } from '../http/pagination.ts';
+import { parsePage, type CappedList } from '../http/pagination.ts';
 import { listPatients as queryPatients } from '../storage/clinical-repository.ts';
 import type { Patient } from './schemas.ts';
 import { actingStaff } from '../auth/acting-staff.ts';
@@ -9,14 +9,7 @@ import { toView } from './representation.ts';
 
 const MAX_WORDS = 5;
 
-export interface PatientList {
-  page: Page;
-  hasNext: boolean;
-  /** Exact, or `offset + countCap` with `countIsEstimate` when more patients match (docs/api.md, "Pagination"). */
-  count: number;
-  countIsEstimate: boolean;
-  results: Patient[];
-}
+export type PatientList = CappedList<Patient>;
 
 export async function listPatients(ctx: Ctx, query: Partial<Record<string, string>>, countCap: number): Promise<PatientList> {
   actingStaff(ctx);
