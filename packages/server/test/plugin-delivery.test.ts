@@ -118,6 +118,7 @@ for (const engine of ENGINES) {
         payload: JSON.stringify(payload),
         depth: 0,
         request_id: 'redelivered',
+        root_id: eventId,
         created_at: nowMicros(),
       });
       await api.storage.db

@@ -17,7 +17,7 @@ export interface PluginView {
   updated_at: string;
 }
 
-export type PluginSummary = Omit<PluginTable, 'package' | 'previous_package' | 'previous_format' | 'previous_checksum'>;
+export type PluginSummary = Omit<PluginTable, 'package' | 'previous_package' | 'previous_format' | 'previous_checksum' | 'grants'>;
 
 export function toView(row: PluginSummary, baseUrl: string): PluginView {
   return {

@@ -22,7 +22,13 @@ export interface CallRunner {
   call(name: string, entry: string, handler: string, event: JsonObject, secrets: Readonly<Record<string, string>>): Promise<CallResult>;
 }
 
-export function describeOutcome(outcome: Exclude<CallOutcome, { kind: 'ok' }>): string {
+/** A call's outcome other than `ok`. */
+export type CallFault = Exclude<CallOutcome, { kind: 'ok' }>;
+
+/** What a call answered: its effects, or the fault (already logged). */
+export type CallAnswer = { ok: true; effects: JsonObject[] } | { ok: false; fault: CallFault };
+
+export function describeOutcome(outcome: CallFault): string {
   switch (outcome.kind) {
     case 'timeout':
       return `ran longer than its ${outcome.deadlineMs} ms deadline`;
@@ -47,15 +53,16 @@ export class HandlerCalls {
     private readonly logs: LogBus,
   ) {}
 
-  /** Calls the handler; its effects, or null after a fault (logged). */
-  async call(handler: ActiveHandler, type: string, event: JsonObject, requestId: string | undefined): Promise<JsonObject[] | null> {
+  /** Calls the handler: its effects, or its fault (logged). */
+  async call(handler: ActiveHandler, type: string, event: JsonObject, requestId: string | undefined): Promise<CallAnswer> {
     const tags = { plugin: handler.plugin, handler: handler.id, event_type: type, ...(requestId === undefined ? {} : { request_id: requestId }) };
     let result: CallResult;
     try {
       result = await this.runner.call(handler.plugin, handler.entry, handler.className, event, handler.secrets);
     } catch (err) {
-      this.failure(handler, type, requestId, `could not run: ${err instanceof Error ? err.message : String(err)}`);
-      return null;
+      const fault: CallFault = { kind: 'unavailable', message: err instanceof Error ? err.message : String(err) };
+      this.failure(handler, type, requestId, describeOutcome(fault));
+      return { ok: false, fault };
     }
     for (const line of result.logs) this.logs.emit({ level: line.level, event: line.message, source: 'plugin', ...tags });
     if (result.droppedLogLines > 0) {
@@ -65,10 +72,10 @@ export class HandlerCalls {
         ...tags,
       });
     }
-    if (result.outcome.kind === 'ok') return result.outcome.effects;
+    if (result.outcome.kind === 'ok') return { ok: true, effects: result.outcome.effects };
     const reloaded = result.reloaded ? '; its runtime was replaced by a fresh one' : '';
     this.failure(handler, type, requestId, `${describeOutcome(result.outcome)}${reloaded}`);
-    return null;
+    return { ok: false, fault: result.outcome };
   }
 
   /** An error line with success: false about this handler and event. */

@@ -107,8 +107,9 @@ export class Delivery {
     const generic = row.event_type.replace(/^[A-Z_]+?_COMMAND__(PRE|POST)_/, '$1_COMMAND_');
     for (const type of [row.event_type, generic]) {
       for (const handler of this.host.handlersOf(type)) {
-        const effects = await this.host.calls.call(handler, type, renamed(event, type), row.request_id ?? undefined);
-        if (effects !== null && effects.length > 0) {
+        const answer = await this.host.calls.call(handler, type, renamed(event, type), row.request_id ?? undefined);
+        const effects = answer.ok ? answer.effects : [];
+        if (effects.length > 0) {
           await applyEffects(
             { storage: this.storage, logs: this.logs, runtime: this.host, calls: this.host.calls },
             handler,

@@ -217,8 +217,8 @@ export class PluginHost implements PluginRuntime {
         this.calls.failure(handler, type, actor.requestId, `skipped: the ${this.options.preBudgetMs} ms budget of ${type} was spent; the change goes ahead`);
         continue;
       }
-      const effects = await this.calls.call(handler, type, renamed(base, type), actor.requestId);
-      for (const [index, effect] of (effects ?? []).entries()) {
+      const answer = await this.calls.call(handler, type, renamed(base, type), actor.requestId);
+      for (const [index, effect] of (answer.ok ? answer.effects : []).entries()) {
         if (effect.type === 'EVENT_VALIDATION_ERROR') {
           const checked = validationErrors(effect);
           if (typeof checked === 'string')
@@ -261,6 +261,7 @@ export class PluginHost implements PluginRuntime {
       depth: actor.depth,
       request_id: actor.requestId,
       created_at: nowMicros(),
+      root_id: id,
     });
   }
 
@@ -283,8 +284,8 @@ export class PluginHost implements PluginRuntime {
         actor: { id: actor.staffKey },
         depth: actor.depth,
       };
-      const effects = await this.calls.call(handler, type, event, actor.requestId);
-      const answer = (effects ?? []).find((e) => e.type === 'AUTOCOMPLETE_SEARCH_RESULTS');
+      const called = await this.calls.call(handler, type, event, actor.requestId);
+      const answer = (called.ok ? called.effects : []).find((e) => e.type === 'AUTOCOMPLETE_SEARCH_RESULTS');
       if (answer === undefined) continue;
       const next = searchResults(answer, options);
       if (typeof next === 'string') this.calls.failure(handler, type, actor.requestId, `AUTOCOMPLETE_SEARCH_RESULTS was not applied: ${next}`);

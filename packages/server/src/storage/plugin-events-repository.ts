@@ -6,7 +6,11 @@ import type { Database, PluginEventTable } from './schema.ts';
 
 type Db = Kysely<Database>;
 
-export type NewPluginEvent = Omit<PluginEventTable, 'id' | 'attempts' | 'claimed_by' | 'claimed_until'>;
+export type NewPluginEvent = Omit<
+  PluginEventTable,
+  'id' | 'attempts' | 'claimed_by' | 'claimed_until' | 'next_attempt_at' | 'done_handlers' | 'last_error' | 'only_handler'
+> &
+  Partial<Pick<PluginEventTable, 'only_handler'>>;
 
 export const insertPluginEvent = (db: Db, row: NewPluginEvent) => db.insertInto('plugin_events').values(row).execute();
 

@@ -1,5 +1,5 @@
 // Plugins and their package bytes.
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely, Updateable } from 'kysely';
 import type { Engine } from './db.ts';
 import type { Database, PluginTable } from './schema.ts';
 
@@ -8,7 +8,7 @@ type Db = Kysely<Database>;
 /** Every column but the package bytes: what listings and the plugin object need. */
 const SUMMARY = ['name', 'description', 'version', 'format', 'checksum', 'is_enabled', 'previous_version', 'created_at', 'updated_at'] as const;
 
-export const insertPlugin = (db: Db, row: PluginTable) => db.insertInto('plugins').values(row).execute();
+export const insertPlugin = (db: Db, row: Insertable<PluginTable>) => db.insertInto('plugins').values(row).execute();
 
 export const getPlugin = (db: Db, name: string) => db.selectFrom('plugins').select(SUMMARY).where('name', '=', name).executeTakeFirst();
 
@@ -24,7 +24,7 @@ export const getPluginForUpdate = (db: Db, engine: Engine, name: string) =>
 export const getPluginPackage = (db: Db, name: string) =>
   db.selectFrom('plugins').select(['name', 'version', 'format', 'checksum', 'package']).where('name', '=', name).executeTakeFirst();
 
-export const updatePlugin = (db: Db, name: string, set: Partial<Omit<PluginTable, 'name'>>) =>
+export const updatePlugin = (db: Db, name: string, set: Omit<Updateable<PluginTable>, 'name'>) =>
   db.updateTable('plugins').set(set).where('name', '=', name).execute();
 
 /** Moves the current package to the previous_* columns and stores the new one, in one statement. */

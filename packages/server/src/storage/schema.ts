@@ -121,6 +121,8 @@ export interface PluginTable {
   previous_format: string | null;
   previous_checksum: string | null;
   previous_package: Buffer | null;
+  /** JSON list of the grants an administrator gave it (docs/plugins.md, "Grants"). */
+  grants: Generated<string>;
   created_at: number;
   updated_at: number;
 }
@@ -146,6 +148,41 @@ export interface PluginEventTable {
   claimed_by: string | null;
   claimed_until: number | null;
   attempts: Generated<number>;
+  created_at: number;
+  /** The event id at the root of its chain of changes (its own id at depth 0; null on rows of an earlier version). */
+  root_id: string | null;
+  /** Not claimed before this time (microseconds): the back-off after a failed attempt. */
+  next_attempt_at: number | null;
+  /** JSON list of `<plugin>/<entry>:<class>` whose delivery of this event is done. */
+  done_handlers: string | null;
+  last_error: string | null;
+  /** A replayed dead letter goes to this one `<plugin>/<entry>:<class>` only. */
+  only_handler: string | null;
+}
+
+/** POST events whose handler kept failing (docs/plugins.md, "Delivery and guarantees"). */
+export interface PluginDeadLetterTable {
+  id: Generated<number>;
+  plugin_name: string;
+  /** `<entry>:<class>`. */
+  handler: string;
+  event_id: string;
+  event_type: string;
+  command_uuid: string;
+  payload: string;
+  depth: number;
+  request_id: string | null;
+  root_id: string | null;
+  attempts: number;
+  last_error: string;
+  created_at: number;
+  failed_at: number;
+}
+
+/** The effects a chain of changes has spent (docs/plugins.md, "Breadth limits"). */
+export interface PluginEffectBudgetTable {
+  root_id: string;
+  used: number;
   created_at: number;
 }
 
@@ -326,6 +363,8 @@ export interface Database {
   plugins: PluginTable;
   plugin_secrets: PluginSecretTable;
   plugin_events: PluginEventTable;
+  plugin_dead_letters: PluginDeadLetterTable;
+  plugin_effect_budgets: PluginEffectBudgetTable;
   banner_alerts: BannerAlertTable;
   concepts: ConceptTable;
   conditions: ConditionTable;

@@ -8,6 +8,7 @@ import * as reference from './004-reference.ts';
 import * as chart from './005-chart.ts';
 import * as pluginRuntime from './006-plugin-runtime.ts';
 import * as patientListIndexes from './007-patient-list-indexes.ts';
+import * as pluginIsolation from './008-plugin-isolation.ts';
 
 export async function migrate(storage: Storage): Promise<string[]> {
   const all: Record<string, { up: typeof initial.up }> = {
@@ -18,6 +19,7 @@ export async function migrate(storage: Storage): Promise<string[]> {
     '005-chart': chart,
     '006-plugin-runtime': pluginRuntime,
     '007-patient-list-indexes': patientListIndexes,
+    '008-plugin-isolation': pluginIsolation,
   };
   const migrations: Record<string, Migration> = {};
   for (const [name, m] of Object.entries(all)) migrations[name] = { up: (db) => m.up(db, storage.engine) };
