@@ -25,6 +25,8 @@ export interface Config {
   pluginMaxMemoryMb: number;
   /** The longest deadline of a handler call a plugin's manifest may ask for, in milliseconds. */
   pluginMaxTimeoutMs: number;
+  /** The most memory the plugins loaded in one runner may ask for together, in MiB (CHARTA_PLUGIN_RUNNER_MAX_MEMORY_MB). */
+  pluginRunnerMaxMemoryMb: number;
   /** HTTP processes `start` serves with (docs/configuration.md, "Multi-process serving"); 1 = no fork. */
   workers: number;
   /** Matching rows the commands and notes lists count exactly past the page's offset (docs/api.md, "Pagination"). */
@@ -79,6 +81,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
     throw new ConfigError(`CHARTA_SHUTDOWN_TIMEOUT must be a number of seconds above 0 and at most 3600, got ${shutdownText}`);
   const pluginMaxMemoryMb = integerSetting(get('pluginMaxMemoryMb', 'CHARTA_PLUGIN_MAX_MEMORY_MB') ?? '128', 'CHARTA_PLUGIN_MAX_MEMORY_MB', 1, 1024);
   const pluginMaxTimeoutMs = integerSetting(get('pluginMaxTimeoutMs', 'CHARTA_PLUGIN_MAX_TIMEOUT_MS') ?? '5000', 'CHARTA_PLUGIN_MAX_TIMEOUT_MS', 10, 60000);
+  const pluginRunnerMaxMemoryMb = integerSetting(
+    get('pluginRunnerMaxMemoryMb', 'CHARTA_PLUGIN_RUNNER_MAX_MEMORY_MB') ?? '2048',
+    'CHARTA_PLUGIN_RUNNER_MAX_MEMORY_MB',
+    1,
+    65536,
+  );
   const workersText = get('workers', 'CHARTA_WORKERS') ?? '1';
   const workers = /^[0-9]+$/.test(workersText) ? Number(workersText) : NaN;
   if (!(workers >= 1 && workers <= MAX_WORKERS))
@@ -117,6 +125,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
     shutdownTimeoutMs: Math.round(shutdownSeconds * 1000),
     pluginMaxMemoryMb,
     pluginMaxTimeoutMs,
+    pluginRunnerMaxMemoryMb,
     workers,
     listCountCap,
     consoleDir,

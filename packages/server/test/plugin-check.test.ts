@@ -252,19 +252,22 @@ describe('the install check', () => {
 });
 
 describe('the instance maximums of plugin limits', () => {
-  it('default to 128 MiB and 5000 ms, and refuse values out of range', () => {
+  it("default to 128 MiB and 5000 ms (and 2048 MiB for the runner's plugins together), and refuse values out of range", () => {
     const base = { CHARTA_DATABASE_URL: 'sqlite::memory:' };
     const config = loadConfig(base);
     assert.equal(config.pluginMaxMemoryMb, 128);
     assert.equal(config.pluginMaxTimeoutMs, 5000);
-    const set = loadConfig({ ...base, CHARTA_PLUGIN_MAX_MEMORY_MB: '256', CHARTA_PLUGIN_MAX_TIMEOUT_MS: '20000' });
-    assert.deepEqual([set.pluginMaxMemoryMb, set.pluginMaxTimeoutMs], [256, 20000]);
+    assert.equal(config.pluginRunnerMaxMemoryMb, 2048);
+    const set = loadConfig({ ...base, CHARTA_PLUGIN_MAX_MEMORY_MB: '256', CHARTA_PLUGIN_MAX_TIMEOUT_MS: '20000', CHARTA_PLUGIN_RUNNER_MAX_MEMORY_MB: '512' });
+    assert.deepEqual([set.pluginMaxMemoryMb, set.pluginMaxTimeoutMs, set.pluginRunnerMaxMemoryMb], [256, 20000, 512]);
     for (const [name, value] of [
       ['CHARTA_PLUGIN_MAX_MEMORY_MB', '0'],
       ['CHARTA_PLUGIN_MAX_MEMORY_MB', '2048'],
       ['CHARTA_PLUGIN_MAX_MEMORY_MB', '1.5'],
       ['CHARTA_PLUGIN_MAX_TIMEOUT_MS', '5'],
       ['CHARTA_PLUGIN_MAX_TIMEOUT_MS', 'soon'],
+      ['CHARTA_PLUGIN_RUNNER_MAX_MEMORY_MB', '0'],
+      ['CHARTA_PLUGIN_RUNNER_MAX_MEMORY_MB', 'lots'],
     ] as const) {
       assert.throws(
         () => loadConfig({ ...base, [name]: value }),

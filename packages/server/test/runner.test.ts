@@ -5,27 +5,12 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { ChartaManifest } from '@charta/plugin-sdk/manifest';
 import { PluginRunner, type NoticeLevel } from '../src/runtime/runner/client.ts';
-import type { RunnablePlugin } from '../src/runtime/runnable.ts';
-import type { CallResult, SandboxLimits } from '../src/runtime/sandbox/types.ts';
-import { bundle, effectsOf, event, EVENT_TYPE } from './support/sandbox.ts';
+import type { CallResult } from '../src/runtime/sandbox/types.ts';
+import { effectsOf, event, probePlugin, EVENT_TYPE, PROBE_ENTRY } from './support/sandbox.ts';
 
-const ENTRY = 'probe/handlers.js';
-
-/** A plugin whose one module exports `Probe`, whose compute() is `body` (after `prelude` at module level). */
-async function plugin(name: string, body: string, prelude = '', limits: Partial<SandboxLimits> = {}): Promise<RunnablePlugin> {
-  const source = await bundle(`import { BaseHandler } from '@charta/plugin-sdk';
-${prelude}
-export class Probe extends BaseHandler {
-  static RESPONDS_TO = ['${EVENT_TYPE}'];
-  async compute() {
-${body}
-  }
-}
-`);
-  return { name, manifest: {} as ChartaManifest, modules: [{ entry: ENTRY, source }], limits };
-}
+const ENTRY = PROBE_ENTRY;
+const plugin = probePlugin;
 
 const COUNTER = { prelude: 'let calls = 0;', body: "calls++; return [{ type: 'COUNT', calls, secret: this.secrets.TOKEN ?? null }];" };
 

@@ -3,8 +3,8 @@
 // host reached, the host's built-ins changed, a later call affected, or a host exception raised.
 import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { effectsOf, event, handler, load, probe, tryLoad } from './support/sandbox.ts';
-import { quickjsSandbox } from '../src/runtime/sandbox/quickjs.ts';
+import { effectsOf, event, handler, load, loadModule, probe, tryLoad } from './support/sandbox.ts';
+import { INTERPRETER_BYTES } from '../src/runtime/sandbox/quickjs.ts';
 import type { CallResult } from '../src/runtime/sandbox/types.ts';
 
 const HOST_NAMES = ['process', 'require', 'module', 'exports', 'Buffer', '__dirname', '__filename', 'global', 'fetch', 'std', 'os', 'hostLog'];
@@ -71,7 +71,7 @@ describe('sandbox escapes: modules and host globals', () => {
 
   it("an import of QuickJS's own 'std' and 'os' modules fails the load", async () => {
     for (const specifier of ['std', 'os', 'qjs:std']) {
-      const loaded = await quickjsSandbox.load('test_plugin', `import * as m from '${specifier}';\nexport const x = m;\n`);
+      const loaded = await loadModule('test_plugin', `import * as m from '${specifier}';\nexport const x = m;\n`);
       assert.equal(loaded.ok, false, specifier);
     }
   });
@@ -318,6 +318,19 @@ describe('sandbox escapes: shared memory, WebAssembly, memory and stack', () => 
   it('a huge string is refused inside the sandbox', async () => {
     const result = await probe(`const s = 'x'.repeat(2 ** 30); return [{ n: s.length }];`, { limits: { memoryBytes: 8 * 1024 * 1024 } });
     assert.ok(['out-of-memory', 'threw'].includes(result.outcome.kind), JSON.stringify(result.outcome));
+  });
+
+  it("many allocations each under the limit run out of memory at the plugin's limit (QuickJS's own count misses them under WebAssembly)", async () => {
+    // Each about 1 MiB; the count of those kept is logged as it grows.
+    for (const allocate of ['new Uint8Array(1 << 20)', 'new Array(1 << 17).fill(0)']) {
+      const result = await probe(`const all = []; for (;;) { all.push(${allocate}); this.log.info(String(all.length)); }`, {
+        limits: { memoryBytes: 8 * 1024 * 1024, deadlineMs: 5000 },
+      });
+      assert.equal(result.outcome.kind, 'out-of-memory', `${allocate}: ${JSON.stringify(result.outcome)}`);
+      // Never more than the plugin's limit and the interpreter's own memory.
+      const kept = Number(result.logs.at(-1)?.message ?? 0);
+      assert.ok(kept > 0 && kept <= (8 * 1024 * 1024 + INTERPRETER_BYTES) / (1 << 20), `${allocate}: ${kept} MiB kept`);
+    }
   });
 
   it('repeat() in a loop runs out of memory (as an out-of-memory outcome, not a RangeError)', async () => {

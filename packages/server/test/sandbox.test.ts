@@ -2,8 +2,7 @@
 // `charta plugin build` builds them, loaded in the QuickJS backend, no database.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { bundle, effectsOf, event, handler, load, probe, tryLoad, EVENT_TYPE } from './support/sandbox.ts';
-import { quickjsSandbox } from '../src/runtime/sandbox/quickjs.ts';
+import { bundle, effectsOf, event, handler, load, loadModule, probe, tryLoad, ENTRY, EVENT_TYPE } from './support/sandbox.ts';
 import { DEFAULT_SANDBOX_LIMITS } from '../src/runtime/sandbox/types.ts';
 
 describe('the QuickJS sandbox', () => {
@@ -47,7 +46,7 @@ export class Nothing extends BaseHandler {
       assert.deepEqual(effectsOf(await plugin.call('Picky', event(), {})), []);
       assert.deepEqual(effectsOf(await plugin.call('Picky', event({ context: { fields: { narrative: 'yes' } } }), {})), [{ type: 'X' }]);
       assert.deepEqual(effectsOf(await plugin.call('Nothing', event(), {})), []);
-      assert.deepEqual((await plugin.call('Absent', event(), {})).outcome, { kind: 'no-such-handler', handler: 'Absent' });
+      assert.deepEqual((await plugin.call('Absent', event(), {})).outcome, { kind: 'no-such-handler', handler: `${ENTRY}:Absent` });
     } finally {
       plugin.dispose();
     }
@@ -139,7 +138,7 @@ return [];`,
 
   it('an import nothing resolves fails the load with a clear reason', async () => {
     const source = `import { thing } from 'not-a-package';\nexport const x = thing;\n`;
-    const loaded = await quickjsSandbox.load('test_plugin', source);
+    const loaded = await loadModule('test_plugin', source);
     assert.equal(loaded.ok, false);
     assert.match(loaded.ok ? '' : loaded.reasons.join('\n'), /imports "not-a-package"/);
   });
@@ -151,7 +150,7 @@ return [];`,
     assert.deepEqual(looped.ok ? [] : looped.reasons, ['evaluating the module took longer than 200 ms']);
     const stuck = await tryLoad(`await new Promise(() => {});\nexport {};\n`);
     assert.deepEqual(stuck.ok ? [] : stuck.reasons, ['evaluating the module waits on a promise that can never settle']);
-    const syntax = await quickjsSandbox.load('test_plugin', 'export const = ;');
+    const syntax = await loadModule('test_plugin', 'export const = ;');
     assert.equal(syntax.ok, false);
     assert.match(syntax.ok ? '' : syntax.reasons[0]!, /^evaluating the module failed: SyntaxError/);
   });

@@ -11,8 +11,8 @@ import { createEvent, originateCommand } from '@charta/plugin-sdk';
 import { projectFiles } from '../../cli/src/scaffold/project.ts';
 import { readProject } from '../../cli/src/packaging/project.ts';
 import { bundleEntries } from '../../cli/src/packaging/bundle.ts';
-import { quickjsSandbox } from '../src/runtime/sandbox/quickjs.ts';
 import type { JsonObject } from '../src/runtime/sandbox/types.ts';
+import { loadModule } from './support/sandbox.ts';
 
 const answers = {
   full_name: 'Test Author',
@@ -36,7 +36,7 @@ describe("the project 'charta plugin init' writes", () => {
       assert.deepEqual(project.manifest.components.handlers[0]?.events, ['PLAN_COMMAND__POST_COMMIT']);
       const bundles = await bundleEntries(project);
       const source = Buffer.from(bundles.get('template_check/handlers.js')!).toString('utf8');
-      const loaded = await quickjsSandbox.load('template-check', source);
+      const loaded = await loadModule('template-check', source);
       assert.ok(loaded.ok, loaded.ok ? '' : loaded.reasons.join('; '));
       const plugin = loaded.plugin;
       try {

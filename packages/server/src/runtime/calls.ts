@@ -18,6 +18,9 @@ export interface ActiveHandler {
   secrets: Readonly<Record<string, string>>;
 }
 
+/** A wait in the plugin's queue this long is worth saying in a fault line. */
+const QUEUE_NOTE_MS = 100;
+
 export interface CallRunner {
   call(name: string, entry: string, handler: string, event: JsonObject, secrets: Readonly<Record<string, string>>): Promise<CallResult>;
 }
@@ -31,7 +34,9 @@ export type CallAnswer = { ok: true; effects: JsonObject[] } | { ok: false; faul
 export function describeOutcome(outcome: CallFault): string {
   switch (outcome.kind) {
     case 'timeout':
-      return `ran longer than its ${outcome.deadlineMs} ms deadline`;
+      return outcome.ended
+        ? `ran longer than its ${outcome.deadlineMs} ms deadline inside a built-in that never checks it; its isolate was ended and is loaded again`
+        : `ran longer than its ${outcome.deadlineMs} ms deadline`;
     case 'out-of-memory':
       return `ran out of memory (limit ${Math.round(outcome.memoryBytes / 1024 / 1024)} MiB)`;
     case 'threw':
@@ -74,7 +79,10 @@ export class HandlerCalls {
     }
     if (result.outcome.kind === 'ok') return { ok: true, effects: result.outcome.effects };
     const reloaded = result.reloaded ? '; its runtime was replaced by a fresh one' : '';
-    this.failure(handler, type, requestId, `${describeOutcome(result.outcome)}${reloaded}`);
+    // Time spent waiting for the plugin's earlier calls is not the call's own (docs/plugins.md, "Faults").
+    const queued =
+      result.queuedMs !== undefined && result.queuedMs >= QUEUE_NOTE_MS ? ` (after waiting ${result.queuedMs} ms for the plugin's earlier calls)` : '';
+    this.failure(handler, type, requestId, `${describeOutcome(result.outcome)}${reloaded}${queued}`);
     return { ok: false, fault: result.outcome };
   }
 

@@ -21,6 +21,7 @@ export const POLL_MS = 500;
 export function createPluginRuntime(config: Config, storage: Storage, logs: LogBus): PluginHost {
   const runner = new PluginRunner({
     onNotice: (level, message) => logs.emit({ level, event: `plugin runtime: ${message}`, ...(level === 'error' ? { success: false } : {}) }),
+    maxTotalMemoryBytes: config.pluginRunnerMaxMemoryMb * 1024 * 1024,
   });
   const limits = { maxMemoryMb: config.pluginMaxMemoryMb, maxTimeoutMs: config.pluginMaxTimeoutMs };
   return new PluginHost({

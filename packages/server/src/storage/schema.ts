@@ -121,7 +121,7 @@ export interface PluginTable {
   previous_format: string | null;
   previous_checksum: string | null;
   previous_package: Buffer | null;
-  /** JSON list of the grants an administrator gave it (docs/plugins.md, "Grants"). */
+  /** JSON list of the grants an administrator gave it (docs/plugins.md, "Effects"). */
   grants: Generated<string>;
   created_at: number;
   updated_at: number;
@@ -179,7 +179,7 @@ export interface PluginDeadLetterTable {
   failed_at: number;
 }
 
-/** The effects a chain of changes has spent (docs/plugins.md, "Breadth limits"). */
+/** The effects a chain of changes has spent (docs/plugins.md, "Effects"). */
 export interface PluginEffectBudgetTable {
   root_id: string;
   used: number;

@@ -7,9 +7,40 @@ import path from 'node:path';
 import { bundleEntries } from '../../../cli/src/packaging/bundle.ts';
 import type { Project } from '../../../cli/src/packaging/project.ts';
 import { quickjsSandbox } from '../../src/runtime/sandbox/quickjs.ts';
-import type { CallResult, JsonObject, LoadResult, LoadedPlugin, SandboxLimits } from '../../src/runtime/sandbox/types.ts';
+import type { RunnablePlugin } from '../../src/runtime/runnable.ts';
+import type { ChartaManifest } from '@charta/plugin-sdk/manifest';
+import type { CallResult, HandlerInfo, JsonObject, SandboxLimits } from '../../src/runtime/sandbox/types.ts';
 
 export const EVENT_TYPE = 'PLAN_COMMAND__POST_COMMIT';
+
+/** The entry module of the plugins these tests load: one module each. */
+export const ENTRY = 'test_plugin/handlers.js';
+
+/** A plugin of one module, called by handler name alone. */
+export interface SingleModule {
+  handlers(): HandlerInfo[];
+  call(handler: string, event: JsonObject, secrets: Readonly<Record<string, string>>): Promise<CallResult>;
+  memoryBytes(): number;
+  dispose(): void;
+}
+
+export type SingleLoad = { ok: true; plugin: SingleModule } | { ok: false; reasons: string[] };
+
+/** Loads one module (its text as is) in the sandbox; the reasons of a failure without the entry each starts with. */
+export async function loadModule(name: string, source: string, limits?: Partial<SandboxLimits>): Promise<SingleLoad> {
+  const loaded = await quickjsSandbox.load(name, [{ entry: ENTRY, source }], limits);
+  if (!loaded.ok) return { ok: false, reasons: loaded.reasons.map((r) => (r.startsWith(`${ENTRY}: `) ? r.slice(ENTRY.length + 2) : r)) };
+  const plugin = loaded.plugin;
+  return {
+    ok: true,
+    plugin: {
+      handlers: () => plugin.handlers().find((m) => m.entry === ENTRY)?.handlers ?? [],
+      call: (handler, event, secrets) => plugin.call(ENTRY, handler, event, secrets),
+      memoryBytes: () => plugin.memoryBytes(),
+      dispose: () => plugin.dispose(),
+    },
+  };
+}
 
 /** The bundled ES module of one TypeScript handler source. */
 export async function bundle(source: string): Promise<string> {
@@ -20,20 +51,20 @@ export async function bundle(source: string): Promise<string> {
       dir,
       slug: 'test_plugin',
       manifest: {} as Project['manifest'],
-      entries: [{ entry: 'test_plugin/handlers.js', source: 'handlers.ts', exports: [] }],
+      entries: [{ entry: ENTRY, source: 'handlers.ts', exports: [] }],
     };
     const out = await bundleEntries(project);
-    return Buffer.from(out.get('test_plugin/handlers.js')!).toString('utf8');
+    return Buffer.from(out.get(ENTRY)!).toString('utf8');
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
-export async function tryLoad(source: string, limits?: Partial<SandboxLimits>, name = 'test_plugin'): Promise<LoadResult> {
-  return quickjsSandbox.load(name, await bundle(source), limits);
+export async function tryLoad(source: string, limits?: Partial<SandboxLimits>, name = 'test_plugin'): Promise<SingleLoad> {
+  return loadModule(name, await bundle(source), limits);
 }
 
-export async function load(source: string, limits?: Partial<SandboxLimits>, name = 'test_plugin'): Promise<LoadedPlugin> {
+export async function load(source: string, limits?: Partial<SandboxLimits>, name = 'test_plugin'): Promise<SingleModule> {
   const loaded = await tryLoad(source, limits, name);
   assert.ok(loaded.ok, `the plugin loads: ${loaded.ok ? '' : loaded.reasons.join('; ')}`);
   return loaded.plugin;
@@ -73,4 +104,12 @@ export async function probe(
 export function effectsOf(result: CallResult): JsonObject[] {
   assert.equal(result.outcome.kind, 'ok', JSON.stringify(result.outcome));
   return (result.outcome as { effects: JsonObject[] }).effects;
+}
+
+/** The entry module of the plugins the runner tests load. */
+export const PROBE_ENTRY = 'probe/handlers.js';
+
+/** A plugin for the runner whose one module exports `Probe`, whose compute() is `body` (after `prelude` at module level). */
+export async function probePlugin(name: string, body: string, prelude = '', limits: Partial<SandboxLimits> = {}): Promise<RunnablePlugin> {
+  return { name, manifest: {} as ChartaManifest, modules: [{ entry: PROBE_ENTRY, source: await bundle(handler(body, prelude)) }], limits };
 }

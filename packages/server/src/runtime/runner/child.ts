@@ -1,157 +1,335 @@
 // The runner child process (docs/plugins.md, "The runner process"): one per charta-server
 // process, forked by client.ts with an empty environment and an empty working directory of its
-// own. It holds every loaded plugin's sandbox: one QuickJS instance per entry module of each
-// plugin. It answers every request exactly once, even when the sandbox throws; requests on one
-// plugin run in the order they came, so a call sent after a load sees the loaded plugin.
+// own. Its main thread runs no plugin code: it gives each loaded plugin an isolate of its own (a
+// worker thread, isolate.ts, holding the plugin's QuickJS instance) and routes requests to it.
+// Requests on one plugin run in the order they came, one at a time; different plugins run side
+// by side. A call's clock starts when it is handed to its isolate; one that runs past its
+// deadline and the margin (a built-in that never checks the deadline) ends that isolate alone,
+// which is loaded again before the plugin's next call. The main thread stays free, so an answer
+// of any size leaves at once. It answers every request exactly once.
 import fs from 'node:fs';
 import path from 'node:path';
-import { quickjsSandbox } from '../sandbox/quickjs.ts';
-import type { CallResult, LoadedPlugin } from '../sandbox/types.ts';
-import { WORK_DIR_PREFIX, type LoadAnswer, type PluginToLoad, type RunnerHandler, type RunnerRequest, type RunnerResponse } from './protocol.ts';
+import { isMainThread, Worker, workerData } from 'node:worker_threads';
+import { compiledQuickJS } from '../sandbox/quickjs.ts';
+import { DEFAULT_SANDBOX_LIMITS, type CallResult } from '../sandbox/types.ts';
+import { isIsolate, runIsolate, type IsolateData } from './isolate.ts';
+import {
+  OVERRUN_MARGIN_MS,
+  WORK_DIR_PREFIX,
+  type IsolateRequest,
+  type IsolateResponse,
+  type LoadAnswer,
+  type PluginToLoad,
+  type RunnerRequest,
+  type RunnerResponse,
+  type RunnerStats,
+} from './protocol.ts';
 
-interface Loaded {
-  modules: Map<string, LoadedPlugin>;
-  handlers: RunnerHandler[];
-}
+/** How long a new isolate may take to start (a thread, QuickJS instantiated) before it is given up. */
+const START_ALLOWANCE_MS = 20_000;
+/** Per module at load, beyond the plugin's deadline: the sandbox's bootstrap of the module's context. */
+const BOOTSTRAP_ALLOWANCE_MS = 2000;
+/** The V8 heap of an isolate's own thread (the plugin's QuickJS memory is apart, under its own limit). */
+const ISOLATE_HEAP_MB = 64;
 
-const plugins = new Map<string, Loaded>();
-/** The tail of each plugin's queue of requests. */
-const queues = new Map<string, Promise<void>>();
+type Answer = { kind: 'response'; response: IsolateResponse } | { kind: 'overran' } | { kind: 'died'; why: string };
 
-function send(message: RunnerResponse): void {
-  process.send?.(message);
-}
+/** One isolate thread: started, asked one thing at a time under a guard, ended. */
+class IsolateThread {
+  private pending: ((answer: Answer) => void) | null = null;
+  private ended: string | null = null;
 
-function describe(err: unknown): string {
-  return err instanceof Error ? `${err.name}: ${err.message}` : 'unknown error';
-}
+  private constructor(private readonly worker: Worker) {
+    worker.on('message', (message: IsolateResponse) => this.settle({ kind: 'response', response: message }));
+    worker.on('error', (err) => this.end(`${err.name}: ${err.message}`));
+    worker.on('exit', (code) => this.end(`its thread exited with code ${code}`));
+  }
 
-/** Loads every module of the plugin in fresh runtimes: all of them, or none (the loaded ones disposed) with every reason. */
-async function loadModules(plugin: PluginToLoad): Promise<{ ok: true; loaded: Loaded } | { ok: false; reasons: string[] }> {
-  const modules = new Map<string, LoadedPlugin>();
-  const handlers: RunnerHandler[] = [];
-  const reasons: string[] = [];
-  if (plugin.modules.length === 0) reasons.push('the plugin has no handler module');
-  for (const { entry, source } of plugin.modules) {
-    let result;
+  /** A new isolate, once it is ready, or why it could not start. */
+  static async start(compiled: Promise<WebAssembly.Module>): Promise<IsolateThread | string> {
+    let worker: Worker;
     try {
-      result = await quickjsSandbox.load(`${plugin.name}/${entry}`, source, plugin.limits);
+      const wasm = await compiled;
+      worker = new Worker(process.argv[1]!, {
+        workerData: { role: 'isolate', wasm } satisfies IsolateData,
+        env: {},
+        resourceLimits: { maxOldGenerationSizeMb: ISOLATE_HEAP_MB },
+      });
     } catch (err) {
-      result = { ok: false as const, reasons: [`the sandbox failed: ${describe(err)}`] };
+      return `its isolate could not start: ${err instanceof Error ? err.message : String(err)}`;
     }
-    if (!result.ok) {
-      reasons.push(...result.reasons.map((reason) => `${entry}: ${reason}`));
-      continue;
-    }
-    modules.set(entry, result.plugin);
-    for (const h of result.plugin.handlers()) handlers.push({ entry, name: h.name, respondsTo: h.respondsTo });
+    const thread = new IsolateThread(worker);
+    const ready = await thread.wait(START_ALLOWANCE_MS);
+    if (ready.kind === 'response' && ready.response.op === 'ready') return thread;
+    thread.terminate();
+    return ready.kind === 'overran'
+      ? `its isolate did not start within ${START_ALLOWANCE_MS} ms`
+      : `its isolate could not start: ${ready.kind === 'died' ? ready.why : 'it answered out of turn'}`;
   }
-  if (reasons.length) {
-    disposeAll(modules);
-    return { ok: false, reasons };
+
+  /** Sends the request; its answer, or `overran` (the thread was ended) after `guardMs`, or `died`. */
+  ask(request: IsolateRequest, guardMs: number): Promise<Answer> {
+    if (this.ended !== null) return Promise.resolve({ kind: 'died', why: this.ended });
+    const answer = this.wait(guardMs);
+    this.worker.postMessage(request);
+    return answer;
   }
-  return { ok: true, loaded: { modules, handlers } };
+
+  private wait(guardMs: number): Promise<Answer> {
+    return new Promise<Answer>((resolve) => {
+      const timer = setTimeout(() => {
+        this.terminate();
+        this.settle({ kind: 'overran' });
+      }, guardMs);
+      this.pending = (answer) => {
+        clearTimeout(timer);
+        resolve(answer);
+      };
+    });
+  }
+
+  private settle(answer: Answer): void {
+    const pending = this.pending;
+    this.pending = null;
+    pending?.(answer);
+  }
+
+  private end(why: string): void {
+    if (this.ended !== null) return;
+    this.ended = why;
+    this.settle({ kind: 'died', why });
+  }
+
+  get alive(): boolean {
+    return this.ended === null;
+  }
+
+  /** Ends the thread at once, whatever it is running; its memory goes with it. */
+  terminate(): void {
+    this.ended ??= 'it was ended';
+    void this.worker.terminate();
+  }
 }
 
-function disposeAll(modules: Map<string, LoadedPlugin>): void {
-  for (const module of modules.values()) {
+const limitsOf = (plugin: PluginToLoad) => ({ ...DEFAULT_SANDBOX_LIMITS, ...plugin.limits });
+
+/** How long evaluating the plugin's modules may take before its isolate is ended. */
+const loadGuardMs = (plugin: PluginToLoad) => Math.max(1, plugin.modules.length) * (limitsOf(plugin).deadlineMs + BOOTSTRAP_ALLOWANCE_MS) + OVERRUN_MARGIN_MS;
+
+/** Loads the plugin in a new isolate: the isolate, or every reason it failed (the isolate ended). */
+async function loadIsolate(
+  wasm: Promise<WebAssembly.Module>,
+  plugin: PluginToLoad,
+): Promise<{ ok: true; thread: IsolateThread; answer: LoadAnswer } | { ok: false; reasons: string[] }> {
+  const thread = await IsolateThread.start(wasm);
+  if (typeof thread === 'string') return { ok: false, reasons: [thread] };
+  const guardMs = loadGuardMs(plugin);
+  const answer = await thread.ask({ op: 'load', plugin }, guardMs);
+  if (answer.kind === 'response' && answer.response.op === 'loaded' && answer.response.ok) {
+    const handlers = answer.response.modules.flatMap((m) => m.handlers.map((h) => ({ entry: m.entry, name: h.name, respondsTo: h.respondsTo })));
+    return { ok: true, thread, answer: { ok: true, handlers } };
+  }
+  thread.terminate();
+  if (answer.kind === 'overran') {
+    return {
+      ok: false,
+      reasons: [`evaluating its modules ran past ${guardMs} ms without stopping at the deadline (a built-in that never checks it); its isolate was ended`],
+    };
+  }
+  if (answer.kind === 'died') return { ok: false, reasons: [`its isolate died while loading: ${answer.why}`] };
+  const response = answer.response;
+  if (response.op === 'loaded' && !response.ok) return { ok: false, reasons: response.reasons };
+  return { ok: false, reasons: [`its isolate failed: ${response.op === 'failed' ? response.message : 'it answered out of turn'}`] };
+}
+
+const unavailable = (message: string): CallResult => ({ outcome: { kind: 'unavailable', message }, logs: [], droppedLogLines: 0, reloaded: false });
+
+type Job = { kind: 'request'; request: RunnerRequest } | { kind: 'reload' };
+
+/** One plugin in the child: its isolate and the queue of its requests. */
+class Plugin {
+  private thread: IsolateThread | null = null;
+  /** What runs in the isolate: loaded again after the isolate was ended. */
+  private loaded: PluginToLoad | null = null;
+  /** Why it cannot run: loading it again after its isolate ended failed (until the next load). */
+  private broken: string | null = null;
+  private readonly queue: Job[] = [];
+  private running = false;
+
+  constructor(
+    readonly name: string,
+    private readonly wasm: Promise<WebAssembly.Module>,
+    private readonly reply: (response: RunnerResponse) => void,
+    private readonly forget: (plugin: Plugin) => void,
+  ) {}
+
+  enqueue(job: Job, first = false): void {
+    if (first) this.queue.unshift(job);
+    else this.queue.push(job);
+    if (!this.running) void this.drain();
+  }
+
+  private async drain(): Promise<void> {
+    this.running = true;
     try {
-      module.dispose();
-    } catch {
-      // a runtime that cannot be freed is dropped with its WebAssembly instance
+      for (let job = this.queue.shift(); job !== undefined; job = this.queue.shift()) {
+        if (job.kind === 'reload') {
+          await this.reload();
+          continue;
+        }
+        const { request } = job;
+        this.reply({ id: request.id, op: 'begin' });
+        let response: RunnerResponse;
+        try {
+          response = await this.serve(request);
+        } catch (err) {
+          response = { id: request.id, op: 'failed', message: err instanceof Error ? `${err.name}: ${err.message}` : 'unknown error' };
+        }
+        this.reply(response);
+      }
+    } finally {
+      this.running = false;
     }
+    if (this.loaded === null && this.thread === null) this.forget(this);
+  }
+
+  private async serve(request: RunnerRequest): Promise<RunnerResponse> {
+    switch (request.op) {
+      case 'load': {
+        // A new version gets a new isolate; a load that fails leaves the one loaded before in place.
+        const result = await loadIsolate(this.wasm, request.plugin);
+        if (!result.ok) return { id: request.id, op: 'loaded', answer: result };
+        this.thread?.terminate();
+        this.thread = result.thread;
+        this.loaded = request.plugin;
+        this.broken = null;
+        return { id: request.id, op: 'loaded', answer: result.answer };
+      }
+      case 'unload':
+        this.thread?.terminate();
+        this.thread = null;
+        this.loaded = null;
+        return { id: request.id, op: 'unloaded' };
+      case 'call':
+        return { id: request.id, op: 'called', result: await this.call(request) };
+      case 'end-isolate':
+        this.endIsolate();
+        return { id: request.id, op: 'unloaded' };
+      case 'stats':
+      case 'check':
+        return { id: request.id, op: 'failed', message: `${request.op} is not a request on one plugin` };
+    }
+  }
+
+  private async call(request: Extract<RunnerRequest, { op: 'call' }>): Promise<CallResult> {
+    if (this.loaded === null) return unavailable(`the plugin ${this.name} is not loaded`);
+    if (this.thread === null && this.broken === null) await this.reload();
+    if (this.thread === null) return unavailable(this.broken ?? `the plugin ${this.name} is not loaded`);
+    const deadlineMs = limitsOf(this.loaded).deadlineMs;
+    const { entry, handler, event, secrets } = request;
+    const answer = await this.thread.ask({ op: 'call', entry, handler, event, secrets }, deadlineMs + OVERRUN_MARGIN_MS);
+    if (answer.kind === 'response' && answer.response.op === 'called') return answer.response.result;
+    this.endIsolate();
+    if (answer.kind === 'overran') {
+      return { outcome: { kind: 'timeout', deadlineMs, ended: true }, logs: [], droppedLogLines: 0, reloaded: false };
+    }
+    const why = answer.kind === 'died' ? answer.why : answer.response.op === 'failed' ? answer.response.message : 'it answered out of turn';
+    return { outcome: { kind: 'crashed', message: `the plugin's isolate failed (${why}); it is loaded again` }, logs: [], droppedLogLines: 0, reloaded: false };
+  }
+
+  /** Ends the isolate; the plugin is loaded again in a new one before its next request. */
+  private endIsolate(): void {
+    this.thread?.terminate();
+    this.thread = null;
+    if (this.loaded !== null) this.enqueue({ kind: 'reload' }, true);
+  }
+
+  private async reload(): Promise<void> {
+    if (this.thread !== null || this.loaded === null) return;
+    const result = await loadIsolate(this.wasm, this.loaded);
+    if (result.ok) {
+      this.thread = result.thread;
+      this.broken = null;
+    } else {
+      this.broken = `the plugin ${this.name} could not be loaded again after its isolate was ended: ${result.reasons.join('; ')}`;
+    }
+  }
+
+  /** Bytes its runtime holds (null while it has no isolate or does not answer within a second). */
+  async memoryBytes(): Promise<number | null> {
+    if (this.thread === null) return null;
+    const answer = await this.thread.ask({ op: 'memory' }, 1000);
+    return answer.kind === 'response' && answer.response.op === 'memory' ? answer.response.bytes : null;
+  }
+
+  get hasIsolate(): boolean {
+    return this.thread !== null && this.thread.alive;
   }
 }
 
-/** A failed load leaves the version already loaded (if any) in place. */
-async function load(plugin: PluginToLoad): Promise<LoadAnswer> {
-  const result = await loadModules(plugin);
-  if (!result.ok) return result;
-  const previous = plugins.get(plugin.name);
-  plugins.set(plugin.name, result.loaded);
-  if (previous) disposeAll(previous.modules);
-  return { ok: true, handlers: result.loaded.handlers };
-}
-
-async function check(plugin: PluginToLoad): Promise<LoadAnswer> {
-  const result = await loadModules(plugin);
-  if (!result.ok) return result;
-  disposeAll(result.loaded.modules);
-  return { ok: true, handlers: result.loaded.handlers };
-}
-
-function unavailable(message: string): CallResult {
-  return { outcome: { kind: 'unavailable', message }, logs: [], droppedLogLines: 0, reloaded: false };
-}
-
-async function call(request: Extract<RunnerRequest, { op: 'call' }>): Promise<CallResult> {
-  const loaded = plugins.get(request.name);
-  if (!loaded) return unavailable(`the plugin ${request.name} is not loaded`);
-  const module = loaded.modules.get(request.entry);
-  if (!module) return { outcome: { kind: 'no-such-handler', handler: `${request.entry}:${request.handler}` }, logs: [], droppedLogLines: 0, reloaded: false };
-  return module.call(request.handler, request.event, request.secrets);
-}
-
-async function serve(request: RunnerRequest): Promise<RunnerResponse> {
-  switch (request.op) {
-    case 'load':
-      return { id: request.id, op: 'loaded', answer: await load(request.plugin) };
-    case 'check':
-      return { id: request.id, op: 'loaded', answer: await check(request.plugin) };
-    case 'unload': {
-      const loaded = plugins.get(request.name);
-      plugins.delete(request.name);
-      if (loaded) disposeAll(loaded.modules);
-      return { id: request.id, op: 'unloaded' };
+function serveChild(): void {
+  // Compiled once for every isolate; requests that come meanwhile wait for it where they need it.
+  const wasm = compiledQuickJS();
+  wasm.catch(() => undefined); // each load reports it: "its isolate could not start: …"
+  const plugins = new Map<string, Plugin>();
+  const send = (message: RunnerResponse): void => void process.send?.(message);
+  const pluginOf = (name: string): Plugin => {
+    let plugin = plugins.get(name);
+    if (plugin === undefined) {
+      plugin = new Plugin(name, wasm, send, (p) => {
+        if (plugins.get(p.name) === p) plugins.delete(p.name);
+      });
+      plugins.set(name, plugin);
     }
-    case 'call':
-      return { id: request.id, op: 'called', result: await call(request) };
-  }
-}
-
-/** Which queue a request waits in: its plugin's, or (a check) one of its own. */
-function queueKey(request: RunnerRequest): string | null {
-  if (request.op === 'check') return null;
-  return request.op === 'load' ? request.plugin.name : request.name;
-}
-
-function receive(message: unknown): void {
-  const request = message as RunnerRequest;
-  if (typeof request !== 'object' || request === null || typeof request.id !== 'number') return;
-  const run = async (): Promise<void> => {
-    send({ id: request.id, op: 'begin' });
-    let response: RunnerResponse;
-    try {
-      response = await serve(request);
-    } catch (err) {
-      response = { id: request.id, op: 'failed', message: describe(err) };
-    }
-    send(response);
+    return plugin;
   };
-  const key = queueKey(request);
-  if (key === null) {
-    void run();
-    return;
-  }
-  const next = (queues.get(key) ?? Promise.resolve()).then(run);
-  queues.set(key, next);
-  void next.then(() => {
-    if (queues.get(key) === next) queues.delete(key);
+
+  const check = async (request: Extract<RunnerRequest, { op: 'check' }>): Promise<void> => {
+    send({ id: request.id, op: 'begin' });
+    const result = await loadIsolate(wasm, request.plugin);
+    if (result.ok) result.thread.terminate();
+    send({ id: request.id, op: 'loaded', answer: result.ok ? result.answer : result });
+  };
+
+  const stats = async (request: Extract<RunnerRequest, { op: 'stats' }>): Promise<void> => {
+    send({ id: request.id, op: 'begin' });
+    const loaded = [...plugins.values()].filter((p) => p.hasIsolate);
+    const bytes = await Promise.all(loaded.map((p) => p.memoryBytes()));
+    const answer: RunnerStats = { rssBytes: process.memoryUsage().rss, plugins: loaded.map((p, i) => ({ name: p.name, memoryBytes: bytes[i]! })) };
+    send({ id: request.id, op: 'stats', stats: answer });
+  };
+
+  process.on('message', (message: unknown) => {
+    const request = message as RunnerRequest;
+    if (typeof request !== 'object' || request === null || typeof request.id !== 'number') return;
+    const fail = (err: unknown) => send({ id: request.id, op: 'failed', message: err instanceof Error ? `${err.name}: ${err.message}` : 'unknown error' });
+    if (request.op === 'check') void check(request).catch(fail);
+    else if (request.op === 'stats') void stats(request).catch(fail);
+    else if (request.op === 'load') pluginOf(request.plugin.name).enqueue({ kind: 'request', request });
+    else pluginOf(request.name).enqueue({ kind: 'request', request });
   });
 }
 
-process.on('message', receive);
 // The host is gone (or closed the channel): nothing is left to serve. A host that was killed
 // cannot remove the working directory it made for this process, so the child removes it, only
 // if it is still empty (rmdir refuses anything else) and has the name the host gives it.
-process.on('disconnect', () => {
-  const cwd = process.cwd();
-  if (path.basename(cwd).startsWith(WORK_DIR_PREFIX)) {
-    try {
-      fs.rmdirSync(cwd);
-    } catch {
-      // not empty, or already gone
+function leaveWithHost(): void {
+  process.on('disconnect', () => {
+    const cwd = process.cwd();
+    if (path.basename(cwd).startsWith(WORK_DIR_PREFIX)) {
+      try {
+        fs.rmdirSync(cwd);
+      } catch {
+        // not empty, or already gone
+      }
     }
-  }
-  process.exit(0);
-});
+    process.exit(0);
+  });
+}
+
+if (!isMainThread && isIsolate(workerData)) {
+  runIsolate();
+} else if (isMainThread) {
+  leaveWithHost();
+  serveChild();
+}

@@ -1,10 +1,13 @@
 // The host side of the runner child process (docs/plugins.md, "The runner process"). One
 // PluginRunner per charta-server process forks one child (child.ts), lazily on the first
 // request, with an empty environment, a new empty working directory of its own, stdin ignored
-// and JSON-only IPC. Every request resolves exactly once: with the child's answer, or, if the
-// child dies (a crash, SIGKILL, running out of memory) or stops answering, with a failure. A
-// dead child is restarted (at once the first time, then with a growing delay while it keeps
-// dying) and every plugin that was loaded is loaded again. close() leaves nothing behind.
+// and JSON-only IPC; the child gives each plugin an isolate of its own and ends it alone. Every
+// request resolves exactly once: with the child's answer, or, if the child dies (a crash,
+// SIGKILL, running out of memory) or stops answering, with a failure. A dead child is restarted
+// (at once the first time, then with a growing delay while it keeps dying) and every plugin that
+// was loaded is loaded again, each on its own: one that fails is reported (onReloadFailed) and
+// the others run. The plugins loaded together stay within the runner's memory maximum.
+// close() leaves nothing behind.
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -12,17 +15,25 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RunnablePlugin } from '../runnable.ts';
 import { DEFAULT_SANDBOX_LIMITS, type CallResult, type JsonObject } from '../sandbox/types.ts';
-import { WORK_DIR_PREFIX, type LoadAnswer, type PluginToLoad, type RunnerRequest, type RunnerResponse } from './protocol.ts';
+import {
+  OVERRUN_MARGIN_MS,
+  WORK_DIR_PREFIX,
+  type LoadAnswer,
+  type PluginToLoad,
+  type RunnerRequest,
+  type RunnerResponse,
+  type RunnerStats,
+} from './protocol.ts';
 
-export type { LoadAnswer, RunnerHandler } from './protocol.ts';
+export type { LoadAnswer, RunnerHandler, RunnerStats } from './protocol.ts';
 
 export type NoticeLevel = 'info' | 'warning' | 'error';
 
 /** The child's entry point: child.ts's bundle, or child.ts through tsx (docs/architecture.md, "Bundled entry points"). */
 const CHILD_ENTRY = fileURLToPath(new URL('../../../bin/runner-child.js', import.meta.url));
 
-/** How long evaluating one module may take the child beyond its deadline (WebAssembly start, the sandbox bootstrap). */
-const LOAD_ALLOWANCE_MS = 15_000;
+/** How long a load may take the child beyond its modules' deadlines (an isolate's start, the sandbox bootstrap); the child itself ends a load sooner. */
+const LOAD_ALLOWANCE_MS = 30_000;
 /** A child that dies sooner than this after its start counts as dying again (the restart delay grows). */
 const STABLE_AFTER_MS = 10_000;
 const MAX_RESTART_DELAY_MS = 30_000;
@@ -32,17 +43,28 @@ const STDERR_NOTICE_CHARS = 2000;
 export interface PluginRunnerOptions {
   /** A line for the log stream: the child died, a plugin could not be reloaded, the child's stderr. */
   onNotice?: (level: NoticeLevel, message: string) => void;
-  /** Added to a call's deadline before the host gives up on the child (default 2000 ms). */
+  /** A plugin that was loaded could not be loaded again after the child restarted: it is no longer loaded. */
+  onReloadFailed?: (name: string, reasons: string[]) => void;
+  /**
+   * Added to a call's deadline before the host gives up on the child itself (default: the
+   * child's own margin plus 5 s; the child ends an overrunning plugin's isolate well before).
+   */
   guardMarginMs?: number;
+  /** The most memory the plugins loaded together may ask for (their `memoryBytes` limits), in bytes. */
+  maxTotalMemoryBytes?: number;
 }
 
-type Answer = { kind: 'response'; response: RunnerResponse } | { kind: 'died'; why: string } | { kind: 'hung'; why: string } | { kind: 'closed' };
+type Answer =
+  { kind: 'response'; response: RunnerResponse; queuedMs?: number } | { kind: 'died'; why: string } | { kind: 'hung'; why: string } | { kind: 'closed' };
 
 interface Pending {
   request: RunnerRequest;
   /** Milliseconds the child may work on it once it began. */
   guardMs: number;
   sent: boolean;
+  /** When it was made, and when the child began it (its queue time is the difference). */
+  madeAt: number;
+  begunAt?: number;
   timer?: NodeJS.Timeout;
   settle: (answer: Answer) => void;
 }
@@ -56,7 +78,9 @@ interface ChildState {
 
 export class PluginRunner {
   onNotice: (level: NoticeLevel, message: string) => void;
+  onReloadFailed: (name: string, reasons: string[]) => void;
   private readonly guardMarginMs: number;
+  private readonly maxTotalMemoryBytes: number;
   private child: ChildState | null = null;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
@@ -70,7 +94,9 @@ export class PluginRunner {
 
   constructor(options: PluginRunnerOptions = {}) {
     this.onNotice = options.onNotice ?? (() => undefined);
-    this.guardMarginMs = options.guardMarginMs ?? 2000;
+    this.onReloadFailed = options.onReloadFailed ?? (() => undefined);
+    this.guardMarginMs = options.guardMarginMs ?? OVERRUN_MARGIN_MS + 5000;
+    this.maxTotalMemoryBytes = options.maxTotalMemoryBytes ?? Infinity;
   }
 
   /** The child's process id while it runs (read-only; for tests and diagnostics). */
@@ -92,11 +118,36 @@ export class PluginRunner {
 
   /** Loads (or replaces) the plugin; a failed load leaves the version already loaded in place. */
   async load(plugin: RunnablePlugin): Promise<LoadAnswer> {
+    const over = this.overMemory(plugin);
+    if (over !== null) return { ok: false, reasons: [over] };
     const unloads = this.unloads.get(plugin.name) ?? 0;
     const answer = await this.loadRequest('load', plugin);
     // An unload asked for while this load was under way ran after it in the child: it wins.
     if (answer.ok && !this.closed && (this.unloads.get(plugin.name) ?? 0) === unloads) this.plugins.set(plugin.name, plugin);
     return answer;
+  }
+
+  /** Why the plugin cannot be loaded beside the others within the runner's memory maximum; null when it can. */
+  private overMemory(plugin: RunnablePlugin): string | null {
+    const bytes = (p: RunnablePlugin) => p.limits.memoryBytes ?? DEFAULT_SANDBOX_LIMITS.memoryBytes;
+    let others = 0;
+    for (const loaded of this.plugins.values()) if (loaded.name !== plugin.name) others += bytes(loaded);
+    if (others + bytes(plugin) <= this.maxTotalMemoryBytes) return null;
+    const mib = (n: number) => Math.round(n / 1024 / 1024);
+    return `the plugins loaded already ask for ${mib(others)} MiB of the runner's ${mib(this.maxTotalMemoryBytes)} MiB, so its ${mib(bytes(plugin))} MiB do not fit (CHARTA_PLUGIN_RUNNER_MAX_MEMORY_MB)`;
+  }
+
+  /** Memory the runner holds: its process, and each loaded plugin's runtime. */
+  async stats(): Promise<RunnerStats | null> {
+    if (this.closed || this.child === null) return null;
+    const answer = await this.request({ id: this.nextId++, op: 'stats' }, LOAD_ALLOWANCE_MS);
+    return answer.kind === 'response' && answer.response.op === 'stats' ? answer.response.stats : null;
+  }
+
+  /** Ends the plugin's isolate as an overrun would (tests and diagnostics); its next call loads it again. */
+  async endIsolate(name: string): Promise<void> {
+    if (this.closed || this.child === null) return;
+    await this.request({ id: this.nextId++, op: 'end-isolate', name }, LOAD_ALLOWANCE_MS);
   }
 
   /** Loads the plugin in fresh runtimes, answers its handlers or every reason it fails, and disposes it. */
@@ -119,7 +170,7 @@ export class PluginRunner {
     if (answer.kind === 'closed') return fail({ kind: 'unavailable', message: 'the plugin runner is closed' });
     if (answer.kind !== 'response') return fail({ kind: 'crashed', message: answer.why }, this.plugins.has(name));
     const { response } = answer;
-    if (response.op === 'called') return response.result;
+    if (response.op === 'called') return answer.queuedMs === undefined ? response.result : { ...response.result, queuedMs: answer.queuedMs };
     return fail({
       kind: 'crashed',
       message: response.op === 'failed' ? `the plugin runner failed: ${response.message}` : 'the plugin runner answered out of turn',
@@ -148,7 +199,7 @@ export class PluginRunner {
     if (this.closed) return { ok: false, reasons: ['the plugin runner is closed'] };
     const wire: PluginToLoad = { name: plugin.name, modules: plugin.modules, limits: plugin.limits };
     const deadlineMs = plugin.limits.deadlineMs ?? DEFAULT_SANDBOX_LIMITS.deadlineMs;
-    const guardMs = Math.max(1, plugin.modules.length) * (LOAD_ALLOWANCE_MS + deadlineMs);
+    const guardMs = LOAD_ALLOWANCE_MS + Math.max(1, plugin.modules.length) * (2000 + deadlineMs);
     const answer = await this.request({ id: this.nextId++, op, plugin: wire }, guardMs);
     if (answer.kind === 'closed') return { ok: false, reasons: ['the plugin runner is closed'] };
     if (answer.kind !== 'response') return { ok: false, reasons: [answer.why] };
@@ -159,7 +210,7 @@ export class PluginRunner {
 
   private request(request: RunnerRequest, guardMs: number): Promise<Answer> {
     return new Promise<Answer>((resolve) => {
-      const pending: Pending = { request, guardMs, sent: false, settle: resolve };
+      const pending: Pending = { request, guardMs, sent: false, madeAt: Date.now(), settle: resolve };
       this.pending.set(request.id, pending);
       if (this.child) this.sendNow(this.child, pending);
       else if (this.restartTimer === null) this.start();
@@ -237,6 +288,7 @@ export class PluginRunner {
       if (answer.ok || this.closed || this.plugins.get(plugin.name) !== plugin) return;
       this.plugins.delete(plugin.name);
       this.onNotice('error', `plugin ${plugin.name} could not be loaded again after the plugin runner restarted: ${answer.reasons.join('; ')}`);
+      this.onReloadFailed(plugin.name, answer.reasons);
     });
   }
 
@@ -245,12 +297,13 @@ export class PluginRunner {
     const pending = this.pending.get(response.id);
     if (!pending) return;
     if (response.op === 'begin') {
+      pending.begunAt = Date.now();
       pending.timer = setTimeout(() => this.hung(child, pending), pending.guardMs);
       return;
     }
     if (pending.timer) clearTimeout(pending.timer);
     this.pending.delete(response.id);
-    pending.settle({ kind: 'response', response });
+    pending.settle({ kind: 'response', response, ...(pending.begunAt === undefined ? {} : { queuedMs: pending.begunAt - pending.madeAt }) });
   }
 
   /** The child worked on one request for longer than its guard: it is killed (and restarted). */
@@ -289,7 +342,17 @@ export class PluginRunner {
 }
 
 function describeRequest(request: RunnerRequest): string {
-  if (request.op === 'call') return `plugin ${request.name}: calling ${request.handler} of ${request.entry}`;
-  if (request.op === 'unload') return `plugin ${request.name}: unloading`;
-  return `plugin ${request.plugin.name}: ${request.op === 'load' ? 'loading' : 'checking'}`;
+  switch (request.op) {
+    case 'call':
+      return `plugin ${request.name}: calling ${request.handler} of ${request.entry}`;
+    case 'unload':
+      return `plugin ${request.name}: unloading`;
+    case 'end-isolate':
+      return `plugin ${request.name}: ending its isolate`;
+    case 'stats':
+      return "reading the runner's memory";
+    case 'load':
+    case 'check':
+      return `plugin ${request.plugin.name}: ${request.op === 'load' ? 'loading' : 'checking'}`;
+  }
 }

@@ -1,16 +1,20 @@
-// The messages between the host (client.ts) and the runner child process (child.ts)
-// (docs/plugins.md, "The runner process"). Only JSON crosses: the child is forked with IPC in
-// JSON serialisation, so nothing but plain data (no functions, no Buffers) can be sent.
-import type { CallResult, JsonObject, SandboxLimits } from '../sandbox/types.ts';
+// The messages between the host (client.ts) and the runner child process (child.ts), and between
+// the child's main thread and each plugin's isolate, a worker thread of its own (isolate.ts)
+// (docs/plugins.md, "The runner process"). Only JSON crosses from the host: the child is forked
+// with IPC in JSON serialisation, so nothing but plain data (no functions, no Buffers) can be sent.
+import type { CallResult, JsonObject, ModuleHandlers, PluginModule, SandboxLimits } from '../sandbox/types.ts';
+
+export type { PluginModule } from '../sandbox/types.ts';
 
 /** The name of the child's working directory starts so (a new empty directory under the system's temporary directory). */
 export const WORK_DIR_PREFIX = 'charta-runner-';
 
-/** One bundled module of a plugin: its entry path in the package (relative to the manifest) and its text. */
-export interface PluginModule {
-  entry: string;
-  source: string;
-}
+/**
+ * How long past its deadline a call (or the evaluation of a module at load) may run in its
+ * isolate before the child ends the isolate: the interrupt handler stops ordinary code at the
+ * deadline; this margin catches a built-in that never looks at it (docs/plugins.md, "Faults").
+ */
+export const OVERRUN_MARGIN_MS = 500;
 
 /** What the child needs to load a plugin. */
 export interface PluginToLoad {
@@ -29,11 +33,20 @@ export interface RunnerHandler {
 /** The answer to a load or a check: every handler of every module, or every reason it failed. */
 export type LoadAnswer = { ok: true; handlers: RunnerHandler[] } | { ok: false; reasons: string[] };
 
+/** What the runner holds: its process's resident memory, and each loaded plugin's runtime. */
+export interface RunnerStats {
+  rssBytes: number;
+  plugins: Array<{ name: string; memoryBytes: number | null }>;
+}
+
 export type RunnerRequest =
   | { id: number; op: 'load'; plugin: PluginToLoad }
   | { id: number; op: 'check'; plugin: PluginToLoad }
   | { id: number; op: 'unload'; name: string }
-  | { id: number; op: 'call'; name: string; entry: string; handler: string; event: JsonObject; secrets: Record<string, string> };
+  | { id: number; op: 'call'; name: string; entry: string; handler: string; event: JsonObject; secrets: Record<string, string> }
+  | { id: number; op: 'stats' }
+  /** Ends the plugin's isolate as an overrun would (for tests and diagnostics); the next call loads it again. */
+  | { id: number; op: 'end-isolate'; name: string };
 
 export type RunnerResponse =
   /** The child started working on the request (the host's guard timer starts here, not at sending). */
@@ -41,5 +54,19 @@ export type RunnerResponse =
   | { id: number; op: 'loaded'; answer: LoadAnswer }
   | { id: number; op: 'unloaded' }
   | { id: number; op: 'called'; result: CallResult }
+  | { id: number; op: 'stats'; stats: RunnerStats }
   /** The child's own code failed while serving the request (never a plugin's value). */
   | { id: number; op: 'failed'; message: string };
+
+/** The main thread → an isolate (one request at a time). */
+export type IsolateRequest =
+  { op: 'load'; plugin: PluginToLoad } | { op: 'call'; entry: string; handler: string; event: JsonObject; secrets: Record<string, string> } | { op: 'memory' };
+
+/** An isolate → the main thread: `ready` once, then one answer per request. */
+export type IsolateResponse =
+  | { op: 'ready' }
+  | { op: 'loaded'; ok: true; modules: ModuleHandlers[] }
+  | { op: 'loaded'; ok: false; reasons: string[] }
+  | { op: 'called'; result: CallResult }
+  | { op: 'memory'; bytes: number }
+  | { op: 'failed'; message: string };

@@ -1,62 +1,67 @@
 // The QuickJS backend of the sandbox (docs/plugins.md, "The sandbox"). Each loaded plugin gets
-// its own WebAssembly instance of QuickJS with one runtime and one context: a memory limit, a
-// stack limit, an interrupt handler enforcing the deadline of each call (and of evaluating the
-// module), and a module loader that refuses every import. After a timeout or an out-of-memory
-// fault the plugin's runtime is thrown away and the bundle is loaded again in a fresh one, so
-// the next call starts clean; the result of the faulting call says so (`reloaded`).
+// its own WebAssembly instance of QuickJS with ONE runtime (one memory limit, one stack limit,
+// one interrupt handler enforcing the deadline of each call and of evaluating its modules) and
+// one context per entry module (each module its own global), with a module loader that refuses
+// every import. After a timeout or an out-of-memory fault the plugin's instance is thrown away
+// and its modules are loaded again in a fresh one, so the next call starts clean; the result of
+// the faulting call says so (`reloaded`). The compiled WebAssembly module is shared: each
+// instance only instantiates it (docs/plugins.md, "The runner process").
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten';
-import { newQuickJSWASMModule } from 'quickjs-emscripten';
+import { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC } from 'quickjs-emscripten';
 import { BOOTSTRAP_SOURCE } from './bootstrap.ts';
-import type { CallOutcome, CallResult, HandlerInfo, JsonObject, LoadResult, LoadedPlugin, SandboxBackend, SandboxLimits, SandboxLogLine } from './types.ts';
+import type {
+  CallOutcome,
+  CallResult,
+  HandlerInfo,
+  JsonObject,
+  LoadResult,
+  LoadedPlugin,
+  ModuleHandlers,
+  PluginModule,
+  SandboxBackend,
+  SandboxLimits,
+  SandboxLogLine,
+} from './types.ts';
 import { DEFAULT_SANDBOX_LIMITS } from './types.ts';
 
 const BOOTSTRAP_BUDGET_MS = 10_000;
+/** WebAssembly pages are 64 KiB. */
+const PAGE_BYTES = 65_536;
+/** The interpreter's own memory before any plugin code: its stack, static data and first heap (the build's initial memory). */
+export const INTERPRETER_BYTES = 16 * 1024 * 1024;
 const LEVELS: ReadonlySet<string> = new Set(['debug', 'info', 'warning', 'error']);
 
 type Settled = { state: 'fulfilled'; value: QuickJSHandle } | { state: 'rejected'; error: QuickJSHandle } | { state: 'timeout' } | { state: 'stuck' };
 
 class LoadFailure extends Error {}
 
-/** One plugin's QuickJS instance: runtime, context, the bootstrap's functions and its handlers. */
-class Instance {
-  private deadline = 0;
-  private fired = false;
-  private active = false;
-  private logs: SandboxLogLine[] = [];
-  private dropped = 0;
-  private invokeFn!: QuickJSHandle;
-  private describeFn!: QuickJSHandle;
-  private api!: QuickJSHandle;
-  private hostLog!: QuickJSHandle;
-  handlers: HandlerInfo[] = [];
+let compiled: Promise<WebAssembly.Module> | undefined;
 
-  private constructor(
-    private readonly runtime: QuickJSRuntime,
-    private readonly context: QuickJSContext,
-    private readonly limits: SandboxLimits,
-  ) {}
-
-  static async create(name: string, source: string, limits: SandboxLimits): Promise<Instance> {
-    const wasm = await newQuickJSWASMModule();
-    const runtime = wasm.newRuntime();
-    runtime.setMemoryLimit(limits.memoryBytes);
-    runtime.setMaxStackSize(limits.stackBytes);
-    runtime.setModuleLoader((specifier) => ({ error: new Error(`the bundle imports "${specifier}": a plugin bundle must inline everything it imports`) }));
-    const instance = new Instance(runtime, runtime.newContext(), limits);
-    runtime.setInterruptHandler(() => instance.shouldInterrupt());
-    // A failed load is abandoned, not disposed: see abandon().
-    instance.start(name, source);
-    return instance;
+/** QuickJS's WebAssembly module, compiled once per thread (or handed over by the thread that compiled it). */
+export function compiledQuickJS(): Promise<WebAssembly.Module> {
+  if (compiled === undefined) {
+    const require = createRequire(createRequire(import.meta.url).resolve('quickjs-emscripten'));
+    compiled = WebAssembly.compile(fs.readFileSync(require.resolve('@jitl/quickjs-wasmfile-release-sync/wasm')));
   }
+  return compiled;
+}
 
-  private shouldInterrupt(): boolean {
-    if (!this.active) return true;
-    if (Date.now() <= this.deadline) return false;
-    this.fired = true;
-    return true;
-  }
+/** Uses a module compiled elsewhere (a worker is given its parent's, which it can instantiate without compiling). */
+export function useCompiledQuickJS(module: WebAssembly.Module): void {
+  compiled = Promise.resolve(module);
+}
 
-  private begin(budgetMs = this.limits.deadlineMs): void {
+/** The state of the call (or load) under way in one plugin's runtime: its deadline and its log lines. */
+class Clock {
+  deadline = 0;
+  fired = false;
+  active = false;
+  logs: SandboxLogLine[] = [];
+  dropped = 0;
+
+  begin(budgetMs: number): void {
     this.deadline = Date.now() + budgetMs;
     this.fired = false;
     this.active = true;
@@ -64,11 +69,35 @@ class Instance {
     this.dropped = 0;
   }
 
-  private start(name: string, source: string): void {
+  shouldInterrupt(): boolean {
+    if (!this.active) return true;
+    if (Date.now() <= this.deadline) return false;
+    this.fired = true;
+    return true;
+  }
+}
+
+/** One entry module of a plugin: its context, the bootstrap's functions and its handlers. */
+class ModuleContext {
+  private invokeFn!: QuickJSHandle;
+  private describeFn!: QuickJSHandle;
+  private api!: QuickJSHandle;
+  private hostLog!: QuickJSHandle;
+  handlers: HandlerInfo[] = [];
+
+  constructor(
+    private readonly runtime: QuickJSRuntime,
+    readonly context: QuickJSContext,
+    private readonly clock: Clock,
+    private readonly limits: SandboxLimits,
+  ) {}
+
+  start(name: string, source: string): void {
     const ctx = this.context;
+    const clock = this.clock;
     this.hostLog = ctx.newFunction('log', (level, message) => this.log(level, message));
     // The bootstrap is the sandbox's own code: it does not spend the plugin's deadline.
-    this.begin(BOOTSTRAP_BUDGET_MS);
+    clock.begin(BOOTSTRAP_BUDGET_MS);
     try {
       const factory = this.unwrapOrFail(
         ctx.evalCode(BOOTSTRAP_SOURCE, 'charta-bootstrap.js', { type: 'global', strict: true }),
@@ -82,7 +111,7 @@ class Instance {
       this.invokeFn = ctx.getProp(this.api, 'invoke');
       this.describeFn = ctx.getProp(this.api, 'describe');
 
-      this.begin();
+      clock.begin(this.limits.deadlineMs);
       const evaluated = ctx.evalCode(source, `${name}.js`, { type: 'module', strict: true });
       if (evaluated.error) throw new LoadFailure(this.failureText(evaluated.error, 'evaluating the module'));
       const held = [evaluated.value];
@@ -100,9 +129,9 @@ class Instance {
       }
       const leftover = this.drain();
       if (leftover) throw new LoadFailure(this.failureText(leftover, 'evaluating the module'));
-      if (this.fired) throw new LoadFailure(`evaluating the module took longer than ${this.limits.deadlineMs} ms`);
+      if (clock.fired) throw new LoadFailure(`evaluating the module took longer than ${this.limits.deadlineMs} ms`);
     } finally {
-      this.active = false;
+      clock.active = false;
     }
   }
 
@@ -113,12 +142,12 @@ class Instance {
 
   /** The text of a failure at load, with the error handle disposed. */
   private failureText(error: QuickJSHandle, what: string): string {
-    if (this.fired) {
+    if (this.clock.fired) {
       error.dispose();
       return `${what} took longer than ${this.limits.deadlineMs} ms`;
     }
     const { name, message } = this.describe(error);
-    if (isOutOfMemory(name, message)) return `${what} ran out of memory (limit ${this.limits.memoryBytes} bytes)`;
+    if (isOutOfMemory(name, message)) return `${what} ran out of memory (limit ${this.limits.memoryBytes} bytes, shared by the plugin's modules)`;
     return `${what} failed: ${name}: ${message}`;
   }
 
@@ -167,11 +196,11 @@ class Instance {
       const state = ctx.getPromiseState(promise);
       if (state.type === 'fulfilled') return { state: 'fulfilled', value: state.value };
       if (state.type === 'rejected') return { state: 'rejected', error: state.error };
-      if (this.fired) return { state: 'timeout' };
+      if (this.clock.fired) return { state: 'timeout' };
       if (!this.runtime.hasPendingJob()) return { state: 'stuck' };
       const ran = this.runtime.executePendingJobs();
       if (ran.error) {
-        if (this.fired) {
+        if (this.clock.fired) {
           ran.error.dispose();
           return { state: 'timeout' };
         }
@@ -191,21 +220,23 @@ class Instance {
 
   private log(levelHandle: QuickJSHandle, messageHandle: QuickJSHandle): void {
     const ctx = this.context;
-    if (!this.active) return;
+    const clock = this.clock;
+    if (!clock.active) return;
     const level = ctx.typeof(levelHandle) === 'string' ? ctx.getString(levelHandle) : '';
-    if (!LEVELS.has(level) || ctx.typeof(messageHandle) !== 'string' || this.logs.length >= this.limits.logLinesPerCall) {
-      this.dropped++;
+    if (!LEVELS.has(level) || ctx.typeof(messageHandle) !== 'string' || clock.logs.length >= this.limits.logLinesPerCall) {
+      clock.dropped++;
       return;
     }
     let message = ctx.getString(messageHandle);
     if (message.length > this.limits.logMessageChars)
       message = `${message.slice(0, this.limits.logMessageChars)}… [cut at ${this.limits.logMessageChars} characters]`;
-    this.logs.push({ level: level as SandboxLogLine['level'], message });
+    clock.logs.push({ level: level as SandboxLogLine['level'], message });
   }
 
-  call(handler: string, eventJson: string, secretsJson: string): { outcome: CallOutcome; logs: SandboxLogLine[]; droppedLogLines: number } {
+  call(handler: string, eventJson: string, secretsJson: string): CallOutcome {
     const ctx = this.context;
-    this.begin();
+    const clock = this.clock;
+    clock.begin(this.limits.deadlineMs);
     let outcome: CallOutcome;
     try {
       const args = [ctx.newString(handler), ctx.newString(eventJson), ctx.newString(secretsJson)];
@@ -224,11 +255,11 @@ class Instance {
       }
       // An interrupt inside a promise job rejects that job's promise instead of stopping the
       // call; whatever the call then returned, a deadline that fired makes it a timeout.
-      if (this.fired) outcome = this.timeout();
+      if (clock.fired) outcome = this.timeout();
     } finally {
-      this.active = false;
+      clock.active = false;
     }
-    return { outcome, logs: this.logs, droppedLogLines: this.dropped };
+    return outcome;
   }
 
   private timeout(): CallOutcome {
@@ -237,7 +268,7 @@ class Instance {
 
   /** An error outside the bootstrap's catch: an interrupt, memory exhausted, or a job that threw. */
   private faultOutcome(error: QuickJSHandle, afterCall = false): CallOutcome {
-    if (this.fired) {
+    if (this.clock.fired) {
       error.dispose();
       return this.timeout();
     }
@@ -270,25 +301,116 @@ class Instance {
     }
   }
 
+  dispose(): void {
+    for (const handle of [this.invokeFn, this.describeFn, this.api, this.hostLog]) if (handle?.alive) handle.dispose();
+    this.context.dispose();
+  }
+}
+
+/** One plugin's QuickJS: one WebAssembly instance and runtime, a context per entry module. */
+class Instance {
+  private readonly clock = new Clock();
+  readonly modules = new Map<string, ModuleContext>();
+
+  private constructor(
+    private readonly runtime: QuickJSRuntime,
+    private readonly memory: WebAssembly.Memory,
+    private readonly limits: SandboxLimits,
+  ) {}
+
+  /** A fresh instance with every module evaluated, or the reasons of each module that failed (each after a failure in a fresh instance of its own). */
+  static async create(
+    name: string,
+    modules: PluginModule[],
+    limits: SandboxLimits,
+  ): Promise<{ ok: true; instance: Instance } | { ok: false; reasons: string[] }> {
+    const reasons: string[] = [];
+    if (modules.length === 0) return { ok: false, reasons: ['the plugin has no handler module'] };
+    let instance = await Instance.empty(limits);
+    for (const { entry, source } of modules) {
+      try {
+        instance.add(`${name}/${entry}`, entry, source);
+      } catch (err) {
+        reasons.push(`${entry}: ${err instanceof LoadFailure ? err.message : `the sandbox failed while loading the module: ${describeHostError(err)}`}`);
+        // A module that failed may leave the runtime out of memory or interrupted: the next
+        // module is evaluated in a fresh instance, so that its reasons are its own.
+        instance.abandon();
+        instance = await Instance.empty(limits);
+      }
+    }
+    if (reasons.length > 0) {
+      instance.abandon();
+      return { ok: false, reasons };
+    }
+    return { ok: true, instance };
+  }
+
+  private static async empty(limits: SandboxLimits): Promise<Instance> {
+    // QuickJS's own limit refuses one allocation larger than it, but its count of the bytes in use
+    // does not grow under WebAssembly (the allocator reports no sizes), so many smaller ones would
+    // pass it. The instance's memory itself is capped instead: it cannot grow past the plugin's
+    // limit plus the interpreter's own, and an allocation that would is QuickJS's out of memory.
+    const wasmMemory = new WebAssembly.Memory({
+      initial: INTERPRETER_BYTES / PAGE_BYTES,
+      maximum: Math.ceil((INTERPRETER_BYTES + limits.memoryBytes) / PAGE_BYTES),
+    });
+    const wasm = await newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, { wasmModule: await compiledQuickJS(), wasmMemory }));
+    const runtime = wasm.newRuntime();
+    runtime.setMemoryLimit(limits.memoryBytes);
+    runtime.setMaxStackSize(limits.stackBytes);
+    runtime.setModuleLoader((specifier) => ({ error: new Error(`the bundle imports "${specifier}": a plugin bundle must inline everything it imports`) }));
+    const instance = new Instance(runtime, wasmMemory, limits);
+    runtime.setInterruptHandler(() => instance.clock.shouldInterrupt());
+    return instance;
+  }
+
+  private add(name: string, entry: string, source: string): void {
+    const module = new ModuleContext(this.runtime, this.runtime.newContext(), this.clock, this.limits);
+    this.modules.set(entry, module);
+    module.start(name, source);
+  }
+
+  handlers(): ModuleHandlers[] {
+    return [...this.modules].map(([entry, m]) => ({ entry, handlers: m.handlers.map((h) => ({ name: h.name, respondsTo: [...h.respondsTo] })) }));
+  }
+
+  call(
+    module: ModuleContext,
+    handler: string,
+    eventJson: string,
+    secretsJson: string,
+  ): { outcome: CallOutcome; logs: SandboxLogLine[]; droppedLogLines: number } {
+    const outcome = module.call(handler, eventJson, secretsJson);
+    return { outcome, logs: this.clock.logs, droppedLogLines: this.clock.dropped };
+  }
+
+  /** Bytes of the instance's WebAssembly memory: what it costs the runner (it grows, it never shrinks). */
+  memoryBytes(): number {
+    return this.memory.buffer.byteLength;
+  }
+
   /**
    * Drops the instance without freeing it inside: QuickJS can hold on to objects of a job it was
    * interrupted in, and freeing such a runtime fails an assertion. Each instance has its own
-   * WebAssembly module, so dropping every reference to it frees all of it at once.
+   * WebAssembly memory, so dropping every reference to it frees all of it at once.
    */
   abandon(): void {
-    this.active = false;
+    this.clock.active = false;
   }
 
   dispose(): void {
-    for (const handle of [this.invokeFn, this.describeFn, this.api, this.hostLog]) if (handle?.alive) handle.dispose();
     try {
-      this.context.dispose();
+      for (const module of this.modules.values()) module.dispose();
       this.runtime.dispose();
     } catch {
       // A runtime that still holds objects may refuse to free them; the whole WebAssembly
       // instance is dropped with it, so nothing it held survives.
     }
   }
+}
+
+function describeHostError(err: unknown): string {
+  return err instanceof Error ? `${err.name}: ${err.message}` : 'unknown error';
 }
 
 function isOutOfMemory(name: string, message: string): boolean {
@@ -306,6 +428,8 @@ function effectsOf(json: string): CallOutcome {
   return { kind: 'ok', effects: parsed as JsonObject[] };
 }
 
+const noRun = (outcome: CallOutcome): CallResult => ({ outcome, logs: [], droppedLogLines: 0, reloaded: false });
+
 /** A loaded plugin: serialises its calls, and replaces its instance after a fault. */
 class QuickJSPlugin implements LoadedPlugin {
   private queue: Promise<unknown> = Promise.resolve();
@@ -313,44 +437,50 @@ class QuickJSPlugin implements LoadedPlugin {
 
   constructor(
     readonly name: string,
-    private readonly source: string,
+    private readonly modules: PluginModule[],
     private readonly limits: SandboxLimits,
     private instance: Instance | null,
   ) {}
 
-  handlers(): HandlerInfo[] {
-    return (this.instance?.handlers ?? []).map((h) => ({ name: h.name, respondsTo: [...h.respondsTo] }));
+  handlers(): ModuleHandlers[] {
+    return this.instance?.handlers() ?? [];
   }
 
-  call(handler: string, event: JsonObject, secrets: Readonly<Record<string, string>>): Promise<CallResult> {
-    const next = this.queue.then(() => this.callNow(handler, JSON.stringify(event), JSON.stringify(secrets)));
+  memoryBytes(): number {
+    return this.instance?.memoryBytes() ?? 0;
+  }
+
+  call(entry: string, handler: string, event: JsonObject, secrets: Readonly<Record<string, string>>): Promise<CallResult> {
+    const next = this.queue.then(() => this.callNow(entry, handler, JSON.stringify(event), JSON.stringify(secrets)));
     this.queue = next.catch(() => undefined);
     return next;
   }
 
-  private async callNow(handler: string, eventJson: string, secretsJson: string): Promise<CallResult> {
+  private async callNow(entry: string, handler: string, eventJson: string, secretsJson: string): Promise<CallResult> {
     const instance = this.instance;
-    if (instance === null) {
-      return { outcome: { kind: 'unavailable', message: this.broken ?? 'the plugin was disposed' }, logs: [], droppedLogLines: 0, reloaded: false };
-    }
-    if (!instance.handlers.some((h) => h.name === handler)) {
-      return { outcome: { kind: 'no-such-handler', handler }, logs: [], droppedLogLines: 0, reloaded: false };
+    if (instance === null) return noRun({ kind: 'unavailable', message: this.broken ?? 'the plugin was disposed' });
+    const module = instance.modules.get(entry);
+    if (module === undefined || !module.handlers.some((h) => h.name === handler)) {
+      return noRun({ kind: 'no-such-handler', handler: `${entry}:${handler}` });
     }
     let result: ReturnType<Instance['call']>;
     let crashed = false;
     try {
-      result = instance.call(handler, eventJson, secretsJson);
+      result = instance.call(module, handler, eventJson, secretsJson);
     } catch (err) {
       // Only the host's own errors get here (the WebAssembly stack exhausted, a trap): the
       // instance may be inconsistent, so it is dropped without being touched again.
       crashed = true;
-      const message = err instanceof Error ? `${err.name}: ${err.message}` : 'the sandbox failed';
-      result = { outcome: { kind: 'crashed', message }, logs: [], droppedLogLines: 0 };
+      result = {
+        outcome: { kind: 'crashed', message: err instanceof Error ? `${err.name}: ${err.message}` : 'the sandbox failed' },
+        logs: [],
+        droppedLogLines: 0,
+      };
     }
     if (!crashed && result.outcome.kind !== 'timeout' && result.outcome.kind !== 'out-of-memory') return { ...result, reloaded: false };
     instance.abandon();
     this.instance = null;
-    const loaded = await loadInstance(this.name, this.source, this.limits);
+    const loaded = await loadInstance(this.name, this.modules, this.limits);
     if (loaded.ok) this.instance = loaded.instance;
     else this.broken = `reloading after a fault failed: ${loaded.reasons.join('; ')}`;
     return { ...result, reloaded: loaded.ok };
@@ -362,19 +492,22 @@ class QuickJSPlugin implements LoadedPlugin {
   }
 }
 
-async function loadInstance(name: string, source: string, limits: SandboxLimits): Promise<{ ok: true; instance: Instance } | { ok: false; reasons: string[] }> {
+async function loadInstance(
+  name: string,
+  modules: PluginModule[],
+  limits: SandboxLimits,
+): Promise<{ ok: true; instance: Instance } | { ok: false; reasons: string[] }> {
   try {
-    return { ok: true, instance: await Instance.create(name, source, limits) };
+    return await Instance.create(name, modules, limits);
   } catch (err) {
-    if (err instanceof LoadFailure) return { ok: false, reasons: [err.message] };
-    return { ok: false, reasons: [`the sandbox failed while loading the module: ${err instanceof Error ? `${err.name}: ${err.message}` : 'unknown error'}`] };
+    return { ok: false, reasons: [`the sandbox failed while loading the plugin: ${describeHostError(err)}`] };
   }
 }
 
 export const quickjsSandbox: SandboxBackend = {
-  async load(name: string, source: string, limits: Partial<SandboxLimits> = {}): Promise<LoadResult> {
+  async load(name: string, modules: PluginModule[], limits: Partial<SandboxLimits> = {}): Promise<LoadResult> {
     const merged: SandboxLimits = { ...DEFAULT_SANDBOX_LIMITS, ...limits };
-    const loaded = await loadInstance(name, source, merged);
-    return loaded.ok ? { ok: true, plugin: new QuickJSPlugin(name, source, merged, loaded.instance) } : loaded;
+    const loaded = await loadInstance(name, modules, merged);
+    return loaded.ok ? { ok: true, plugin: new QuickJSPlugin(name, modules, merged, loaded.instance) } : loaded;
   },
 };

@@ -1,4 +1,4 @@
-// What keeps plugins from hurting each other or the record (docs/plugins.md, "Grants" and
+// What keeps plugins from hurting each other or the record (docs/plugins.md, "Effects" and
 // "Delivery and guarantees"): the grants an administrator gave a plugin, the state of a POST
 // event's delivery (its chain's root, retries with back-off, the handlers already done, a replay
 // aimed at one handler), the events whose handler kept failing (dead letters), and the effects
