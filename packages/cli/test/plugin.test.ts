@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { ENGINES, TEST_API_KEY, startInstance, type Instance } from '../../server/test/support/harness.ts';
 import { buildZip, manifestJson, tarFromDir, VITALS_HANDLER_JS } from '../../server/test/support/archives.ts';
+import { stored } from '../../server/test/support/plugins.ts';
 import { charta, closedPort, single, tempDir, type Result } from './support/cli.ts';
 
 const pluginTarball = (version: string, name = 'Vitals Alert') =>
@@ -56,7 +57,17 @@ for (const engine of ENGINES) {
       assert.equal(plugin.is_enabled, true);
 
       const listed = single(await cli('plugin', 'list'), 0);
-      assert.deepEqual(listed, { success: true, message: { count: 1, results: [plugin] }, status_code: 200 });
+      const results = (listed.message as { results: Record<string, unknown>[] }).results;
+      assert.deepEqual(
+        { ...listed, message: { ...(listed.message as object), results: results.map(stored) } },
+        {
+          success: true,
+          message: { count: 1, results: [stored(plugin)] },
+          status_code: 200,
+        },
+      );
+      // The list says where each plugin stands in the runtime.
+      assert.ok(['loading', 'running'].includes((results[0]!.runtime as { state: string }).state), JSON.stringify(results[0]));
 
       const v2 = file('vitals-alert-1.1.0.tar.gz', await pluginTarball('1.1.0'));
       const updated = single(await cli('plugin', 'install', v2), 0);

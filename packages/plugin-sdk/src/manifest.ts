@@ -60,6 +60,12 @@ const handlerSchema = {
       items: { type: 'string', maxLength: 128, ...MANIFEST_FORMATS.event },
     },
     description: { type: 'string', maxLength: 500 },
+    on_failure: {
+      type: 'string',
+      enum: ['allow', 'refuse'],
+      description:
+        "What a PRE event's change does when this handler crashes, times out or cannot be loaded: goes ahead (allow, the default) or is refused (refuse)",
+    },
   },
 } as const;
 
@@ -111,6 +117,8 @@ export interface ManifestHandler {
   /** Event names such as PLAN_COMMAND__POST_COMMIT. */
   events: string[];
   description: string;
+  /** A PRE handler's failure lets the change go ahead (`allow`, the default) or refuses it (`refuse`). */
+  on_failure?: 'allow' | 'refuse';
 }
 
 export interface ChartaManifest {

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { ENGINES, TEST_API_KEY, startInstance, toReply, type Instance, type Reply } from './support/harness.ts';
 import { buildZip, manifestJson, tarFromDir, tgz, VITALS_HANDLER_JS } from './support/archives.ts';
+import { stored } from './support/plugins.ts';
 
 const P = '/core/api/v1/plugins';
 
@@ -47,7 +48,17 @@ for (const engine of ENGINES) {
       const bytes = await pluginTarball();
       const r = await upload('POST', `${P}/`, bytes, { is_enabled: 'True' });
       assert.equal(r.status, 201, r.text);
-      assert.deepEqual(Object.keys(r.json).sort(), ['created_at', 'description', 'is_enabled', 'name', 'package', 'package_checksum', 'updated_at', 'version']);
+      assert.deepEqual(Object.keys(r.json).sort(), [
+        'created_at',
+        'description',
+        'is_enabled',
+        'name',
+        'package',
+        'package_checksum',
+        'runtime',
+        'updated_at',
+        'version',
+      ]);
       assert.equal(r.json.name, 'vitals-alert');
       assert.equal(r.json.version, '1.0.0');
       assert.equal(r.json.is_enabled, true);
@@ -56,8 +67,8 @@ for (const engine of ENGINES) {
       const list = await call('GET', `${P}/`);
       assert.equal(list.status, 200);
       assert.equal(list.json.count, 1);
-      assert.deepEqual(list.json.results[0], r.json);
-      assert.deepEqual((await call('GET', `${P}/vitals-alert/`)).json, r.json);
+      assert.deepEqual(stored(list.json.results[0]), stored(r.json));
+      assert.deepEqual(stored((await call('GET', `${P}/vitals-alert/`)).json), stored(r.json));
       const download = await fetch(r.json.package, { headers: { authorization: TEST_API_KEY } });
       assert.equal(download.status, 200);
       assert.equal(download.headers.get('content-type'), 'application/gzip');
@@ -237,7 +248,7 @@ for (const engine of ENGINES) {
       assert.equal(r.json.name, 'plugin-boilerplate');
       const got = await call('GET', `${P}/plugin_boilerplate/`);
       assert.equal(got.status, 200, got.text);
-      assert.deepEqual(got.json, r.json);
+      assert.deepEqual(stored(got.json), stored(r.json));
       const download = await fetch(`${api.url}${P}/plugin_boilerplate/package/`, { headers: { authorization: TEST_API_KEY } });
       assert.equal(download.status, 200);
       assert.deepEqual(Buffer.from(await download.arrayBuffer()), bytes);

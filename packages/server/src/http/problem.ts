@@ -5,7 +5,7 @@
 export interface FieldProblem {
   field: string;
   message: string;
-  /** The plugin that raised it (plugin_validation_failed). */
+  /** The plugin that raised it (plugin_validation_failed, plugin_unavailable). */
   plugin?: string;
 }
 
@@ -28,6 +28,7 @@ export const catalog = {
   unknown_schema_key: { status: 400, title: 'Unknown command kind', detail: 'Unknown schemaKey' },
   required_field_missing: { status: 400, title: 'Required field missing', detail: 'A field required to commit is missing' },
   plugin_validation_failed: { status: 400, title: 'Refused by a plugin', detail: 'A plugin refused the change' },
+  plugin_unavailable: { status: 503, title: 'Plugin unavailable', detail: 'A plugin that must check this change could not run; nothing was written' },
   // The patient's chart (commit)
   condition_already_active: { status: 400, title: 'Condition already active', detail: 'The patient already has this active condition' },
   chart_entry_not_active: { status: 400, title: 'Chart entry not active', detail: 'The chart entry picked is no longer active' },

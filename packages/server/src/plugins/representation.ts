@@ -17,6 +17,15 @@ export interface PluginView {
   updated_at: string;
 }
 
+/** Where the plugin stands in the runtime of the process answering (docs/plugins.md, "Faults"). */
+export interface PluginRuntimeView {
+  state: 'running' | 'loading' | 'failing' | 'cannot-run' | 'stopped';
+  detail: string | null;
+  since: string | null;
+  retry_at: string | null;
+  failed_loads: number;
+}
+
 export type PluginSummary = Omit<PluginTable, 'package' | 'previous_package' | 'previous_format' | 'previous_checksum' | 'grants'>;
 
 export function toView(row: PluginSummary, baseUrl: string): PluginView {
@@ -30,6 +39,26 @@ export function toView(row: PluginSummary, baseUrl: string): PluginView {
     created_at: isoMicros(row.created_at),
     updated_at: isoMicros(row.updated_at),
   };
+}
+
+/**
+ * The plugin as an answer shows it: its stored view and where it stands in this process's runtime
+ * (a plugin just disabled still runs until this process has seen it; one just enabled is loading
+ * until then; stopped once it is out). Audit rows keep the stored view alone.
+ */
+export function withRuntime(ctx: Ctx, view: PluginView): PluginView & { runtime: PluginRuntimeView } {
+  const status = ctx.runtime?.status(view.name);
+  const runtime: PluginRuntimeView =
+    status === undefined
+      ? { state: view.is_enabled ? 'loading' : 'stopped', detail: null, since: null, retry_at: null, failed_loads: 0 }
+      : {
+          state: status.state,
+          detail: status.detail,
+          since: isoMicros(status.since * 1000),
+          retry_at: status.retryAt === null ? null : isoMicros(status.retryAt * 1000),
+          failed_loads: status.failedLoads,
+        };
+  return { ...view, runtime };
 }
 
 /** API keys carry the plugin scope; a token needs `system/Plugins.*`. */

@@ -13,6 +13,19 @@ export const PluginSchema = Type.Object(
     is_enabled: Type.Boolean(),
     created_at: Type.String(),
     updated_at: Type.String(),
+    runtime: Type.Object(
+      {
+        state: Type.Union([Type.Literal('running'), Type.Literal('loading'), Type.Literal('failing'), Type.Literal('cannot-run'), Type.Literal('stopped')], {
+          description:
+            'running: loaded, its handlers get their events; loading: not loaded yet; failing: its load failed and is tried again at retry_at (its handlers answer unavailable); cannot-run: nothing here can run until the plugin changes; stopped: disabled',
+        }),
+        detail: Type.Union([Type.String(), Type.Null()], { description: 'failing or cannot-run: why' }),
+        since: Type.Union([Type.String(), Type.Null()], { description: 'When it entered this state' }),
+        retry_at: Type.Union([Type.String(), Type.Null()], { description: 'failing: when its load is tried again' }),
+        failed_loads: Type.Integer({ description: 'Loads that failed in a row' }),
+      },
+      { description: 'Where the plugin stands in the runtime of the process that answers (docs/plugins.md, "Faults")' },
+    ),
   },
   { $id: 'Plugin' },
 );

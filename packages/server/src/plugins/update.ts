@@ -6,7 +6,7 @@ import { problem } from '../http/problem.ts';
 import { writeTransaction } from '../storage/transaction.ts';
 import { getPluginForUpdate, replacePluginPackage, updatePlugin as savePlugin } from '../storage/plugins-repository.ts';
 import { checkPackage, packageColumns, type UploadedFile } from './package.ts';
-import { requirePluginScope, toView, type PluginView } from './representation.ts';
+import { requirePluginScope, toView, withRuntime, type PluginView } from './representation.ts';
 import { logPlugin, logRejected, rejected } from '../logs/events.ts';
 import { declaredSecrets, secretsChanged, storedDeclaredSecrets, writeSecrets, type SecretChange, type SecretNames } from './secrets.ts';
 
@@ -50,5 +50,5 @@ export async function updatePlugin(ctx: Ctx, baseUrl: string, name: string, chan
   if (pkg !== undefined) logPlugin(ctx, 'updated', name, outcome.body);
   else if (change.isEnabled !== undefined) logPlugin(ctx, change.isEnabled ? 'enabled' : 'disabled', name, outcome.body);
   secretsChanged(ctx, name, secretNames);
-  return outcome;
+  return { ...outcome, body: withRuntime(ctx, outcome.body) };
 }

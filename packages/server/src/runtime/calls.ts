@@ -16,6 +16,8 @@ export interface ActiveHandler {
   /** The events it is given: the manifest's list, each also in the class's RESPONDS_TO. */
   events: string[];
   secrets: Readonly<Record<string, string>>;
+  /** What a PRE event's change does when this handler cannot answer (docs/plugin-manifest.md, "Handlers"). */
+  onFailure: 'allow' | 'refuse';
 }
 
 /** A wait in the plugin's queue this long is worth saying in a fault line. */
@@ -58,15 +60,15 @@ export class HandlerCalls {
     private readonly logs: LogBus,
   ) {}
 
-  /** Calls the handler: its effects, or its fault (logged). */
-  async call(handler: ActiveHandler, type: string, event: JsonObject, requestId: string | undefined): Promise<CallAnswer> {
+  /** Calls the handler: its effects, or its fault (logged, with `consequence` after it: what the fault does). */
+  async call(handler: ActiveHandler, type: string, event: JsonObject, requestId: string | undefined, consequence = ''): Promise<CallAnswer> {
     const tags = { plugin: handler.plugin, handler: handler.id, event_type: type, ...(requestId === undefined ? {} : { request_id: requestId }) };
     let result: CallResult;
     try {
       result = await this.runner.call(handler.plugin, handler.entry, handler.className, event, handler.secrets);
     } catch (err) {
       const fault: CallFault = { kind: 'unavailable', message: err instanceof Error ? err.message : String(err) };
-      this.failure(handler, type, requestId, describeOutcome(fault));
+      this.failure(handler, type, requestId, `${describeOutcome(fault)}${consequence}`);
       return { ok: false, fault };
     }
     for (const line of result.logs) this.logs.emit({ level: line.level, event: line.message, source: 'plugin', ...tags });
@@ -82,7 +84,7 @@ export class HandlerCalls {
     // Time spent waiting for the plugin's earlier calls is not the call's own (docs/plugins.md, "Faults").
     const queued =
       result.queuedMs !== undefined && result.queuedMs >= QUEUE_NOTE_MS ? ` (after waiting ${result.queuedMs} ms for the plugin's earlier calls)` : '';
-    this.failure(handler, type, requestId, `${describeOutcome(result.outcome)}${reloaded}${queued}`);
+    this.failure(handler, type, requestId, `${describeOutcome(result.outcome)}${reloaded}${queued}${consequence}`);
     return { ok: false, fault: result.outcome };
   }
 

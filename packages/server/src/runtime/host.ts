@@ -1,8 +1,10 @@
 // The plugin host of one charta-server process (docs/plugins.md, "Events"): keeps the enabled
 // plugins loaded in the runner process, in step with the database on every process (a poll, and
-// a nudge from the log stream when another process changed a plugin), and answers the hooks of
-// PluginRuntime: PRE events inside the write transaction, POST events through the outbox
-// (runtime/delivery.ts), after-search events of autocomplete, the install check.
+// a nudge from the log stream when another process changed a plugin), each loading on its own: a
+// plugin whose load fails is failing (its handlers answer `unavailable`) and is tried again with
+// back-off. It answers the hooks of PluginRuntime: PRE events inside the write transaction (with
+// each handler's on_failure policy), POST events through the outbox (runtime/delivery.ts),
+// after-search events of autocomplete, the install check.
 import type { Kysely } from 'kysely';
 import type { Storage } from '../storage/db.ts';
 import type { Database } from '../storage/schema.ts';
@@ -12,14 +14,14 @@ import { nowMicros } from '../lib/time.ts';
 import { problem, type FieldProblem } from '../http/problem.ts';
 import type { LogBus } from '../logs/bus.ts';
 import type { OptionDoc } from '../autocomplete/types.ts';
-import type { CommandChangeEvent, EventActor, PackageToCheck, PluginRuntime } from './types.ts';
-import type { JsonObject } from './sandbox/types.ts';
+import type { CommandChangeEvent, EventActor, PackageToCheck, PluginRuntime, PluginRuntimeStatus } from './types.ts';
+import type { CallResult, JsonObject } from './sandbox/types.ts';
 import { commandEvent, commandEventNames, newEventId, renamed, searchEventName } from './events.ts';
-import { HandlerCalls, type ActiveHandler } from './calls.ts';
+import { describeOutcome, HandlerCalls, type ActiveHandler, type CallRunner } from './calls.ts';
 import { Delivery } from './delivery.ts';
 import { validationErrors, searchResults } from './effect-payloads.ts';
-import type { PluginRunner } from './runner/client.ts';
-import { handlerTarget, type Runnability } from './runnable.ts';
+import type { PluginRunner, RunnerHandler } from './runner/client.ts';
+import { handlerTarget, type Runnability, type RunnablePlugin } from './runnable.ts';
 
 export interface HostOptions {
   storage: Storage;
@@ -39,18 +41,24 @@ export interface HostOptions {
   pollMs: number;
 }
 
-interface ActivePlugin {
+interface EnabledPlugin extends PluginRuntimeStatus {
   name: string;
   version: string;
   /** checksum and updated_at: a change of either (package, enabled, secrets) reloads the plugin. */
   revision: string;
+  /** running: its handlers; failing: the handlers its manifest declares, whose calls answer `unavailable`. */
   handlers: ActiveHandler[];
+  timer?: NodeJS.Timeout;
 }
 
-export class PluginHost implements PluginRuntime {
-  private active = new Map<string, ActivePlugin>();
-  /** Revisions that could not be loaded: reported once, not retried until the plugin changes. */
-  private failed = new Map<string, string>();
+/** The wait before the next load of a plugin whose load failed `failures` times in a row: 1 s, doubling, at most 5 minutes. */
+export const retryDelayMs = (failures: number): number => Math.min(300_000, 1000 * 2 ** Math.max(0, failures - 1));
+
+const callFailed = (outcome: CallResult['outcome']): CallResult => ({ outcome, logs: [], droppedLogLines: 0, reloaded: false });
+
+export class PluginHost implements PluginRuntime, CallRunner {
+  /** The enabled plugins this process knows, whatever their state. */
+  private plugins = new Map<string, EnabledPlugin>();
   private byEvent = new Map<string, ActiveHandler[]>();
   private syncing: Promise<void> | null = null;
   private syncAgain = false;
@@ -61,8 +69,15 @@ export class PluginHost implements PluginRuntime {
   readonly delivery: Delivery;
 
   constructor(private readonly options: HostOptions) {
-    this.calls = new HandlerCalls(options.runner, options.logs);
+    this.calls = new HandlerCalls(this, options.logs);
     this.delivery = new Delivery(options.storage, options.logs, this);
+    // A plugin the runner could not load again after its process restarted is failing from now.
+    options.runner.onReloadFailed = (name, reasons) => this.lost(name, reasons.join('; '));
+  }
+
+  /** The runner process (for diagnostics and tests). */
+  get runner(): PluginRunner {
+    return this.options.runner;
   }
 
   /** Loads the enabled plugins, then follows changes. */
@@ -85,6 +100,7 @@ export class PluginHost implements PluginRuntime {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.timer);
+    for (const plugin of this.plugins.values()) clearTimeout(plugin.timer);
     this.unsubscribe?.();
     await this.syncing?.catch(() => undefined);
     await this.delivery.close();
@@ -96,13 +112,21 @@ export class PluginHost implements PluginRuntime {
     this.committed();
   }
 
-  /** The handlers of these events, in a stable order (plugin name, then manifest order). */
+  /** The handlers of these events, in a stable order (plugin name, then manifest order): a failing plugin's too. */
   handlersOf(type: string): ActiveHandler[] {
     return this.byEvent.get(type) ?? [];
   }
 
   hasHandlers(): boolean {
     return this.byEvent.size > 0;
+  }
+
+  /** Where the plugin stands in this process's runtime; undefined when it is not there (disabled, or not seen enabled yet). */
+  status(name: string): PluginRuntimeStatus | undefined {
+    const plugin = this.plugins.get(name);
+    if (plugin === undefined) return undefined;
+    const { state, detail, since, retryAt, failedLoads } = plugin;
+    return { state, detail, since, retryAt, failedLoads };
   }
 
   pluginsChanged(): void {
@@ -112,6 +136,23 @@ export class PluginHost implements PluginRuntime {
 
   committed(): void {
     if (!this.closed && this.hasHandlers()) this.delivery.wake();
+  }
+
+  /**
+   * A handler call (HandlerCalls' runner): a failing plugin answers `unavailable` without running;
+   * a running plugin whose isolate could not be loaded again is failing from then on.
+   */
+  async call(name: string, entry: string, handler: string, event: JsonObject, secrets: Readonly<Record<string, string>>): Promise<CallResult> {
+    const plugin = this.plugins.get(name);
+    if (plugin?.state === 'failing') {
+      return callFailed({
+        kind: 'unavailable',
+        message: `the plugin ${name} is failing to load (${plugin.detail}); next try at ${new Date(plugin.retryAt!).toISOString()}`,
+      });
+    }
+    const result = await this.options.runner.call(name, entry, handler, event, secrets);
+    if (result.outcome.kind === 'unavailable' && !this.closed) this.lost(name, result.outcome.message);
+    return result;
   }
 
   /** Brings the loaded plugins in step with the database; one sync at a time, repeated when asked meanwhile. */
@@ -137,68 +178,121 @@ export class PluginHost implements PluginRuntime {
     const states = await pluginStates(this.options.storage.reader);
     const enabled = new Map(states.filter((s) => s.is_enabled !== 0).map((s) => [s.name, s]));
     let changed = false;
-    for (const [name, plugin] of this.active) {
-      if (enabled.has(name)) continue;
-      this.active.delete(name);
-      await this.options.runner.unload(name);
-      this.info(name, `plugin runtime: ${name} ${plugin.version} stopped`);
-      changed = true;
-    }
-    for (const state of enabled.values()) {
-      if (this.closed) return;
-      const revision = `${state.checksum}:${state.updated_at}`;
-      if (this.active.get(state.name)?.revision === revision || this.failed.get(state.name) === revision) continue;
-      changed = true;
-      const loaded = await this.load(state.name, state.version, revision);
-      if (loaded === null) {
-        this.failed.set(state.name, revision);
-        if (this.active.delete(state.name)) await this.options.runner.unload(state.name);
-      } else {
-        this.failed.delete(state.name);
-        this.active.set(state.name, loaded);
+    const stopped = [...this.plugins.values()].filter((plugin) => !enabled.has(plugin.name));
+    if (stopped.length > 0) {
+      // Out of the index first: no event is handed to a plugin while it is being unloaded.
+      for (const plugin of stopped) {
+        this.plugins.delete(plugin.name);
+        clearTimeout(plugin.timer);
+      }
+      this.index();
+      for (const plugin of stopped) {
+        await this.options.runner.unload(plugin.name);
+        if (plugin.state === 'running') this.info(plugin.name, `plugin runtime: ${plugin.name} ${plugin.version} stopped`);
       }
     }
-    for (const name of this.failed.keys()) if (!enabled.has(name)) this.failed.delete(name);
+    const now = Date.now();
+    const due = [...enabled.values()].filter((state) => {
+      const known = this.plugins.get(state.name);
+      return known === undefined || known.revision !== `${state.checksum}:${state.updated_at}` || (known.state === 'failing' && known.retryAt! <= now);
+    });
+    // Each plugin loads on its own, all at once: one that hangs or fails holds up no other.
+    if (due.length > 0 && !this.closed) {
+      changed = true;
+      await Promise.all(due.map((state) => this.load(state.name, state.version, `${state.checksum}:${state.updated_at}`)));
+    }
     if (changed) this.index();
   }
 
-  private async load(name: string, version: string, revision: string): Promise<ActivePlugin | null> {
+  private async load(name: string, version: string, revision: string): Promise<void> {
+    const known = this.plugins.get(name);
+    const plugin: EnabledPlugin =
+      known?.revision === revision
+        ? known
+        : { name, version, revision, state: 'loading', detail: null, since: Date.now(), retryAt: null, failedLoads: 0, handlers: known?.handlers ?? [] };
+    if (known !== plugin) clearTimeout(known?.timer);
+    this.plugins.set(name, plugin);
     const db = this.options.storage.reader;
     const row = await getPluginPackage(db, name);
-    if (row === undefined) return null;
+    if (row === undefined) return;
     const pkg: PackageToCheck = { name, format: row.format as PackageToCheck['format'], source: 'manifest', bytes: Buffer.from(row.package) };
     const runnable = await this.options.readRunnable(pkg);
-    if (runnable.kind === 'nothing-to-run') {
-      this.fault(name, `plugin runtime: ${runnable.message}, so enabling it runs nothing`);
-      return null;
+    if (runnable.kind !== 'runnable') {
+      const why = runnable.kind === 'nothing-to-run' ? runnable.message : `${name} ${version} cannot run: ${runnable.reasons.join('; ')}`;
+      await this.cannotRun(plugin, why, runnable.kind === 'nothing-to-run' ? `${runnable.message}, so enabling it runs nothing` : why);
+      return;
     }
-    if (runnable.kind === 'invalid') {
-      this.fault(name, `plugin runtime: ${name} ${version} cannot run: ${runnable.reasons.join('; ')}`);
-      return null;
-    }
+    const declared = runnable.plugin.manifest.components.handlers;
     const loaded = await this.options.runner.load(runnable.plugin);
+    if (this.plugins.get(name) !== plugin || this.closed) return;
     if (!loaded.ok) {
-      this.fault(name, `plugin runtime: ${name} ${version} failed to load: ${loaded.reasons.join('; ')}`);
-      return null;
+      await this.failed(plugin, loaded.reasons.join('; '), this.declaredHandlers(name, declared, null, {}));
+      return;
     }
     const secrets = await this.options.secretsOf(db, name);
+    plugin.handlers = this.declaredHandlers(name, declared, loaded.handlers, secrets);
+    Object.assign(plugin, { state: 'running', detail: null, since: Date.now(), retryAt: null, failedLoads: 0 } satisfies Partial<EnabledPlugin>);
+    const events = [...new Set(plugin.handlers.flatMap((h) => h.events))];
+    this.info(name, `plugin runtime: ${name} ${version} running: ${plugin.handlers.length} handler(s) for ${events.join(', ') || 'no events'}`);
+  }
+
+  /**
+   * The manifest's handlers as the host dispatches to them: with `loaded` (the classes the runner
+   * found), those it found, for the events their RESPONDS_TO lists; without (a failed load), every
+   * one declared, whose calls answer `unavailable`.
+   */
+  private declaredHandlers(
+    plugin: string,
+    declared: RunnablePlugin['manifest']['components']['handlers'],
+    loaded: RunnerHandler[] | null,
+    secrets: Readonly<Record<string, string>>,
+  ): ActiveHandler[] {
     const handlers: ActiveHandler[] = [];
-    for (const declared of runnable.plugin.manifest.components.handlers) {
-      const { entry, name: className } = handlerTarget(declared);
-      const found = loaded.handlers.find((h) => h.entry === entry && h.name === className);
-      if (found === undefined || className === undefined || entry === undefined) continue;
-      const events = declared.events.filter((e) => found.respondsTo.includes(e));
-      handlers.push({ plugin: name, entry, className, id: `${entry}:${className}`, events, secrets });
+    for (const handler of declared) {
+      const { entry, name: className } = handlerTarget(handler);
+      if (className === undefined || entry === undefined) continue;
+      const found = loaded?.find((h) => h.entry === entry && h.name === className);
+      if (loaded !== null && found === undefined) continue;
+      const events = found === undefined ? handler.events : handler.events.filter((e) => found.respondsTo.includes(e));
+      handlers.push({ plugin, entry, className, id: `${entry}:${className}`, events, secrets, onFailure: handler.on_failure ?? 'allow' });
     }
-    const events = [...new Set(handlers.flatMap((h) => h.events))];
-    this.info(name, `plugin runtime: ${name} ${version} running: ${handlers.length} handler(s) for ${events.join(', ') || 'no events'}`);
-    return { name, version, revision, handlers };
+    return handlers;
+  }
+
+  /** A load failed: the plugin is failing, its handlers answer `unavailable`, and its load is tried again after a wait that grows. */
+  private async failed(plugin: EnabledPlugin, why: string, handlers: ActiveHandler[]): Promise<void> {
+    const failedLoads = plugin.failedLoads + 1;
+    const delay = retryDelayMs(failedLoads);
+    Object.assign(plugin, { state: 'failing', detail: why, retryAt: Date.now() + delay, failedLoads, handlers } satisfies Partial<EnabledPlugin>);
+    if (failedLoads === 1) plugin.since = Date.now();
+    clearTimeout(plugin.timer);
+    plugin.timer = setTimeout(() => this.pluginsChanged(), delay);
+    plugin.timer.unref();
+    // A version loaded before stays in the runner after a failed load: it must not run either.
+    await this.options.runner.unload(plugin.name);
+    this.fault(
+      plugin.name,
+      `plugin runtime: ${plugin.name} ${plugin.version} failed to load (${failedLoads} time${failedLoads === 1 ? '' : 's'} in a row; tried again in ${Math.round(delay / 1000)} s): ${why}`,
+    );
+  }
+
+  private async cannotRun(plugin: EnabledPlugin, detail: string, line: string): Promise<void> {
+    Object.assign(plugin, { state: 'cannot-run', detail, since: Date.now(), retryAt: null, handlers: [] } satisfies Partial<EnabledPlugin>);
+    await this.options.runner.unload(plugin.name);
+    this.fault(plugin.name, `plugin runtime: ${line}`);
+  }
+
+  /** A running plugin the runner no longer has (its reload failed): failing from now, tried again later. */
+  private lost(name: string, why: string): void {
+    const plugin = this.plugins.get(name);
+    if (plugin === undefined || plugin.state !== 'running' || this.closed) return;
+    void this.failed(plugin, why, plugin.handlers).then(() => this.index());
   }
 
   private index(): void {
     const byEvent = new Map<string, ActiveHandler[]>();
-    for (const name of [...this.active.keys()].sort()) {
-      for (const handler of this.active.get(name)!.handlers) {
+    for (const name of [...this.plugins.keys()].sort()) {
+      for (const handler of this.plugins.get(name)!.handlers) {
         for (const type of handler.events) byEvent.set(type, [...(byEvent.get(type) ?? []), handler]);
       }
     }
@@ -212,13 +306,23 @@ export class PluginHost implements PluginRuntime {
     const base = commandEvent(newEventId(), types[0], change, actor);
     const deadline = Date.now() + this.options.preBudgetMs;
     const errors: FieldProblem[] = [];
+    const unchecked: FieldProblem[] = [];
     for (const { type, handler } of targets) {
+      // No PRE check is skipped in silence: each failure says what it does to the change (docs/plugins.md, "Delivery and guarantees").
+      const consequence = `; the change to command ${change.command.uuid} ${handler.onFailure === 'refuse' ? 'is refused (on_failure: refuse)' : 'goes ahead (on_failure: allow)'}`;
       if (Date.now() >= deadline) {
-        this.calls.failure(handler, type, actor.requestId, `skipped: the ${this.options.preBudgetMs} ms budget of ${type} was spent; the change goes ahead`);
+        const what = `was skipped: the ${this.options.preBudgetMs} ms budget of ${type} was spent`;
+        this.calls.failure(handler, type, actor.requestId, `${what}${consequence}`);
+        if (handler.onFailure === 'refuse') unchecked.push({ field: 'command', message: `handler ${handler.id} ${what}`, plugin: handler.plugin });
         continue;
       }
-      const answer = await this.calls.call(handler, type, renamed(base, type), actor.requestId);
-      for (const [index, effect] of (answer.ok ? answer.effects : []).entries()) {
+      const answer = await this.calls.call(handler, type, renamed(base, type), actor.requestId, consequence);
+      if (!answer.ok) {
+        if (handler.onFailure === 'refuse')
+          unchecked.push({ field: 'command', message: `handler ${handler.id} ${describeOutcome(answer.fault)}`, plugin: handler.plugin });
+        continue;
+      }
+      for (const [index, effect] of answer.effects.entries()) {
         if (effect.type === 'EVENT_VALIDATION_ERROR') {
           const checked = validationErrors(effect);
           if (typeof checked === 'string')
@@ -237,6 +341,10 @@ export class PluginHost implements PluginRuntime {
     if (errors.length > 0) {
       const detail = `Refused by ${[...new Set(errors.map((e) => e.plugin))].join(', ')}: ${errors.map((e) => e.message).join('; ')}`;
       throw problem('plugin_validation_failed', { detail, errors });
+    }
+    if (unchecked.length > 0) {
+      const detail = `Refused: ${[...new Set(unchecked.map((e) => e.plugin))].join(', ')} must check this change and could not (${unchecked.map((e) => e.message).join('; ')}); nothing was written`;
+      throw problem('plugin_unavailable', { detail, errors: unchecked });
     }
   }
 

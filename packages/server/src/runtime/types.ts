@@ -46,6 +46,24 @@ export interface PluginRuntime {
   checkPackage(pkg: PackageToCheck): Promise<string[]>;
   /** A plugin was installed, updated, enabled, disabled, deleted or got new secrets: reload now on this process. */
   pluginsChanged(): void;
+  /** Where the plugin stands in this process's runtime; undefined when it is not there (disabled, or not seen enabled yet). */
+  status(name: string): PluginRuntimeStatus | undefined;
+}
+
+/** Where an enabled plugin stands on one process (docs/plugins.md, "Faults"). */
+export type PluginRunState = 'loading' | 'running' | 'failing' | 'cannot-run';
+
+/** What the plugin endpoints show of the runtime: the state, why, and when a failing load is tried again. */
+export interface PluginRuntimeStatus {
+  state: PluginRunState;
+  /** failing or cannot-run: why. */
+  detail: string | null;
+  /** Milliseconds since the epoch when it entered this state. */
+  since: number;
+  /** failing: when its load is tried again (milliseconds since the epoch). */
+  retryAt: number | null;
+  /** Loads that failed in a row. */
+  failedLoads: number;
 }
 
 /** Who caused an event, and how deep in a chain of plugin effects it is. */

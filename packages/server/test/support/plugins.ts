@@ -10,13 +10,22 @@ export interface TestHandler {
   events: string[];
   /** The body of compute(), in JavaScript: `this.event`, `this.secrets` and `this.log` are there. */
   compute: string;
+  /** The manifest's `on_failure` for it (left out when undefined). */
+  onFailure?: 'allow' | 'refuse';
+}
+
+/** What the module holds besides the classes: code run when it is evaluated (at every load). */
+export interface TestModule {
+  prelude?: string;
 }
 
 /** The handler module: one exported class per handler, as the sandbox loads it. */
-export function handlersModule(handlers: TestHandler[]): string {
-  return handlers
-    .map(
-      (h) => `export class ${h.className} {
+export function handlersModule(handlers: TestHandler[], module: TestModule = {}): string {
+  return (
+    (module.prelude === undefined ? '' : `${module.prelude}\n`) +
+    handlers
+      .map(
+        (h) => `export class ${h.className} {
   static RESPONDS_TO = ${JSON.stringify(h.events)};
   constructor(event, secrets, log) { this.event = event; this.secrets = secrets; this.log = log; }
   acceptEvent() { return true; }
@@ -25,28 +34,41 @@ ${h.compute}
   }
 }
 `,
-    )
-    .join('\n');
+      )
+      .join('\n')
+  );
 }
 
 /** A gzipped tarball of the plugin `name` (already normalised: lower case, dashes). */
-export async function pluginPackage(name: string, handlers: TestHandler[], extra: Record<string, unknown> = {}): Promise<Buffer> {
+export async function pluginPackage(name: string, handlers: TestHandler[], extra: Record<string, unknown> = {}, module: TestModule = {}): Promise<Buffer> {
   const m = manifest({
     name,
     secrets: [],
     components: {
-      handlers: handlers.map((h) => ({ entry: 'dist/handlers.js', class: h.className, events: h.events, description: h.className })),
+      handlers: handlers.map((h) => ({
+        entry: 'dist/handlers.js',
+        class: h.className,
+        events: h.events,
+        description: h.className,
+        ...(h.onFailure === undefined ? {} : { on_failure: h.onFailure }),
+      })),
     },
     ...extra,
   });
-  return tarFromDir({ 'CHARTA_MANIFEST.json': JSON.stringify(m, null, 2), 'dist/handlers.js': handlersModule(handlers) }, ['.']);
+  return tarFromDir({ 'CHARTA_MANIFEST.json': JSON.stringify(m, null, 2), 'dist/handlers.js': handlersModule(handlers, module) }, ['.']);
 }
 
 /** POST /core/api/v1/plugins/ with the package, enabled; asserts 201. */
-export async function installPlugin(baseUrl: string, name: string, handlers: TestHandler[], extra: Record<string, unknown> = {}): Promise<Reply> {
+export async function installPlugin(
+  baseUrl: string,
+  name: string,
+  handlers: TestHandler[],
+  extra: Record<string, unknown> = {},
+  module: TestModule = {},
+): Promise<Reply> {
   const form = new FormData();
   form.set('is_enabled', 'True');
-  form.set('package', new Blob([new Uint8Array(await pluginPackage(name, handlers, extra))]), `${name}.tar.gz`);
+  form.set('package', new Blob([new Uint8Array(await pluginPackage(name, handlers, extra, module))]), `${name}.tar.gz`);
   const reply = await toReply(await fetch(`${baseUrl}/core/api/v1/plugins/`, { method: 'POST', body: form, headers: { authorization: TEST_API_KEY } }));
   assert.equal(reply.status, 201, reply.text);
   return reply;
@@ -79,4 +101,10 @@ export async function eventually<T>(
     if (Date.now() > end) assert.fail(`timed out waiting for ${what}${context() ? `; ${context()}` : ''}`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/** A plugin object without its `runtime` (which follows the runtime's state from one answer to the next): what is stored. */
+export function stored(view: Record<string, unknown>): Record<string, unknown> {
+  const { runtime: _runtime, ...rest } = view;
+  return rest;
 }

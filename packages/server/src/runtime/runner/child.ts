@@ -174,7 +174,9 @@ class Plugin {
     try {
       for (let job = this.queue.shift(); job !== undefined; job = this.queue.shift()) {
         if (job.kind === 'reload') {
-          await this.reload();
+          await this.reload().catch((err: unknown) => {
+            this.broken = `the plugin ${this.name} could not be loaded again: ${err instanceof Error ? err.message : String(err)}`;
+          });
           continue;
         }
         const { request } = job;

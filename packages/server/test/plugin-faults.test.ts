@@ -1,0 +1,176 @@
+// A plugin's faults stay its own on a real instance (docs/plugins.md, "Faults"), on each engine,
+// with real plugins installed through the plugin API: a PRE handler
+// that cannot answer follows its declared on_failure (allow: the change goes ahead, said in an
+// error line naming the command and the plugin; refuse: 503 plugin_unavailable, nothing written);
+// a built-in running past the deadline in one plugin's PRE handler touches neither the runner nor
+// another plugin, commit after commit; and a plugin whose load hangs at a later reload (a time
+// bomb) is listed as failing, tried again with back-off, and runs again once it loads, while every
+// other plugin is loaded again and runs.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { ENGINES, startInstance, TEST_API_KEY, type Instance } from './support/harness.ts';
+import { eventually, installPlugin, setEnabled, type TestHandler, type TestModule } from './support/plugins.ts';
+import type { LogEntry } from '../src/logs/bus.ts';
+
+const C = '/core/api/v1/commands';
+const P = '/core/api/v1/plugins';
+
+for (const engine of ENGINES) {
+  describe(`plugin faults stay the plugin's own (${engine})`, () => {
+    let api: Instance;
+    const entries = (plugin?: string): LogEntry[] => api.app.logs.recent({ plugin }).map((r) => r.entry);
+    const lines = (plugin: string) => entries(plugin).filter((e) => e.source === 'plugin');
+    const failures = (plugin: string) => entries(plugin).filter((e) => e.success === false);
+    const plugin = async (name: string) => (await api.call('GET', `${P}/${name}/`, { authorization: TEST_API_KEY })).json;
+    const install = async (name: string, handlers: TestHandler[], extra?: Record<string, unknown>, module?: TestModule) => {
+      await installPlugin(api.url, name, handlers, extra, module);
+      await eventually(
+        `${name} running`,
+        async () => (await plugin(name)).runtime.state === 'running',
+        20_000,
+        () => JSON.stringify(entries(name)),
+      );
+    };
+    const disable = async (name: string) => {
+      await setEnabled(api.url, name, false);
+      await eventually(`${name} stopped`, async () => (await plugin(name)).runtime.state === 'stopped');
+    };
+
+    before(async () => {
+      api = await startInstance(engine, { demo: true });
+    });
+    after(async () => api?.stop());
+
+    it('a PRE handler that cannot answer: on_failure allow lets the change go ahead, said in an error line naming the command and the plugin', async () => {
+      await install('lenient', [{ className: 'Stuck', events: ['PLAN_COMMAND__PRE_COMMIT'], compute: '    for (;;) {}', onFailure: 'allow' }], {
+        limits: { timeout_ms: 100 },
+      });
+      const plan = await api.command('plan', { narrative: 'Go ahead' });
+      const committed = await api.call('POST', `${C}/${plan.uuid}/commit/`);
+      assert.equal(committed.status, 200, committed.text);
+      const line = failures('lenient').find((e) => e.event_type === 'PLAN_COMMAND__PRE_COMMIT');
+      assert.ok(line, JSON.stringify(entries('lenient')));
+      assert.match(line.event, /ran longer than its 100 ms deadline/);
+      assert.match(line.event, new RegExp(`the change to command ${plan.uuid} goes ahead \\(on_failure: allow\\)`));
+      assert.equal(line.level, 'error');
+      await disable('lenient');
+    });
+
+    it('a PRE handler that cannot answer: on_failure refuse refuses the change with 503 plugin_unavailable, and nothing is written', async () => {
+      await install(
+        'strict',
+        [
+          { className: 'Stuck', events: ['PLAN_COMMAND__PRE_COMMIT'], compute: '    for (;;) {}', onFailure: 'refuse' },
+          { className: 'Fine', events: ['PLAN_COMMAND__PRE_UPDATE'], compute: '    return [];', onFailure: 'refuse' },
+        ],
+        { limits: { timeout_ms: 100 } },
+      );
+      const plan = await api.command('plan', { narrative: 'Hold on' });
+      const refused = await api.call('POST', `${C}/${plan.uuid}/commit/`);
+      assert.equal(refused.status, 503, refused.text);
+      assert.equal(refused.json.code, 'plugin_unavailable');
+      assert.match(refused.json.detail, /strict must check this change and could not/);
+      assert.deepEqual(
+        refused.json.errors.map((e: Record<string, string>) => [e.field, e.plugin]),
+        [['command', 'strict']],
+      );
+      assert.match(refused.json.errors[0].message, /handler dist\/handlers\.js:Stuck ran longer than its 100 ms deadline/);
+      assert.equal((await api.call('GET', `${C}/${plan.uuid}/`)).json.state, 'staged', 'nothing was written');
+      const line = failures('strict').find((e) => e.event_type === 'PLAN_COMMAND__PRE_COMMIT');
+      assert.match(line!.event, new RegExp(`the change to command ${plan.uuid} is refused \\(on_failure: refuse\\)`));
+      // A refuse handler that answers lets its change through.
+      const patched = await api.call('PATCH', `${C}/${plan.uuid}/`, { body: { values: { narrative: 'Checked' } } });
+      assert.equal(patched.status, 200, patched.text);
+      await disable('strict');
+      const later = await api.call('POST', `${C}/${plan.uuid}/commit/`);
+      assert.equal(later.status, 200, later.text);
+    });
+
+    it("a built-in running past the deadline in one plugin's PRE handler ends only its isolate, commit after commit", async () => {
+      await install(
+        'attacker',
+        [{ className: 'Attack', events: ['PLAN_COMMAND__PRE_COMMIT'], compute: '    Array.prototype.indexOf.call({ length: 2 ** 40 }, 1);\n    return [];' }],
+        { limits: { timeout_ms: 200 } },
+      );
+      await install(
+        'checker',
+        [
+          {
+            className: 'Count',
+            events: ['PLAN_COMMAND__PRE_COMMIT'],
+            compute: "    counted++;\n    this.log.info('checked ' + counted);\n    return [];",
+            onFailure: 'refuse',
+          },
+        ],
+        {},
+        { prelude: 'let counted = 0;' },
+      );
+      const pid = api.app.pluginRuntime.runner.pid;
+      for (let i = 1; i <= 4; i++) {
+        const plan = await api.command('plan', { narrative: `Commit ${i}` });
+        const committed = await api.call('POST', `${C}/${plan.uuid}/commit/`);
+        // The checker (refuse) ran each time: had it been skipped, the commit would be refused.
+        assert.equal(committed.status, 200, committed.text);
+      }
+      // The checker kept its module state: it was never reloaded.
+      assert.deepEqual(
+        lines('checker').map((e) => e.event),
+        ['checked 1', 'checked 2', 'checked 3', 'checked 4'],
+      );
+      const ended = failures('attacker').filter((e) => /inside a built-in that never checks it; its isolate was ended/.test(e.event));
+      assert.equal(ended.length, 4, JSON.stringify(failures('attacker')));
+      assert.equal(api.app.pluginRuntime.runner.pid, pid, 'the runner process was never restarted');
+      await disable('attacker');
+      await disable('checker');
+    });
+
+    it('a plugin whose reload hangs (a time bomb) is failing and tried again with back-off; the others are loaded again and run; it runs again once it loads', async () => {
+      // Its module evaluates in time at install, hangs in a built-in for a few seconds after, then is fine again.
+      const from = Date.now() + 2000;
+      const until = from + 6000;
+      await install(
+        'bomb',
+        [{ className: 'Tick', events: ['PLAN_COMMAND__POST_COMMIT'], compute: "    this.log.info('tick');\n    return [];" }],
+        { limits: { timeout_ms: 200 } },
+        { prelude: `if (Date.now() > ${from} && Date.now() < ${until}) Array.prototype.indexOf.call({ length: 2 ** 40 }, 1);` },
+      );
+      await install('innocent', [
+        {
+          className: 'Note',
+          events: ['PLAN_COMMAND__POST_COMMIT'],
+          compute: "    this.log.info('innocent saw ' + this.event.context.command.uuid);\n    return [];",
+        },
+      ]);
+      while (Date.now() <= from) await new Promise((resolve) => setTimeout(resolve, 50));
+      const runner = api.app.pluginRuntime.runner;
+      const pid = runner.pid!;
+      process.kill(pid, 'SIGKILL');
+      const failing = await eventually('the bomb failing', async () => {
+        const view = await plugin('bomb');
+        return view.runtime.state === 'failing' ? view : undefined;
+      });
+      assert.equal(failing.is_enabled, true);
+      assert.match(failing.runtime.detail, /without stopping at the deadline .*its isolate was ended/);
+      assert.ok(Date.parse(failing.runtime.retry_at) > Date.parse(failing.runtime.since));
+      assert.ok(failing.runtime.failed_loads >= 1);
+      const listed = (await api.call('GET', `${P}/?limit=100`, { authorization: TEST_API_KEY })).json.results;
+      assert.equal(listed.find((p: { name: string }) => p.name === 'bomb').runtime.state, 'failing');
+      assert.ok(failures('bomb').some((e) => /failed to load \(1 time in a row; tried again in 1 s\)/.test(e.event)));
+
+      // The innocent plugin was loaded again and runs.
+      assert.equal((await plugin('innocent')).runtime.state, 'running');
+      const plan = await api.command('plan', { narrative: 'After the restart' });
+      assert.equal((await api.call('POST', `${C}/${plan.uuid}/commit/`)).status, 200);
+      await eventually('the innocent handler', () => lines('innocent').some((e) => e.event === `innocent saw ${plan.uuid}`));
+
+      // Past its hour the bomb loads again, and runs.
+      await eventually('the bomb running again', async () => (await plugin('bomb')).runtime.state === 'running', 30_000);
+      const next = await api.command('plan', { narrative: 'Once it loads' });
+      assert.equal((await api.call('POST', `${C}/${next.uuid}/commit/`)).status, 200);
+      await eventually('the bomb handler', () => lines('bomb').some((e) => e.event === 'tick'));
+      await disable('bomb');
+      await disable('innocent');
+      assert.equal((await plugin('bomb')).runtime.state, 'stopped');
+    });
+  });
+}
