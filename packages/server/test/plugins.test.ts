@@ -47,7 +47,18 @@ for (const engine of ENGINES) {
       const bytes = await pluginTarball();
       const r = await upload('POST', `${P}/`, bytes, { is_enabled: 'True' });
       assert.equal(r.status, 201, r.text);
-      assert.deepEqual(Object.keys(r.json).sort(), ['created_at', 'description', 'is_enabled', 'name', 'package', 'package_checksum', 'updated_at', 'version']);
+      assert.deepEqual(Object.keys(r.json).sort(), [
+        'created_at',
+        'description',
+        'grants',
+        'is_enabled',
+        'name',
+        'package',
+        'package_checksum',
+        'updated_at',
+        'version',
+      ]);
+      assert.deepEqual(r.json.grants, [], 'no grant unless an administrator gives one');
       assert.equal(r.json.name, 'vitals-alert');
       assert.equal(r.json.version, '1.0.0');
       assert.equal(r.json.is_enabled, true);

@@ -6,7 +6,7 @@ import type { Database, PluginTable } from './schema.ts';
 type Db = Kysely<Database>;
 
 /** Every column but the package bytes: what listings and the plugin object need. */
-const SUMMARY = ['name', 'description', 'version', 'format', 'checksum', 'is_enabled', 'previous_version', 'created_at', 'updated_at'] as const;
+const SUMMARY = ['name', 'description', 'version', 'format', 'checksum', 'is_enabled', 'previous_version', 'grants', 'created_at', 'updated_at'] as const;
 
 export const insertPlugin = (db: Db, row: Insertable<PluginTable>) => db.insertInto('plugins').values(row).execute();
 
