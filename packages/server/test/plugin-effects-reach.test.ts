@@ -1,12 +1,18 @@
-// Grants given to a plugin (docs/plugins.md, "Grants"), on each engine, through the plugin API: given
-// at install, given and taken back by PATCH, audited and logged, shown by every answer; a name that
-// is no grant is a 400 naming the known ones, and nothing is written.
+// Effects within the event's reach and grants (docs/plugins.md, "Grants"), on each engine, with real
+// plugins installed through the plugin API: an effect that touches another patient than the
+// event's, or a command the plugin did not originate, is refused with one error line and writes
+// nothing, while the answer's other effects apply; each grant widens exactly what it says; grants
+// are given at install, given and taken back by PATCH, audited and shown.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import { ENGINES, TEST_API_KEY, startInstance, toReply, type Instance, type Reply } from './support/harness.ts';
-import { changeGrants, pluginPackage, type TestHandler } from './support/plugins.ts';
+import { changeGrants, eventually, installPlugin, pluginPackage, setEnabled, type TestHandler } from './support/plugins.ts';
 import type { LogEntry } from '../src/logs/bus.ts';
+import { countPluginEvents } from '../src/storage/plugin-events-repository.ts';
+import { applyEffects } from '../src/runtime/effects.ts';
 
+const C = '/core/api/v1/commands';
 const P = '/core/api/v1/plugins';
 
 /** Answers the effects a plan's narrative holds as JSON (a narrative that is no JSON list: none). */
@@ -17,17 +23,225 @@ const REACHER: TestHandler = {
     return text.startsWith('[') ? JSON.parse(text) : [];`,
 };
 
+const plan = (note: string, narrative: string) => ({ type: 'ORIGINATE_PLAN_COMMAND', payload: { command: null, note, data: { narrative }, line_number: -1 } });
+const step = (type: string, command: string) => ({ type, payload: { command } });
+const banner = (patient: string, key: string) => ({
+  type: 'ADD_BANNER_ALERT',
+  payload: { patient, key, narrative: `Banner ${key}`, placement: ['chart'], intent: 'info' },
+});
+
 for (const engine of ENGINES) {
-  describe(`grants (${engine})`, () => {
+  describe(`effects within the event's reach, grants (${engine})`, () => {
     let api: Instance;
     /** Every log entry of the instance since it started (the recent ring keeps only the last 1000). */
     const seen: LogEntry[] = [];
+    const failures = (plugin: string) => seen.filter((e) => e.plugin === plugin && e.success === false);
+    const settled = async () => {
+      await eventually('the outbox to empty', async () => {
+        await api.app.pluginRuntime.delivery.idle();
+        return (await countPluginEvents(api.storage.db)) === 0;
+      });
+      await api.app.pluginRuntime.delivery.idle();
+    };
+    const install = async (name: string, handlers: TestHandler[], extra?: Record<string, unknown>, grants?: string[]) => {
+      const reply = await installPlugin(api.url, name, handlers, extra, grants);
+      await eventually(`${name} running`, () => seen.find((e) => e.plugin === name && /running: \d+ handler/.test(e.event)));
+      return reply;
+    };
+    const disable = async (name: string) => {
+      await setEnabled(api.url, name, false);
+      await eventually(`${name} stopped`, () => seen.find((e) => e.plugin === name && / stopped$/.test(e.event)));
+    };
+    const read = async (uuid: string) => (await api.call('GET', `${C}/${uuid}/`)).json as Record<string, any>;
+    const commandsOf = async (noteKey: string) => (await api.call('GET', `${C}/?note_key=${noteKey}&limit=1000`)).json as { count: number; results: any[] };
+    const bannersOf = async (patient: string) => (await api.call('GET', `/core/api/v1/patients/${patient}/banner-alerts/`)).json.results as any[];
+    const create = async (noteKey: string, narrative = 'A clinician wrote this') => {
+      const r = await api.call('POST', `${C}/`, { body: { schemaKey: 'plan', noteKey, values: { narrative } } });
+      assert.equal(r.status, 201, r.text);
+      return r.json.uuid as string;
+    };
+    const commit = async (uuid: string) => assert.equal((await api.call('POST', `${C}/${uuid}/commit/`)).status, 200);
+    /** The plugin `reacher` answers these effects to the POST_ORIGINATE of a plan a clinician makes in `noteKey`; waits until they are applied. */
+    const answer = async (noteKey: string, effects: unknown[]) => {
+      const from = failures('reacher').length;
+      const uuid = await create(noteKey, JSON.stringify(effects));
+      await settled();
+      return { event: uuid, lines: failures('reacher').slice(from) };
+    };
+    /** The audit rows about an entity that a plugin's user wrote. */
+    const auditedBy = async (actor: string, entityId: string) =>
+      api.storage.db.selectFrom('audit_events').select(['action']).where('entity_id', '=', entityId).where('actor', '=', actor).execute();
+
+    // Patient P (the events' patient) and patient Q (another one), each with a note.
+    let p: { patientKey: string; noteKey: string };
+    let q: { patientKey: string; noteKey: string };
 
     before(async () => {
       api = await startInstance(engine);
       api.app.logs.subscribe((entry) => seen.push(entry));
+      p = await api.note();
+      q = await api.note();
     });
     after(async () => api?.stop());
+
+    it('effects out of the event’s reach are refused, one line each, nothing of them written; the others apply in order', async () => {
+      await install('reacher', [REACHER]);
+      const qStaged = await create(q.noteKey);
+      const qCommitted = await create(q.noteKey);
+      await commit(qCommitted);
+      const pStaged = await create(p.noteKey);
+      const qBefore = await commandsOf(q.noteKey);
+      const { lines } = await answer(p.noteKey, [
+        step('COMMIT_PLAN_COMMAND', qStaged),
+        step('ENTER_IN_ERROR_PLAN_COMMAND', qCommitted),
+        { type: 'EDIT_PLAN_COMMAND', payload: { command: qStaged, data: { narrative: 'Changed by a plugin' } } },
+        step('DELETE_PLAN_COMMAND', qStaged),
+        plan(q.noteKey, 'Slipped into another chart'),
+        banner(q.patientKey, 'elsewhere'),
+        // The event's own patient, but a clinician's command.
+        step('COMMIT_PLAN_COMMAND', pStaged),
+        // Within reach: applied, after the refusals before them.
+        plan(p.noteKey, 'The plugin’s own plan'),
+        banner(p.patientKey, 'here'),
+      ]);
+      const theirs =
+        "belongs to another patient than the event's and was not originated by this plugin (the grants effects:instance and effects:any-command allow it)";
+      const expected = [
+        `effect 0 (COMMIT_PLAN_COMMAND) was refused: command ${qStaged} ${theirs}`,
+        `effect 1 (ENTER_IN_ERROR_PLAN_COMMAND) was refused: command ${qCommitted} ${theirs}`,
+        `effect 2 (EDIT_PLAN_COMMAND) was refused: command ${qStaged} ${theirs}`,
+        `effect 3 (DELETE_PLAN_COMMAND) was refused: command ${qStaged} ${theirs}`,
+        `effect 4 (ORIGINATE_PLAN_COMMAND) was refused: note ${q.noteKey} belongs to another patient than the event's (the grant effects:instance allows it)`,
+        `effect 5 (ADD_BANNER_ALERT) was refused: patient ${q.patientKey} is not the event's patient (the grant effects:instance allows it)`,
+        `effect 6 (COMMIT_PLAN_COMMAND) was refused: command ${pStaged} was not originated by this plugin (the grant effects:any-command allows it)`,
+      ];
+      assert.deepEqual(
+        lines.map((l) => l.event),
+        expected.map((e) => `plugin reacher: handler dist/handlers.js:Reach on PLAN_COMMAND__POST_ORIGINATE ${e}`),
+      );
+      for (const l of lines) {
+        assert.equal(l.level, 'error');
+        assert.equal(l.event_type, 'PLAN_COMMAND__POST_ORIGINATE');
+      }
+      // Nothing of the refused effects was written: Q's commands and note as they were, no banner on Q, no audit row of the plugin about them.
+      assert.deepEqual(await commandsOf(q.noteKey), qBefore);
+      assert.equal((await read(qStaged)).state, 'staged');
+      assert.equal((await read(qStaged)).data.narrative, 'A clinician wrote this');
+      assert.equal((await read(qCommitted)).state, 'committed');
+      assert.equal((await read(pStaged)).state, 'staged');
+      assert.deepEqual(await bannersOf(q.patientKey), []);
+      for (const uuid of [qStaged, qCommitted, pStaged]) assert.deepEqual(await auditedBy('plugin:reacher', uuid), []);
+      // The effects within reach were applied.
+      const own = (await commandsOf(p.noteKey)).results.filter((c) => c.originated_by === 'plugin:reacher');
+      assert.deepEqual(
+        own.map((c) => c.data.narrative),
+        ['The plugin’s own plan'],
+      );
+      assert.deepEqual(
+        (await bannersOf(p.patientKey)).map((b) => b.key),
+        ['here'],
+      );
+    });
+
+    it("the plugin's own commands of the event's patient are edited, committed, entered in error and deleted", async () => {
+      await answer(p.noteKey, [plan(p.noteKey, 'Own one'), plan(p.noteKey, 'Own two')]);
+      const own = (await commandsOf(p.noteKey)).results.filter((c) => c.originated_by === 'plugin:reacher');
+      const one = own.find((c) => c.data.narrative === 'Own one')!.uuid as string;
+      const two = own.find((c) => c.data.narrative === 'Own two')!.uuid as string;
+      const { lines } = await answer(p.noteKey, [
+        { type: 'EDIT_PLAN_COMMAND', payload: { command: one, data: { narrative: 'Own one, edited' } } },
+        step('COMMIT_PLAN_COMMAND', one),
+        step('ENTER_IN_ERROR_PLAN_COMMAND', one),
+        step('DELETE_PLAN_COMMAND', two),
+      ]);
+      assert.deepEqual(lines, []);
+      const after = await read(one);
+      assert.equal(after.state, 'entered_in_error');
+      assert.equal(after.data.narrative, 'Own one, edited');
+      assert.equal((await api.call('GET', `${C}/${two}/`)).status, 404);
+    });
+
+    it("effects:any-command reaches the commands others originated, of the event's patient only", async () => {
+      const pStaged = await create(p.noteKey);
+      const qStaged = await create(q.noteKey);
+      const given = await changeGrants(api.url, 'reacher', { grant: ['effects:any-command'] });
+      assert.deepEqual(given.json.grants, ['effects:any-command']);
+      const { lines } = await answer(p.noteKey, [step('COMMIT_PLAN_COMMAND', pStaged), step('COMMIT_PLAN_COMMAND', qStaged)]);
+      assert.deepEqual(
+        lines.map((l) => l.event.replace(/^.* on PLAN_COMMAND__POST_ORIGINATE /, '')),
+        [`effect 1 (COMMIT_PLAN_COMMAND) was refused: command ${qStaged} belongs to another patient than the event's (the grant effects:instance allows it)`],
+      );
+      assert.equal((await read(pStaged)).state, 'committed');
+      assert.equal((await read(pStaged)).committed_by, 'plugin:reacher');
+      assert.equal((await read(qStaged)).state, 'staged');
+      await changeGrants(api.url, 'reacher', { revoke: ['effects:any-command'] });
+    });
+
+    it('effects:instance reaches any patient, and only its own commands there; revoked, it reaches no further; with both, anything', async () => {
+      const qStaged = await create(q.noteKey);
+      await changeGrants(api.url, 'reacher', { grant: ['effects:instance'] });
+      const wide = await answer(p.noteKey, [plan(q.noteKey, 'Placed in Q'), banner(q.patientKey, 'q-banner'), step('COMMIT_PLAN_COMMAND', qStaged)]);
+      assert.deepEqual(
+        wide.lines.map((l) => l.event.replace(/^.* on PLAN_COMMAND__POST_ORIGINATE /, '')),
+        [`effect 2 (COMMIT_PLAN_COMMAND) was refused: command ${qStaged} was not originated by this plugin (the grant effects:any-command allows it)`],
+      );
+      const placed = (await commandsOf(q.noteKey)).results.filter((c) => c.originated_by === 'plugin:reacher');
+      assert.deepEqual(
+        placed.map((c) => [c.data.narrative, c.patient_key]),
+        [['Placed in Q', q.patientKey]],
+      );
+      assert.deepEqual(
+        (await bannersOf(q.patientKey)).map((b) => b.key),
+        ['q-banner'],
+      );
+
+      await changeGrants(api.url, 'reacher', { revoke: ['effects:instance'] });
+      const narrow = await answer(p.noteKey, [{ type: 'REMOVE_BANNER_ALERT', payload: { patient: q.patientKey, key: 'q-banner' } }]);
+      assert.deepEqual(
+        narrow.lines.map((l) => l.event.replace(/^.* on PLAN_COMMAND__POST_ORIGINATE /, '')),
+        [`effect 0 (REMOVE_BANNER_ALERT) was refused: patient ${q.patientKey} is not the event's patient (the grant effects:instance allows it)`],
+      );
+      assert.deepEqual(
+        (await bannersOf(q.patientKey)).map((b) => b.key),
+        ['q-banner'],
+      );
+
+      await changeGrants(api.url, 'reacher', { grant: ['effects:instance', 'effects:any-command'] });
+      const both = await answer(p.noteKey, [
+        step('COMMIT_PLAN_COMMAND', qStaged),
+        { type: 'REMOVE_BANNER_ALERT', payload: { patient: q.patientKey, key: 'q-banner' } },
+      ]);
+      assert.deepEqual(both.lines, []);
+      assert.equal((await read(qStaged)).state, 'committed');
+      assert.deepEqual(await bannersOf(q.patientKey), []);
+      await changeGrants(api.url, 'reacher', { revoke: ['effects:instance', 'effects:any-command'] });
+    });
+
+    it('an event about no patient reaches no patient without effects:instance', async () => {
+      const handler = { plugin: 'reacher', entry: 'dist/handlers.js', className: 'Reach', id: 'dist/handlers.js:Reach', events: [], secrets: {} };
+      const runtime = api.app.pluginRuntime;
+      const from = failures('reacher').length;
+      const pStaged = await create(p.noteKey);
+      await applyEffects(
+        { storage: api.storage, logs: api.app.logs, runtime, calls: runtime.calls },
+        handler,
+        { id: crypto.randomUUID(), type: 'PLUGIN_UPDATED', depth: 0, requestId: 'no-patient', patient: null },
+        [banner(p.patientKey, 'nobody'), plan(p.noteKey, 'Nobody asked'), step('COMMIT_PLAN_COMMAND', pStaged)],
+      );
+      assert.deepEqual(
+        failures('reacher')
+          .slice(from)
+          .map((l) => l.event.replace(/^.* on PLUGIN_UPDATED /, '')),
+        [
+          `effect 0 (ADD_BANNER_ALERT) was refused: patient ${p.patientKey} is not the event's patient: the event is about none (the grant effects:instance allows it)`,
+          `effect 1 (ORIGINATE_PLAN_COMMAND) was refused: note ${p.noteKey} belongs to a patient, and the event is about none (the grant effects:instance allows it)`,
+          `effect 2 (COMMIT_PLAN_COMMAND) was refused: command ${pStaged} belongs to a patient, and the event is about none and was not originated by this plugin (the grants effects:instance and effects:any-command allow it)`,
+        ],
+      );
+      assert.ok(!(await bannersOf(p.patientKey)).some((b) => b.key === 'nobody'));
+      assert.equal((await read(pStaged)).state, 'staged');
+      await disable('reacher');
+    });
 
     describe('grants given and taken back', () => {
       /** A multipart install or PATCH with repeated fields, as the charta tool sends it. */
