@@ -1,6 +1,7 @@
 // Environment variables (and `charta-server start` flags) → one typed, validated config object.
 import path from 'node:path';
 import { DEFAULT_LIST_COUNT_CAP } from './http/pagination.ts';
+import { DEFAULT_EFFECTS_PER_CHANGE, DEFAULT_MAX_EFFECTS_PER_ANSWER } from './runtime/effect-limits.ts';
 
 export interface Config {
   host: string;
@@ -25,6 +26,10 @@ export interface Config {
   pluginMaxMemoryMb: number;
   /** The longest deadline of a handler call a plugin's manifest may ask for, in milliseconds. */
   pluginMaxTimeoutMs: number;
+  /** The most effects one answer of a handler may hold that a plugin's manifest may ask for (docs/plugins.md, "Breadth limits"). */
+  pluginMaxEffectsPerAnswer: number;
+  /** The most effects the whole chain of changes one client change sets off may apply, all plugins together. */
+  pluginEffectsPerChange: number;
   /** HTTP processes `start` serves with (docs/configuration.md, "Multi-process serving"); 1 = no fork. */
   workers: number;
   /** Matching rows the commands and notes lists count exactly past the page's offset (docs/api.md, "Pagination"). */
@@ -79,6 +84,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
     throw new ConfigError(`CHARTA_SHUTDOWN_TIMEOUT must be a number of seconds above 0 and at most 3600, got ${shutdownText}`);
   const pluginMaxMemoryMb = integerSetting(get('pluginMaxMemoryMb', 'CHARTA_PLUGIN_MAX_MEMORY_MB') ?? '128', 'CHARTA_PLUGIN_MAX_MEMORY_MB', 1, 1024);
   const pluginMaxTimeoutMs = integerSetting(get('pluginMaxTimeoutMs', 'CHARTA_PLUGIN_MAX_TIMEOUT_MS') ?? '5000', 'CHARTA_PLUGIN_MAX_TIMEOUT_MS', 10, 60000);
+  const pluginMaxEffectsPerAnswer = integerSetting(
+    get('pluginMaxEffectsPerAnswer', 'CHARTA_PLUGIN_MAX_EFFECTS_PER_ANSWER') ?? String(DEFAULT_MAX_EFFECTS_PER_ANSWER),
+    'CHARTA_PLUGIN_MAX_EFFECTS_PER_ANSWER',
+    1,
+    100_000,
+  );
+  const pluginEffectsPerChange = integerSetting(
+    get('pluginEffectsPerChange', 'CHARTA_PLUGIN_EFFECTS_PER_CHANGE') ?? String(DEFAULT_EFFECTS_PER_CHANGE),
+    'CHARTA_PLUGIN_EFFECTS_PER_CHANGE',
+    1,
+    1_000_000,
+  );
   const workersText = get('workers', 'CHARTA_WORKERS') ?? '1';
   const workers = /^[0-9]+$/.test(workersText) ? Number(workersText) : NaN;
   if (!(workers >= 1 && workers <= MAX_WORKERS))
@@ -117,6 +134,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
     shutdownTimeoutMs: Math.round(shutdownSeconds * 1000),
     pluginMaxMemoryMb,
     pluginMaxTimeoutMs,
+    pluginMaxEffectsPerAnswer,
+    pluginEffectsPerChange,
     workers,
     listCountCap,
     consoleDir,

@@ -1,19 +1,28 @@
-// Effects within the event's reach and grants (docs/plugins.md, "Grants"), on each engine, with real
-// plugins installed through the plugin API: an effect that touches another patient than the
-// event's, or a command the plugin did not originate, is refused with one error line and writes
-// nothing, while the answer's other effects apply; each grant widens exactly what it says; grants
-// are given at install, given and taken back by PATCH, audited and shown.
+// Effects within the event's reach, grants and breadth limits (docs/plugins.md, "Grants" and
+// "Breadth limits"), on each engine, with real plugins installed through the plugin API: an effect
+// that touches another patient than the event's, or a command the plugin did not originate, is
+// refused with one error line and writes nothing, while the answer's other effects apply; each
+// grant widens exactly what it says; grants are given at install, given and taken back by PATCH,
+// audited and shown; an answer past its limit and a chain of changes past its budget stop there.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
-import { ENGINES, TEST_API_KEY, startInstance, toReply, type Instance, type Reply } from './support/harness.ts';
+import { ENGINES, TEST_API_KEY, startInstance, testConfig, toReply, type Instance, type Reply } from './support/harness.ts';
 import { changeGrants, eventually, installPlugin, pluginPackage, setEnabled, type TestHandler } from './support/plugins.ts';
 import type { LogEntry } from '../src/logs/bus.ts';
 import { countPluginEvents } from '../src/storage/plugin-events-repository.ts';
 import { applyEffects } from '../src/runtime/effects.ts';
+import { DEFAULT_EFFECTS_PER_ANSWER } from '../src/runtime/effect-limits.ts';
+import { prepareStorage } from '../src/server.ts';
+import { nowMicros } from '../src/lib/time.ts';
 
 const C = '/core/api/v1/commands';
 const P = '/core/api/v1/plugins';
+/**
+ * The budget of one chain of changes on the test instance (CHARTA_PLUGIN_EFFECTS_PER_CHANGE):
+ * small, so that a chain reaches it fast, and no less than an answer of the default limit.
+ */
+const BUDGET = 100;
 
 /** Answers the effects a plan's narrative holds as JSON (a narrative that is no JSON list: none). */
 const REACHER: TestHandler = {
@@ -31,7 +40,7 @@ const banner = (patient: string, key: string) => ({
 });
 
 for (const engine of ENGINES) {
-  describe(`effects within the event's reach, grants (${engine})`, () => {
+  describe(`effects within the event's reach, grants, breadth limits (${engine})`, () => {
     let api: Instance;
     /** Every log entry of the instance since it started (the recent ring keeps only the last 1000). */
     const seen: LogEntry[] = [];
@@ -77,7 +86,7 @@ for (const engine of ENGINES) {
     let q: { patientKey: string; noteKey: string };
 
     before(async () => {
-      api = await startInstance(engine);
+      api = await startInstance(engine, { pluginEffectsPerChange: BUDGET });
       api.app.logs.subscribe((entry) => seen.push(entry));
       p = await api.note();
       q = await api.note();
@@ -225,7 +234,7 @@ for (const engine of ENGINES) {
       await applyEffects(
         { storage: api.storage, logs: api.app.logs, runtime, calls: runtime.calls },
         handler,
-        { id: crypto.randomUUID(), type: 'PLUGIN_UPDATED', depth: 0, requestId: 'no-patient', patient: null },
+        { id: crypto.randomUUID(), type: 'PLUGIN_UPDATED', depth: 0, requestId: 'no-patient', root: crypto.randomUUID(), patient: null },
         [banner(p.patientKey, 'nobody'), plan(p.noteKey, 'Nobody asked'), step('COMMIT_PLAN_COMMAND', pStaged)],
       );
       assert.deepEqual(
@@ -371,6 +380,115 @@ for (const engine of ENGINES) {
         assert.equal(now.is_enabled, false);
         assert.equal((await audit()).length, rows);
         assert.equal((await api.call('DELETE', `${P}/trusted/`, { authorization: TEST_API_KEY })).status, 204);
+      });
+    });
+
+    describe('breadth limits', () => {
+      it(`a chain of three originates per POST_ORIGINATE stops at the budget of its root change (${BUDGET}), with one line`, async () => {
+        await install('spreader', [
+          {
+            className: 'Three',
+            events: ['GOAL_COMMAND__POST_ORIGINATE'],
+            compute: `    const note = this.event.context.note.uuid;
+    return [1, 2, 3].map((i) => ({ type: 'ORIGINATE_GOAL_COMMAND', payload: { command: null, note, data: { goal_statement: 'Goal ' + this.event.depth + '.' + i }, line_number: -1 } }));`,
+          },
+        ]);
+        const { noteKey } = await api.note();
+        const r = await api.call('POST', `${C}/`, { body: { schemaKey: 'goal', noteKey, values: { goal_statement: 'The root' } } });
+        assert.equal(r.status, 201, r.text);
+        await eventually('the budget line', () => failures('spreader').some((l) => /budget/.test(l.event)));
+        await settled();
+        const goals = await commandsOf(noteKey);
+        assert.equal(goals.count, BUDGET + 1, 'the client’s goal and one per effect the budget allowed');
+        assert.equal(goals.results.filter((c) => c.originated_by === 'plugin:spreader').length, BUDGET);
+        const lines = failures('spreader');
+        assert.equal(lines.length, 1, JSON.stringify(lines));
+        assert.match(
+          lines[0]!.event,
+          new RegExp(
+            `effects? \\d+ .*of the answer's 3\\) w(as|ere) refused: the chain of changes that event [0-9a-f-]{36} began has spent its budget of ${BUDGET} effects \\(CHARTA_PLUGIN_EFFECTS_PER_CHANGE\\)$`,
+          ),
+        );
+        // The whole chain counted against one root: the client's change.
+        const budgets = await api.storage.db.selectFrom('plugin_effect_budgets').selectAll().execute();
+        const root = /event ([0-9a-f-]{36}) began/.exec(lines[0]!.event)![1];
+        assert.ok(budgets.some((b) => b.root_id === root && Number(b.used) > BUDGET));
+        await disable('spreader');
+      });
+
+      it(`an answer of ${DEFAULT_EFFECTS_PER_ANSWER + 1} effects applies ${DEFAULT_EFFECTS_PER_ANSWER}, and one line says the rest was refused`, async () => {
+        await install('flood', [
+          {
+            className: 'Many',
+            events: ['PERFORM_COMMAND__POST_ORIGINATE'],
+            compute: `    const patient = this.event.context.patient.key;
+    return Array.from({ length: ${DEFAULT_EFFECTS_PER_ANSWER + 1} }, (_, i) => ({ type: 'ADD_BANNER_ALERT', payload: { patient, key: 'b' + i, narrative: 'Banner ' + i, placement: ['chart'], intent: 'info' } }));`,
+          },
+        ]);
+        const { noteKey, patientKey } = await api.note();
+        assert.equal((await api.call('POST', `${C}/`, { body: { schemaKey: 'perform', noteKey, values: {} } })).status, 201);
+        await eventually('the limit line', () => failures('flood').length > 0);
+        await settled();
+        const banners = await api.call('GET', `/core/api/v1/patients/${patientKey}/banner-alerts/?limit=200`);
+        assert.equal(banners.json.count, DEFAULT_EFFECTS_PER_ANSWER);
+        assert.ok(!banners.json.results.some((b: any) => b.key === `b${DEFAULT_EFFECTS_PER_ANSWER}`));
+        assert.deepEqual(
+          failures('flood').map((l) => l.event.replace(/^.* on PERFORM_COMMAND__POST_ORIGINATE /, '')),
+          [
+            `effect ${DEFAULT_EFFECTS_PER_ANSWER} (of the answer's ${DEFAULT_EFFECTS_PER_ANSWER + 1}) was refused: an answer may hold at most ${DEFAULT_EFFECTS_PER_ANSWER} effects (this plugin's limit per answer)`,
+          ],
+        );
+        await disable('flood');
+      });
+
+      it("a manifest's limits.effects_per_answer is the plugin's limit; one over the instance's maximum is refused at install", async () => {
+        await install(
+          'frugal',
+          [
+            {
+              className: 'Four',
+              events: ['PERFORM_COMMAND__POST_ORIGINATE'],
+              compute: `    const patient = this.event.context.patient.key;
+    return [0, 1, 2, 3].map((i) => ({ type: 'ADD_BANNER_ALERT', payload: { patient, key: 'f' + i, narrative: 'Banner ' + i, placement: ['chart'], intent: 'info' } }));`,
+            },
+          ],
+          { limits: { effects_per_answer: 3 } },
+        );
+        const { noteKey, patientKey } = await api.note();
+        assert.equal((await api.call('POST', `${C}/`, { body: { schemaKey: 'perform', noteKey, values: {} } })).status, 201);
+        await eventually('the limit line', () => failures('frugal').length > 0);
+        await settled();
+        assert.deepEqual((await bannersOf(patientKey)).map((b) => b.key).sort(), ['f0', 'f1', 'f2']);
+        assert.match(failures('frugal')[0]!.event, /effect 3 \(of the answer's 4\) was refused: an answer may hold at most 3 effects/);
+        await disable('frugal');
+
+        const form = new FormData();
+        form.set('package', new Blob([new Uint8Array(await pluginPackage('greedy', [REACHER], { limits: { effects_per_answer: 1001 } }))]), 'greedy.tar.gz');
+        const r = await toReply(await fetch(`${api.url}${P}/`, { method: 'POST', body: form, headers: { authorization: TEST_API_KEY } }));
+        assert.equal(r.status, 400, r.text);
+        assert.equal(r.json.code, 'plugin_package_invalid');
+        assert.deepEqual(
+          r.json.errors.map((e: { message: string }) => e.message),
+          ["CHARTA_MANIFEST.json: /limits/effects_per_answer 1001 is over this instance's maximum of 1000"],
+        );
+        assert.equal((await api.call('GET', `${P}/greedy/`, { authorization: TEST_API_KEY })).status, 404);
+      });
+
+      it('the count of a chain is forgotten after 24 hours, with the idempotency keys', async () => {
+        const hour = 3600 * 1_000_000;
+        await api.storage.db
+          .insertInto('plugin_effect_budgets')
+          .values([
+            { root_id: 'a-day-old', used: 5, created_at: nowMicros() - 25 * hour },
+            { root_id: 'an-hour-old', used: 5, created_at: nowMicros() - hour },
+          ])
+          .execute();
+        // What every start does (and the running server hourly).
+        const { storage } = await prepareStorage(testConfig(api.db));
+        await storage.close();
+        const roots = (await api.storage.db.selectFrom('plugin_effect_budgets').select('root_id').execute()).map((r) => r.root_id);
+        assert.ok(!roots.includes('a-day-old'));
+        assert.ok(roots.includes('an-hour-old'));
       });
     });
   });

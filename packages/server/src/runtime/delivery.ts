@@ -113,7 +113,14 @@ export class Delivery {
           await applyEffects(
             { storage: this.storage, logs: this.logs, runtime: this.host, calls: this.host.calls },
             handler,
-            { id: String(event.id), type, depth: row.depth, requestId: row.request_id ?? String(event.id), patient: eventPatient(event) },
+            {
+              id: String(event.id),
+              type,
+              depth: row.depth,
+              requestId: row.request_id ?? String(event.id),
+              root: row.root_id ?? String(event.id),
+              patient: eventPatient(event),
+            },
             effects,
           );
         }

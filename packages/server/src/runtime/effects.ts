@@ -4,9 +4,11 @@
 // index, so an event delivered twice applies each effect once. An effect that cannot be applied
 // is an error line on the log stream, never dropped in silence.
 //
-// Each effect is held to the plugin's reach (docs/plugins.md, "Grants"), checked against the stored
-// command or note before its operation is called: by default only the event's patient, and only
-// commands the plugin itself originated.
+// Before any effect runs, the answer is held to the breadth limits (docs/plugins.md, "Breadth
+// limits"): at most the plugin's effects per answer, and only what still fits the budget of the
+// chain of changes the event belongs to. Each effect is then held to the plugin's reach
+// (docs/plugins.md, "Grants"), checked against the stored command or note before its operation is
+// called: by default only the event's patient, and only commands the plugin itself originated.
 import type { Ctx } from '../context.ts';
 import type { Storage } from '../storage/db.ts';
 import type { LogBus } from '../logs/bus.ts';
@@ -15,7 +17,9 @@ import { CLINICAL_SCOPE } from '../auth/acting-staff.ts';
 import { writeTransaction, type Idempotency } from '../storage/transaction.ts';
 import { getNote, getPatient } from '../storage/clinical-repository.ts';
 import { removeBannerAlert, upsertBannerAlert } from '../storage/banner-alerts-repository.ts';
-import { getPluginGrants } from '../storage/plugins-repository.ts';
+import { getPluginGrants, getPluginPackage } from '../storage/plugins-repository.ts';
+import { reserveEffects } from '../storage/plugin-effect-budgets-repository.ts';
+import { inspectPackage } from '../plugins/inspection/index.ts';
 import { createCommand } from '../commands/create.ts';
 import { updateCommand } from '../commands/update.ts';
 import { commitCommand } from '../commands/commit.ts';
@@ -28,6 +32,7 @@ import type { ActiveHandler, HandlerCalls } from './calls.ts';
 import type { PluginRuntime } from './types.ts';
 import { parseEffect, type Effect } from './effect-payloads.ts';
 import { storedGrants, type Grant } from './grants.ts';
+import { effectLimitsOf, effectsPerAnswer } from './effect-limits.ts';
 
 export interface EffectEnv {
   storage: Storage;
@@ -42,6 +47,8 @@ export interface EffectSource {
   type: string;
   depth: number;
   requestId: string;
+  /** The event at the root of its chain of changes (`plugin_events.root_id`): the budget is counted per root. */
+  root: string;
   /** The patient the event is about (`context.patient.key`); null for an event about none. */
   patient: string | null;
 }
@@ -49,7 +56,7 @@ export interface EffectSource {
 /** The staff-like user key a plugin acts as (originated_by, edited_by, the audit). */
 export const pluginActor = (plugin: string): string => `plugin:${plugin}`;
 
-/** The operation context of a plugin's effects: its own user, one level deeper in the chain of events. */
+/** The operation context of a plugin's effects: its own user, one level deeper in the same chain of events. */
 function pluginCtx(env: EffectEnv, plugin: string, source: EffectSource): Ctx {
   const key = pluginActor(plugin);
   return {
@@ -59,6 +66,7 @@ function pluginCtx(env: EffectEnv, plugin: string, source: EffectSource): Ctx {
     logs: env.logs,
     runtime: env.runtime,
     eventDepth: source.depth + 1,
+    eventRoot: source.root,
   };
 }
 
@@ -76,10 +84,29 @@ class Refused extends Error {}
 
 export async function applyEffects(env: EffectEnv, handler: ActiveHandler, source: EffectSource, effects: JsonObject[]): Promise<void> {
   const fail = (what: string) => env.calls.failure(handler, source.type, source.requestId, what);
-  const grants = await grantsOf(env.storage, handler.plugin); // once per answer, not per effect
+  const plugin = await pluginPolicy(env.storage, handler.plugin); // once per answer, not per effect
+  const limits = effectLimitsOf(env.runtime);
+  const perAnswer = effectsPerAnswer(plugin.askedPerAnswer, limits.maxPerAnswer);
+  let count = effects.length;
+  if (count > perAnswer) {
+    fail(`${theRest(perAnswer, effects.length)} refused: an answer may hold at most ${perAnswer} effects (this plugin's limit per answer)`);
+    count = perAnswer;
+  }
+  if (count > 0) {
+    const used = await env.storage.transact((trx) => reserveEffects(trx, source.root, count, nowMicros()));
+    const before = used - count;
+    const fits = Math.max(0, Math.min(count, limits.perChange - before));
+    // Only the answer whose reservation crosses the budget says so: one line per chain.
+    if (fits < count && before <= limits.perChange) {
+      fail(
+        `${theRest(fits, effects.length, count)} refused: the chain of changes that event ${source.root} began has spent its budget of ${limits.perChange} effects (CHARTA_PLUGIN_EFFECTS_PER_CHANGE)`,
+      );
+    }
+    count = fits;
+  }
   const ctx = pluginCtx(env, handler.plugin, source);
-  const reach: Reach = { actor: pluginActor(handler.plugin), patient: source.patient, grants };
-  for (const [index, raw] of effects.entries()) {
+  const reach: Reach = { actor: pluginActor(handler.plugin), patient: source.patient, grants: plugin.grants };
+  for (const [index, raw] of effects.slice(0, count).entries()) {
     const what = `effect ${index} (${typeof raw.type === 'string' ? raw.type.slice(0, 64) : 'no type'})`;
     const effect = parseEffect(raw);
     if (typeof effect === 'string') {
@@ -103,9 +130,31 @@ export async function applyEffects(env: EffectEnv, handler: ActiveHandler, sourc
   }
 }
 
-/** The plugin's grants, read as the answer is applied (a grant changed meanwhile counts from the next answer). */
-async function grantsOf(storage: Storage, name: string): Promise<Grant[]> {
-  return storedGrants((await getPluginGrants(storage.reader, name))?.grants);
+/** "effects 100 to 120 (21 of the answer's 121) were", "effect 7 (of the answer's 8) was". */
+function theRest(from: number, total: number, end = total): string {
+  return end - from === 1 ? `effect ${from} (of the answer's ${total}) was` : `effects ${from} to ${end - 1} (${end - from} of the answer's ${total}) were`;
+}
+
+/** A package's `limits.effects_per_answer` (null: none asked), by its checksum: a package never changes under one. */
+const askedByChecksum = new Map<string, number | null>();
+const ASKED_KEPT = 256;
+
+/** What applying an answer needs of its plugin, in one read: its grants and its effects per answer. */
+async function pluginPolicy(storage: Storage, name: string): Promise<{ grants: Grant[]; askedPerAnswer: number | undefined }> {
+  const row = await getPluginGrants(storage.reader, name);
+  if (row === undefined) return { grants: [], askedPerAnswer: undefined };
+  let asked = askedByChecksum.get(row.checksum);
+  if (asked === undefined) {
+    // First answer of this package in this process: its manifest is read from the stored package.
+    const stored = await getPluginPackage(storage.reader, name);
+    const inspection = stored === undefined ? undefined : await inspectPackage(Buffer.from(stored.package));
+    asked = inspection?.ok ? (inspection.metadata.manifest?.limits?.effects_per_answer ?? null) : null;
+    if (stored !== undefined) {
+      if (askedByChecksum.size >= ASKED_KEPT) askedByChecksum.delete(askedByChecksum.keys().next().value!);
+      askedByChecksum.set(stored.checksum, asked);
+    }
+  }
+  return { grants: storedGrants(row.grants), askedPerAnswer: asked ?? undefined };
 }
 
 async function apply(ctx: Ctx, reach: Reach, plugin: string, effect: Effect, idempotency: Idempotency): Promise<void> {

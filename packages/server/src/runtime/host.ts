@@ -261,7 +261,7 @@ export class PluginHost implements PluginRuntime {
       depth: actor.depth,
       request_id: actor.requestId,
       created_at: nowMicros(),
-      root_id: id,
+      root_id: actor.rootId ?? id,
     });
   }
 
