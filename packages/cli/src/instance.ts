@@ -2,7 +2,7 @@
 // (docs/api.md, "Plugins"): `{host}/core/api/v1/plugins/…/` with a trailing slash, the raw API
 // key in `Authorization`, multipart with the file field `package` and `is_enabled` as Python's
 // `True`/`False`, a form-encoded PATCH when only the flag is sent, secrets as repeated `secret`
-// fields of base64 `KEY=value`. Network failures and
+// fields of base64 `KEY=value`, grants as repeated `grant` and `revoke` fields. Network failures and
 // unexpected statuses become CliErrors, so commands only handle the answers they expect.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -41,19 +41,34 @@ export class InstanceFailure extends CliError {
   }
 }
 
-/** `secrets`: the repeated `secret` fields, each already base64 of `KEY=value` (secretFields). */
+/**
+ * The repeated fields of a body, each sent once per value in order: `secret` (each already base64
+ * of `KEY=value`, secretFields), `grant` and `revoke` (grant names, docs/plugins.md "Grants").
+ */
+export type RepeatedFields = Partial<Record<'secret' | 'grant' | 'revoke', string[]>>;
+
 export type Body =
-  | { kind: 'multipart'; fields: Record<string, string>; secrets?: string[] | undefined; file?: PackageFile | undefined }
-  | { kind: 'form'; fields: Record<string, string>; secrets?: string[] | undefined }
+  | { kind: 'multipart'; fields: Record<string, string>; repeated?: RepeatedFields | undefined; file?: PackageFile | undefined }
+  | { kind: 'form'; fields: Record<string, string>; repeated?: RepeatedFields | undefined }
   | { kind: 'empty' };
+
+/** Whether the body's repeated fields hold any value. */
+export const hasRepeated = (repeated: RepeatedFields): boolean => Object.values(repeated).some((values) => values.length > 0);
+
+/** Each repeated field's values, in order, as [name, value] pairs. */
+const repeatedPairs = (repeated: RepeatedFields | undefined): Array<[string, string]> =>
+  Object.entries(repeated ?? {}).flatMap(([name, values]) => values.map((value): [string, string] => [name, value]));
 
 export interface RequestOptions {
   query?: Record<string, string> | undefined;
   body?: Body | undefined;
 }
 
-/** The repeated `--secret KEY=VALUE` option of commander: each value appended. */
-export const collectSecret = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
+/** A repeatable option of commander (`--secret KEY=VALUE`, `--grant NAME`…): each value appended. */
+export const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
+
+/** The values of a repeatable option (collect), [] when it was not given. */
+export const collected = (values: unknown): string[] => (Array.isArray(values) ? values.filter((v): v is string => typeof v === 'string') : []);
 
 /**
  * `--secret KEY=VALUE` values as the original tool sends them: base64 of `KEY=VALUE`, split at
@@ -150,7 +165,7 @@ export class InstanceClient {
     if (given.kind === 'multipart') {
       const form = new FormData();
       for (const [k, v] of Object.entries(given.fields)) form.set(k, v);
-      for (const secret of given.secrets ?? []) form.append('secret', secret);
+      for (const [name, value] of repeatedPairs(given.repeated)) form.append(name, value);
       if (given.file) {
         const type = given.file.name.toLowerCase().endsWith('.whl') ? 'application/zip' : 'application/gzip';
         form.set('package', new Blob([new Uint8Array(given.file.bytes)], { type }), given.file.name);
@@ -158,7 +173,7 @@ export class InstanceClient {
       body = form;
     } else if (given.kind === 'form') {
       body = new URLSearchParams(given.fields);
-      for (const secret of given.secrets ?? []) body.append('secret', secret);
+      for (const [name, value] of repeatedPairs(given.repeated)) body.append(name, value);
     }
     const url = this.pluginsUrl(segments, options.query);
     try {

@@ -40,10 +40,17 @@ if (chromium.executable === undefined) {
 
     before(async () => {
       instance = await startInstance('sqlite', { consoleDir: consoleBuild(), demo: true });
-      await installPlugin(instance.url, 'follow-up-flag', [{ className: 'Flag', events: ['PLAN_COMMAND__POST_COMMIT'], compute: '    return [];' }], {
-        description: 'Flags plans that need a follow-up',
-        secrets: ['API_TOKEN'],
-      });
+      await installPlugin(
+        instance.url,
+        'follow-up-flag',
+        [{ className: 'Flag', events: ['PLAN_COMMAND__POST_COMMIT'], compute: '    return [];' }],
+        {
+          description: 'Flags plans that need a follow-up',
+          secrets: ['API_TOKEN'],
+        },
+        // Its card then shows a grant badge, which the audit covers too.
+        ['effects:instance'],
+      );
       // The demo encounter note gets a committed plan and diagnosis (a condition in the chart) and a staged plan.
       const patient = (await instance.call('GET', '/core/api/v1/patients?name=ada')).json.results[0];
       const notes = (await instance.call('GET', `/core/api/v1/notes?patient_key=${patient.key}`)).json.results;

@@ -1,8 +1,9 @@
 // The console's sign-in and plugins page in headless Chromium (docs/console.md), against a real
 // instance on port 0 serving the real build: a wrong and a right API key, OAuth client
 // credentials, an invalid package dropped (its reasons listed), a package built by the charta
-// tool's packaging picked and installed, disable and enable, write-only secrets, recent log lines,
-// download, delete after a confirmation, the phone width, and signing out. One browser, one page.
+// tool's packaging picked and installed, disable and enable, its grants as badges, write-only
+// secrets, recent log lines, download, delete after a confirmation, the phone width, and signing
+// out. One browser, one page.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
@@ -138,6 +139,27 @@ if (chromium.executable === undefined) {
       await card().locator('dd.enabled').waitFor();
       r = await instance.call('GET', `/core/api/v1/plugins/${pkg.name}/`, { authorization: TEST_API_KEY });
       assert.equal(r.json.is_enabled, true);
+    });
+
+    it('shows the grants an administrator gave it as a list of badges', async () => {
+      assert.equal(await card().locator('.no-grants').textContent(), 'None');
+      const given = await instance.call('PATCH', `/core/api/v1/plugins/${pkg.name}/`, {
+        authorization: TEST_API_KEY,
+        raw: { contentType: 'application/x-www-form-urlencoded', data: 'grant=effects:instance&grant=effects:any-command' },
+      });
+      assert.equal(given.status, 200, given.text);
+      // The page reads the plugins again after each action: disabling and enabling shows the grants given meanwhile.
+      await card().getByRole('button', { name: 'Disable' }).click();
+      await card().locator('dd.disabled').waitFor();
+      const badges = card()
+        .getByRole('list', { name: `Grants of ${pkg.name}` })
+        .getByRole('listitem');
+      await badges.first().waitFor();
+      assert.deepEqual(await badges.allTextContents(), ['effects:any-command', 'effects:instance']);
+      await card().getByRole('button', { name: 'Enable' }).click();
+      await card().locator('dd.enabled').waitFor();
+      await page.screenshot({ path: path.join(shots, 'plugins-grants-1280.png'), fullPage: true });
+      assert.deepEqual(failures(), [], 'no script error, no CSP violation');
     });
 
     it('sets a secret without ever showing it back, and shows recent log lines', async () => {

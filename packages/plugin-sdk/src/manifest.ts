@@ -104,6 +104,12 @@ export const manifestSchema = {
       properties: {
         memory_mb: { type: 'integer', minimum: 1, maximum: 1024, description: "Heap of the plugin's runtime, in MiB (default 32)." },
         timeout_ms: { type: 'integer', minimum: 10, maximum: 60000, description: 'Deadline of one handler call, in milliseconds (default 1000).' },
+        effects_per_answer: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 100000,
+          description: 'The most effects one answer of a handler may hold; the rest are refused (default 100).',
+        },
       },
     },
   },
@@ -133,7 +139,7 @@ export interface ChartaManifest {
   license?: string;
   readme?: string | boolean;
   secrets?: string[];
-  limits?: { memory_mb?: number; timeout_ms?: number };
+  limits?: { memory_mb?: number; timeout_ms?: number; effects_per_answer?: number };
 }
 
 /** Compiled on first use: compiling costs every process that imports the SDK (each `charta` run) tenths of a second. */

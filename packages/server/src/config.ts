@@ -1,6 +1,7 @@
 // Environment variables (and `charta-server start` flags) → one typed, validated config object.
 import path from 'node:path';
 import { DEFAULT_LIST_COUNT_CAP } from './http/pagination.ts';
+import { DEFAULT_EFFECTS_PER_CHANGE, DEFAULT_MAX_EFFECTS_PER_ANSWER } from './runtime/effect-limits.ts';
 
 export interface Config {
   host: string;
@@ -27,6 +28,10 @@ export interface Config {
   pluginMaxTimeoutMs: number;
   /** The most memory the plugins loaded in one runner may ask for together, in MiB (CHARTA_PLUGIN_RUNNER_MAX_MEMORY_MB). */
   pluginRunnerMaxMemoryMb: number;
+  /** The most effects one answer of a handler may hold that a plugin's manifest may ask for (docs/plugins.md, "Breadth limits"). */
+  pluginMaxEffectsPerAnswer: number;
+  /** The most effects the whole chain of changes one client change sets off may apply, all plugins together. */
+  pluginEffectsPerChange: number;
   /** HTTP processes `start` serves with (docs/configuration.md, "Multi-process serving"); 1 = no fork. */
   workers: number;
   /** Matching rows the commands and notes lists count exactly past the page's offset (docs/api.md, "Pagination"). */
@@ -87,6 +92,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
     1,
     65536,
   );
+  const pluginMaxEffectsPerAnswer = integerSetting(
+    get('pluginMaxEffectsPerAnswer', 'CHARTA_PLUGIN_MAX_EFFECTS_PER_ANSWER') ?? String(DEFAULT_MAX_EFFECTS_PER_ANSWER),
+    'CHARTA_PLUGIN_MAX_EFFECTS_PER_ANSWER',
+    1,
+    100_000,
+  );
+  const pluginEffectsPerChange = integerSetting(
+    get('pluginEffectsPerChange', 'CHARTA_PLUGIN_EFFECTS_PER_CHANGE') ?? String(DEFAULT_EFFECTS_PER_CHANGE),
+    'CHARTA_PLUGIN_EFFECTS_PER_CHANGE',
+    1,
+    1_000_000,
+  );
   const workersText = get('workers', 'CHARTA_WORKERS') ?? '1';
   const workers = /^[0-9]+$/.test(workersText) ? Number(workersText) : NaN;
   if (!(workers >= 1 && workers <= MAX_WORKERS))
@@ -126,6 +143,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
     pluginMaxMemoryMb,
     pluginMaxTimeoutMs,
     pluginRunnerMaxMemoryMb,
+    pluginMaxEffectsPerAnswer,
+    pluginEffectsPerChange,
     workers,
     listCountCap,
     consoleDir,

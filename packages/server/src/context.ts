@@ -17,4 +17,6 @@ export interface Ctx {
   runtime?: PluginRuntime;
   /** How deep in a chain of plugin effects this operation runs (0, or absent, for a client's request). */
   eventDepth?: number;
+  /** The event at the root of that chain (absent for a client's request, whose own event is the root). */
+  eventRoot?: string;
 }

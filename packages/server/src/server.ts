@@ -8,6 +8,7 @@ import { migrate } from './storage/migrations/index.ts';
 import { loadStarterTerminology } from './terminology/starter.ts';
 import { countApiKeys } from './storage/auth-repository.ts';
 import { purgeIdempotent } from './storage/idempotency-repository.ts';
+import { purgeEffectBudgets } from './storage/plugin-effect-budgets-repository.ts';
 import { IDEMPOTENCY_TTL_MICROS } from './storage/transaction.ts';
 import { createApiKey } from './auth/create-api-key.ts';
 import { createClient } from './auth/create-client.ts';
@@ -56,13 +57,23 @@ export async function prepareStorage(config: Config): Promise<{ storage: Storage
       }
       if (config.demo) firstStart.demo = await seedDemo(storage);
     }
-    await purgeIdempotent(storage.db, nowMicros() - IDEMPOTENCY_TTL_MICROS);
+    await purgeExpired(storage);
     await storage.optimize();
     return { storage, firstStart };
   } catch (err) {
     await storage.close();
     throw err;
   }
+}
+
+/**
+ * Forgets what is kept 24 hours: Idempotency-Key answers, and the effects each chain of plugin
+ * changes spent (docs/plugins.md, "Breadth limits"; a chain lives far less than a day).
+ */
+async function purgeExpired(storage: Storage): Promise<void> {
+  const before = nowMicros() - IDEMPOTENCY_TTL_MICROS;
+  await purgeIdempotent(storage.db, before);
+  await purgeEffectBudgets(storage.db, before);
 }
 
 export interface StartOptions {
@@ -98,8 +109,8 @@ export async function startServer(
       throw err;
     }
   }
-  // Housekeeping: forget expired idempotency keys hourly; keep planner statistics fresh.
-  const purge = setInterval(() => void purgeIdempotent(storage.db, nowMicros() - IDEMPOTENCY_TTL_MICROS).catch(() => undefined), 3_600_000);
+  // Housekeeping: forget expired idempotency keys and effect budgets hourly; keep planner statistics fresh.
+  const purge = setInterval(() => void purgeExpired(storage).catch(() => undefined), 3_600_000);
   const optimize = setInterval(() => void storage.optimize().catch(() => undefined), 600_000);
   purge.unref();
   optimize.unref();

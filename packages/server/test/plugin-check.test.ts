@@ -20,7 +20,7 @@ import type { PackageToCheck } from '../src/runtime/types.ts';
 import { tarFromDir } from './support/archives.ts';
 import { bundle } from './support/sandbox.ts';
 
-const LIMITS: InstanceLimits = { maxMemoryMb: 128, maxTimeoutMs: 5000 };
+const LIMITS: InstanceLimits = { maxMemoryMb: 128, maxTimeoutMs: 5000, maxEffectsPerAnswer: 1000 };
 const ENTRY = 'check_me/handlers.js';
 const EVENT = 'PLAN_COMMAND__POST_COMMIT';
 
@@ -101,7 +101,7 @@ describe('the install check', () => {
     const runnable = await runnablePlugin(await built(manifest({ limits: { memory_mb: 64, timeout_ms: 250 } }), src(GOOD)), LIMITS);
     assert.equal(runnable.kind, 'runnable');
     assert.deepEqual((runnable as Extract<typeof runnable, { kind: 'runnable' }>).plugin.limits, { memoryBytes: 64 * 1024 * 1024, deadlineMs: 250 });
-    const low = await runnablePlugin(await built(manifest(), src(GOOD)), { maxMemoryMb: 16, maxTimeoutMs: 500 });
+    const low = await runnablePlugin(await built(manifest(), src(GOOD)), { maxMemoryMb: 16, maxTimeoutMs: 500, maxEffectsPerAnswer: 1000 });
     assert.deepEqual(
       (low as Extract<typeof low, { kind: 'runnable' }>).plugin.limits,
       { memoryBytes: 16 * 1024 * 1024, deadlineMs: 500 },

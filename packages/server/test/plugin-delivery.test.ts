@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { ENGINES, startInstance, type Instance } from './support/harness.ts';
-import { eventually, installPlugin, setEnabled, type TestHandler } from './support/plugins.ts';
+import { changeGrants, eventually, installPlugin, setEnabled, type TestHandler } from './support/plugins.ts';
 import type { LogEntry } from '../src/logs/bus.ts';
 import { MAX_EVENT_DEPTH } from '../src/runtime/index.ts';
 import { commandEvent } from '../src/runtime/events.ts';
@@ -264,6 +264,8 @@ for (const engine of ENGINES) {
     ];`,
         },
       ]);
+      // The goal is the client's: only this grant lets the plugin's effects reach it (docs/plugins.md, "Grants").
+      await changeGrants(api.url, 'misfit', { grant: ['effects:any-command'] });
       const goal = await api.command('goal', { goal_statement: 'Swim' });
       const lines = await eventually('five failure lines', () => (failures('misfit').length >= 5 ? failures('misfit') : undefined));
       await settled();

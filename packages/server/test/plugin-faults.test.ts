@@ -23,7 +23,7 @@ for (const engine of ENGINES) {
     const failures = (plugin: string) => entries(plugin).filter((e) => e.success === false);
     const plugin = async (name: string) => (await api.call('GET', `${P}/${name}/`, { authorization: TEST_API_KEY })).json;
     const install = async (name: string, handlers: TestHandler[], extra?: Record<string, unknown>, module?: TestModule) => {
-      await installPlugin(api.url, name, handlers, extra, module);
+      await installPlugin(api.url, name, handlers, extra, [], module);
       await eventually(
         `${name} running`,
         async () => (await plugin(name)).runtime.state === 'running',

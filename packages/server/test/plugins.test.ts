@@ -51,6 +51,7 @@ for (const engine of ENGINES) {
       assert.deepEqual(Object.keys(r.json).sort(), [
         'created_at',
         'description',
+        'grants',
         'is_enabled',
         'name',
         'package',
@@ -59,6 +60,7 @@ for (const engine of ENGINES) {
         'updated_at',
         'version',
       ]);
+      assert.deepEqual(r.json.grants, [], 'no grant unless an administrator gives one');
       assert.equal(r.json.name, 'vitals-alert');
       assert.equal(r.json.version, '1.0.0');
       assert.equal(r.json.is_enabled, true);

@@ -1,4 +1,4 @@
-// One installed plugin: its name, version, checksum and state, and what can be done to it.
+// One installed plugin: its name, version, state, grants and checksum, and what can be done to it.
 import { useState } from 'preact/hooks';
 import { Secrets } from './secrets.tsx';
 import { RecentLogs } from './logs.tsx';
@@ -24,6 +24,20 @@ export function PluginCard({ plugin, onToggle, onDownload, onDelete }: Props) {
         <dd class="version">{p.version}</dd>
         <dt>State</dt>
         <dd class={p.is_enabled ? 'enabled' : 'disabled'}>{p.is_enabled ? 'Enabled' : 'Disabled'}</dd>
+        <dt>Grants</dt>
+        <dd>
+          {p.grants.length === 0 ? (
+            <span class="no-grants">None</span>
+          ) : (
+            <ul class="grants" aria-label={`Grants of ${p.name}`}>
+              {p.grants.map((grant) => (
+                <li key={grant} class="grant">
+                  {grant}
+                </li>
+              ))}
+            </ul>
+          )}
+        </dd>
         <dt>Checksum (SHA-256)</dt>
         <dd>
           <code class="checksum">{p.package_checksum}</code>

@@ -5,6 +5,8 @@ export interface Plugin {
   version: string;
   package_checksum: string;
   is_enabled: boolean;
+  /** What an administrator allowed it past its default reach (docs/plugins.md, "Grants"). */
+  grants: string[];
   created_at: string;
   updated_at: string;
 }

@@ -112,7 +112,7 @@ const ACTIONS = { created: 'ORIGINATE', updated: 'UPDATE', committed: 'COMMIT', 
 
 /** The PRE and POST events of one command change, for the write transaction to run (nothing without a runtime). */
 export function commandEvents(ctx: Ctx, staffKey: string, change: CommandChangeEvent) {
-  const actor = { staffKey, requestId: ctx.requestId, depth: ctx.eventDepth ?? 0 };
+  const actor = { staffKey, requestId: ctx.requestId, depth: ctx.eventDepth ?? 0, rootId: ctx.eventRoot };
   return {
     pre: (trx: Kysely<Database>) => ctx.runtime?.pre(trx, change, actor) ?? Promise.resolve(),
     post: (trx: Kysely<Database>) => ctx.runtime?.post(trx, change, actor) ?? Promise.resolve(),

@@ -2,7 +2,7 @@
 // audit row; the package is checked before it starts (docs/api.md, "Plugins").
 import type { Ctx } from '../context.ts';
 import { nowMicros } from '../lib/time.ts';
-import { problem } from '../http/problem.ts';
+import { invalid, problem } from '../http/problem.ts';
 import { writeTransaction } from '../storage/transaction.ts';
 import { isUniqueViolation } from '../storage/errors.ts';
 import { getPluginForUpdate, insertPlugin } from '../storage/plugins-repository.ts';
@@ -10,10 +10,21 @@ import { checkPackage, packageColumns, type UploadedFile } from './package.ts';
 import { requirePluginScope, toView, withRuntime, type PluginView } from './representation.ts';
 import { logPlugin, logRejected } from '../logs/events.ts';
 import { declaredSecrets, secretsChanged, writeSecrets, type SecretChange, type SecretNames } from './secrets.ts';
+import { grantsChanged, REVOKE_FIELD, type GrantChange } from './grant-change.ts';
+import { grantsColumn } from '../runtime/grants.ts';
 
-/** `secrets`: set in the install's own transaction (a refused secret refuses the install). */
-export async function installPlugin(ctx: Ctx, baseUrl: string, upload: { file?: UploadedFile; isEnabled: boolean; secrets?: SecretChange }) {
+/**
+ * `secrets`: set in the install's own transaction (a refused secret refuses the install).
+ * `grants`: the grants given (grant-change.ts), stored with the plugin and shown by its audit row.
+ */
+export async function installPlugin(
+  ctx: Ctx,
+  baseUrl: string,
+  upload: { file?: UploadedFile; isEnabled: boolean; secrets?: SecretChange; grants?: GrantChange },
+) {
   requirePluginScope(ctx);
+  if ((upload.grants?.revoke.length ?? 0) > 0) throw invalid([{ field: REVOKE_FIELD, message: 'a plugin being installed has no grant to revoke' }]);
+  const grants = upload.grants?.grant ?? [];
   const pkg = await checkPackage(upload.file, ctx.runtime).catch(logRejected(ctx, undefined)); // log stream
   const name = pkg.metadata.name;
   let secretNames: SecretNames = { set: [], removed: [] };
@@ -31,6 +42,7 @@ export async function installPlugin(ctx: Ctx, baseUrl: string, upload: { file?: 
         previous_format: null,
         previous_checksum: null,
         previous_package: null,
+        grants: grantsColumn(grants),
         created_at: now,
         updated_at: now,
       };
@@ -42,6 +54,7 @@ export async function installPlugin(ctx: Ctx, baseUrl: string, upload: { file?: 
     });
     logPlugin(ctx, 'installed', name, outcome.body); // log stream: after the commit
     secretsChanged(ctx, name, secretNames);
+    grantsChanged(ctx, name, [], outcome.body.grants);
     return { ...outcome, body: withRuntime(ctx, outcome.body) };
   } catch (err) {
     // Two installs of one new plugin at once: the loser is told it exists, like a later install.

@@ -3,8 +3,10 @@ import type { Ctx } from '../context.ts';
 import { isoMicros } from '../lib/time.ts';
 import { problem } from '../http/problem.ts';
 import { PLUGIN_SCOPE } from '../auth/principal.ts';
+import type { Selectable } from 'kysely';
 import type { PluginTable } from '../storage/schema.ts';
 import { normalizePluginName } from './name.ts';
+import { storedGrants, type Grant } from '../runtime/grants.ts';
 
 export interface PluginView {
   name: string;
@@ -13,6 +15,8 @@ export interface PluginView {
   package_checksum: string;
   version: string;
   is_enabled: boolean;
+  /** What an administrator allowed it past its default reach (docs/plugins.md, "Grants"). */
+  grants: Grant[];
   created_at: string;
   updated_at: string;
 }
@@ -26,7 +30,7 @@ export interface PluginRuntimeView {
   failed_loads: number;
 }
 
-export type PluginSummary = Omit<PluginTable, 'package' | 'previous_package' | 'previous_format' | 'previous_checksum' | 'grants'>;
+export type PluginSummary = Omit<Selectable<PluginTable>, 'package' | 'previous_package' | 'previous_format' | 'previous_checksum'>;
 
 export function toView(row: PluginSummary, baseUrl: string): PluginView {
   return {
@@ -36,6 +40,7 @@ export function toView(row: PluginSummary, baseUrl: string): PluginView {
     package_checksum: row.checksum,
     version: row.version,
     is_enabled: row.is_enabled !== 0,
+    grants: storedGrants(row.grants),
     created_at: isoMicros(row.created_at),
     updated_at: isoMicros(row.updated_at),
   };

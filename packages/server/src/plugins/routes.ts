@@ -1,7 +1,8 @@
 // Plugin API routes (docs/plugins.md), wire-compatible with the original plugin tool: multipart
 // field `package` (file) and `is_enabled` (`true`/`True`/…); a PATCH carrying only `is_enabled`
 // arrives form-encoded. Install and PATCH also take the original tool's repeated `secret` fields
-// (docs/api.md, "Plugin secrets"). One Fastify plugin: multipart parsing lives in its encapsulated scope only.
+// (docs/api.md, "Plugin secrets") and Charta's repeated `grant` and `revoke` fields (docs/plugins.md,
+// "Grants"). One Fastify plugin: multipart parsing lives in its encapsulated scope only.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import multipart from '@fastify/multipart';
@@ -22,6 +23,7 @@ import { listSecrets } from './list-secrets.ts';
 import { setSecrets } from './set-secrets.ts';
 import { decodeSecretFields, MAX_SECRETS_PER_CHANGE, MAX_SECRET_BYTES, SECRET_FIELD, type SecretChange } from './secrets.ts';
 import { pluginName } from './representation.ts';
+import { GRANT_FIELD, grantChangeOf, MAX_GRANT_FIELDS, REVOKE_FIELD, type GrantChange } from './grant-change.ts';
 import type { UploadedFile } from './package.ts';
 import { DeletePluginQuery, PluginPage, PluginPageQuery, PluginParams as params, PluginSchema, SecretChangeBody, SecretListingSchema } from './schemas.ts';
 
@@ -29,34 +31,39 @@ const BASE = '/core/api/v1/plugins';
 const tags = ['Plugins'];
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }];
 
+/** The fields that may be repeated: `secret` (base64 of `KEY=value` each), `grant`, `revoke`. */
+const REPEATED = [SECRET_FIELD, GRANT_FIELD, REVOKE_FIELD] as const;
+type RepeatedField = (typeof REPEATED)[number];
+const isRepeated = (field: string): field is RepeatedField => (REPEATED as readonly string[]).includes(field);
+
 interface Upload {
   file?: UploadedFile;
   fields: Record<string, string>;
-  /** The repeated `secret` fields, in order (base64 of `KEY=value` each). */
-  secrets: string[];
+  /** Each repeated field's values, in order. */
+  repeated: Record<RepeatedField, string[]>;
 }
 
 /** The package file and the plain fields of a multipart, form-encoded or empty body. */
 async function readUpload(request: FastifyRequest): Promise<Upload> {
   const fields: Record<string, string> = {};
-  const secrets: string[] = [];
+  const repeated: Upload['repeated'] = { [SECRET_FIELD]: [], [GRANT_FIELD]: [], [REVOKE_FIELD]: [] };
   if (!request.isMultipart()) {
     const body = request.body;
     if (body !== undefined && body !== null) {
       if (typeof body !== 'object' || Array.isArray(body)) throw invalid([{ field: 'body', message: 'must be form fields' }]);
       for (const [k, v] of Object.entries(body)) {
-        if (k === SECRET_FIELD && (typeof v === 'string' || (Array.isArray(v) && v.every((s) => typeof s === 'string')))) {
-          secrets.push(...(typeof v === 'string' ? [v] : (v as string[])));
+        if (isRepeated(k) && (typeof v === 'string' || (Array.isArray(v) && v.every((s) => typeof s === 'string')))) {
+          repeated[k].push(...(typeof v === 'string' ? [v] : (v as string[])));
           continue;
         }
         if (typeof v !== 'string') throw invalid([{ field: k, message: 'must be given once, as text' }]);
         fields[k] = v;
       }
     }
-    return { fields, secrets };
+    return { fields, repeated };
   }
   try {
-    return await readParts(request, fields, secrets);
+    return await readParts(request, fields, repeated);
   } catch (err) {
     // The multipart parser's own errors (no boundary, a malformed part, a body cut short) are the client's.
     if (err instanceof Problem || (err as { code?: unknown }).code !== undefined) throw err;
@@ -64,7 +71,7 @@ async function readUpload(request: FastifyRequest): Promise<Upload> {
   }
 }
 
-async function readParts(request: FastifyRequest, fields: Record<string, string>, secrets: string[]): Promise<Upload> {
+async function readParts(request: FastifyRequest, fields: Record<string, string>, repeated: Upload['repeated']): Promise<Upload> {
   let file: UploadedFile | undefined;
   for await (const part of request.parts()) {
     if (part.type === 'file') {
@@ -75,25 +82,32 @@ async function readParts(request: FastifyRequest, fields: Record<string, string>
       file = { bytes: await part.toBuffer(), fileName: part.filename };
     } else if (part.valueTruncated) {
       throw invalid([{ field: part.fieldname, message: `is longer than ${FIELD_SIZE} bytes` }]);
-    } else if (part.fieldname === SECRET_FIELD) {
-      secrets.push(String(part.value));
+    } else if (isRepeated(part.fieldname)) {
+      repeated[part.fieldname].push(String(part.value));
     } else {
       if (Object.hasOwn(fields, part.fieldname)) throw invalid([{ field: part.fieldname, message: 'must be given once' }]);
       fields[part.fieldname] = String(part.value);
     }
   }
-  return { file, fields, secrets };
+  return { file, fields, repeated };
 }
 
 /** The change the `secret` fields ask for; undefined when there are none. */
-const secretsOf = (upload: Upload): SecretChange | undefined => (upload.secrets.length === 0 ? undefined : decodeSecretFields(upload.secrets));
+const secretsOf = ({ repeated }: Upload): SecretChange | undefined =>
+  repeated[SECRET_FIELD].length === 0 ? undefined : decodeSecretFields(repeated[SECRET_FIELD]);
+
+/** The change the `grant` and `revoke` fields ask for (400 for a name that is no grant); undefined when there are none. */
+const grantsOf = ({ repeated }: Upload): GrantChange | undefined =>
+  repeated[GRANT_FIELD].length + repeated[REVOKE_FIELD].length === 0
+    ? undefined
+    : grantChangeOf({ grant: repeated[GRANT_FIELD], revoke: repeated[REVOKE_FIELD] });
 
 /** A multipart text field's limit: room for a secret of MAX_SECRET_BYTES, its name and base64's growth. */
 const FIELD_SIZE = Math.ceil((MAX_SECRET_BYTES + 130) / 3) * 4 + 64;
 
 /** `is_enabled` as the original tool sends it (Python's True/False) or as JSON-ish text. */
 function enabledFlag(fields: Record<string, string>, fallback: boolean | undefined): boolean | undefined {
-  const known = new Set(['is_enabled', 'package', SECRET_FIELD]);
+  const known = new Set(['is_enabled', 'package', ...REPEATED]);
   const unknown: FieldProblem[] = Object.keys(fields)
     .filter((k) => !known.has(k))
     .map((k) => ({ field: k, message: 'is not a known field' }));
@@ -111,9 +125,10 @@ export async function pluginRoutes(parent: FastifyInstance, { storage, publicUrl
     limits: {
       fileSize: DEFAULT_LIMITS.maxCompressedBytes,
       files: 2,
-      // Room for one more secret than a change may hold, so that many is told as a 400 naming the limit.
-      fields: MAX_SECRETS_PER_CHANGE + 6,
-      parts: MAX_SECRETS_PER_CHANGE + 9,
+      // Room for one more secret, and one more grant or revoke, than a change may hold, so that
+      // many is told as a 400 naming the limit.
+      fields: MAX_SECRETS_PER_CHANGE + MAX_GRANT_FIELDS + 7,
+      parts: MAX_SECRETS_PER_CHANGE + MAX_GRANT_FIELDS + 10,
       fieldSize: FIELD_SIZE,
       headerPairs: 100,
     },
@@ -128,13 +143,18 @@ export async function pluginRoutes(parent: FastifyInstance, { storage, publicUrl
     schema: {
       tags,
       security,
-      summary: 'Install a plugin (multipart: package, is_enabled, secret…)',
+      summary: 'Install a plugin (multipart: package, is_enabled, secret…, grant…)',
       response: { 201: Type.Ref('Plugin'), ...problems(400, 401, 403, 413, 415) },
     },
     handler: async (request, reply) => {
       const upload = await readUpload(request);
       const isEnabled = enabledFlag(upload.fields, true)!;
-      const outcome = await installPlugin(ctxOf(request, storage), base(request), { file: upload.file, isEnabled, secrets: secretsOf(upload) });
+      const outcome = await installPlugin(ctxOf(request, storage), base(request), {
+        file: upload.file,
+        isEnabled,
+        secrets: secretsOf(upload),
+        grants: grantsOf(upload),
+      });
       return reply.code(201).send(outcome.body);
     },
   });
@@ -180,7 +200,7 @@ export async function pluginRoutes(parent: FastifyInstance, { storage, publicUrl
     schema: {
       tags,
       security,
-      summary: 'Replace the package, set is_enabled and/or set secrets (repeated `secret` fields)',
+      summary: 'Replace the package, set is_enabled, set secrets (repeated `secret` fields) and/or give and take back grants (repeated `grant`, `revoke`)',
       params,
       response: { 200: Type.Ref('Plugin'), ...problems(400, 401, 403, 404, 413, 415) },
     },
@@ -191,6 +211,7 @@ export async function pluginRoutes(parent: FastifyInstance, { storage, publicUrl
         file: upload.file,
         isEnabled: enabledFlag(upload.fields, undefined),
         secrets: secretsOf(upload),
+        grants: grantsOf(upload),
       });
       return outcome.body;
     },

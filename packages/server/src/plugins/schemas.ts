@@ -1,5 +1,6 @@
 // Schemas of the plugin API (docs/plugins.md).
 import { Type, type Static } from '@sinclair/typebox';
+import { GRANT_NAMES } from '../runtime/grants.ts';
 
 export const PluginParams = Type.Object({ name: Type.String({ description: 'Plugin name (slug)' }) });
 
@@ -11,6 +12,9 @@ export const PluginSchema = Type.Object(
     package_checksum: Type.String({ description: 'sha256 hex of the package' }),
     version: Type.String(),
     is_enabled: Type.Boolean(),
+    grants: Type.Array(Type.String(), {
+      description: `What an administrator allowed the plugin past its default reach, sorted: any of ${GRANT_NAMES.join(', ')} (docs/plugins.md, "Grants")`,
+    }),
     created_at: Type.String(),
     updated_at: Type.String(),
     runtime: Type.Object(

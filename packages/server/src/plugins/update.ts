@@ -9,12 +9,21 @@ import { checkPackage, packageColumns, type UploadedFile } from './package.ts';
 import { requirePluginScope, toView, withRuntime, type PluginView } from './representation.ts';
 import { logPlugin, logRejected, rejected } from '../logs/events.ts';
 import { declaredSecrets, secretsChanged, storedDeclaredSecrets, writeSecrets, type SecretChange, type SecretNames } from './secrets.ts';
+import { auditGrants, grantsAfter, grantsChanged, type GrantChange } from './grant-change.ts';
+import { grantsColumn, storedGrants, type Grant } from '../runtime/grants.ts';
 
 /**
  * A new package and/or a new enabled flag and/or secrets (checked against the new package's
- * manifest when there is one); a package of another plugin is refused (the old one stays).
+ * manifest when there is one) and/or grants given and taken back; a package of another plugin is
+ * refused (the old one stays). A change of grants has its own audit row; it does not reload the
+ * plugin (the runtime reads the grants with each answer).
  */
-export async function updatePlugin(ctx: Ctx, baseUrl: string, name: string, change: { file?: UploadedFile; isEnabled?: boolean; secrets?: SecretChange }) {
+export async function updatePlugin(
+  ctx: Ctx,
+  baseUrl: string,
+  name: string,
+  change: { file?: UploadedFile; isEnabled?: boolean; secrets?: SecretChange; grants?: GrantChange },
+) {
   requirePluginScope(ctx);
   const pkg = change.file === undefined ? undefined : await checkPackage(change.file, ctx.runtime).catch(logRejected(ctx, name)); // log stream
   if (pkg !== undefined && pkg.metadata.name !== name) {
@@ -25,6 +34,7 @@ export async function updatePlugin(ctx: Ctx, baseUrl: string, name: string, chan
     );
   }
   let secretNames: SecretNames = { set: [], removed: [] };
+  let grants: { before: Grant[]; after: Grant[] } = { before: [], after: [] };
   const outcome = await writeTransaction<PluginView>(ctx, undefined, async ({ trx, audit }) => {
     const before = await getPluginForUpdate(trx, ctx.storage.engine, name);
     if (before === undefined) throw problem('plugin_not_found');
@@ -39,6 +49,12 @@ export async function updatePlugin(ctx: Ctx, baseUrl: string, name: string, chan
       const declared = pkg !== undefined ? declaredSecrets(pkg.metadata) : await storedDeclaredSecrets(trx, name);
       secretNames = await writeSecrets({ trx, audit }, name, change.secrets, declared, now);
     }
+    if (change.grants !== undefined) {
+      const given = storedGrants(before.grants);
+      grants = { before: given, after: grantsAfter(given, change.grants) };
+      await savePlugin(trx, name, { grants: grantsColumn(grants.after) });
+      await auditGrants({ audit }, name, grants.before, grants.after);
+    }
     const after = (await getPluginForUpdate(trx, ctx.storage.engine, name))!;
     const view = toView(after, baseUrl);
     const action =
@@ -50,5 +66,6 @@ export async function updatePlugin(ctx: Ctx, baseUrl: string, name: string, chan
   if (pkg !== undefined) logPlugin(ctx, 'updated', name, outcome.body);
   else if (change.isEnabled !== undefined) logPlugin(ctx, change.isEnabled ? 'enabled' : 'disabled', name, outcome.body);
   secretsChanged(ctx, name, secretNames);
+  grantsChanged(ctx, name, grants.before, grants.after);
   return { ...outcome, body: withRuntime(ctx, outcome.body) };
 }

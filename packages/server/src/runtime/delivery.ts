@@ -13,7 +13,7 @@ import { nowMicros } from '../lib/time.ts';
 import type { LogBus } from '../logs/bus.ts';
 import type { JsonObject } from './sandbox/types.ts';
 import type { ActiveHandler, HandlerCalls } from './calls.ts';
-import { renamed } from './events.ts';
+import { eventPatient, renamed } from './events.ts';
 import { applyEffects } from './effects.ts';
 import type { PluginRuntime } from './types.ts';
 
@@ -113,7 +113,14 @@ export class Delivery {
           await applyEffects(
             { storage: this.storage, logs: this.logs, runtime: this.host, calls: this.host.calls },
             handler,
-            { id: String(event.id), type, depth: row.depth, requestId: row.request_id ?? String(event.id) },
+            {
+              id: String(event.id),
+              type,
+              depth: row.depth,
+              requestId: row.request_id ?? String(event.id),
+              root: row.root_id ?? String(event.id),
+              patient: eventPatient(event),
+            },
             effects,
           );
         }

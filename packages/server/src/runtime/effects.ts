@@ -3,14 +3,23 @@
 // user `plugin:<name>`, with an Idempotency-Key made of the event, the handler and the effect's
 // index, so an event delivered twice applies each effect once. An effect that cannot be applied
 // is an error line on the log stream, never dropped in silence.
+//
+// Before any effect runs, the answer is held to the breadth limits (docs/plugins.md,
+// "Breadth limits"): at most the plugin's effects per answer, and only what still fits the budget of the
+// chain of changes the event belongs to. Each effect is then held to the plugin's reach
+// (docs/plugins.md, "Grants"), checked against the stored command or note before its operation is
+// called: by default only the event's patient, and only commands the plugin itself originated.
 import type { Ctx } from '../context.ts';
 import type { Storage } from '../storage/db.ts';
 import type { LogBus } from '../logs/bus.ts';
 import { Problem } from '../http/problem.ts';
 import { CLINICAL_SCOPE } from '../auth/acting-staff.ts';
 import { writeTransaction, type Idempotency } from '../storage/transaction.ts';
-import { getPatient } from '../storage/clinical-repository.ts';
+import { getNote, getPatient } from '../storage/clinical-repository.ts';
 import { removeBannerAlert, upsertBannerAlert } from '../storage/banner-alerts-repository.ts';
+import { getPluginGrants, getPluginPackage } from '../storage/plugins-repository.ts';
+import { reserveEffects } from '../storage/plugin-effect-budgets-repository.ts';
+import { inspectPackage } from '../plugins/inspection/index.ts';
 import { createCommand } from '../commands/create.ts';
 import { updateCommand } from '../commands/update.ts';
 import { commitCommand } from '../commands/commit.ts';
@@ -22,6 +31,8 @@ import type { JsonObject } from './sandbox/types.ts';
 import type { ActiveHandler, HandlerCalls } from './calls.ts';
 import type { PluginRuntime } from './types.ts';
 import { parseEffect, type Effect } from './effect-payloads.ts';
+import { storedGrants, type Grant } from './grants.ts';
+import { effectLimitsOf, effectsPerAnswer } from './effect-limits.ts';
 
 export interface EffectEnv {
   storage: Storage;
@@ -36,12 +47,16 @@ export interface EffectSource {
   type: string;
   depth: number;
   requestId: string;
+  /** The event at the root of its chain of changes (`plugin_events.root_id`): the budget is counted per root. */
+  root: string;
+  /** The patient the event is about (`context.patient.key`); null for an event about none. */
+  patient: string | null;
 }
 
 /** The staff-like user key a plugin acts as (originated_by, edited_by, the audit). */
 export const pluginActor = (plugin: string): string => `plugin:${plugin}`;
 
-/** The operation context of a plugin's effects: its own user, one level deeper in the chain of events. */
+/** The operation context of a plugin's effects: its own user, one level deeper in the same chain of events. */
 function pluginCtx(env: EffectEnv, plugin: string, source: EffectSource): Ctx {
   const key = pluginActor(plugin);
   return {
@@ -51,64 +66,175 @@ function pluginCtx(env: EffectEnv, plugin: string, source: EffectSource): Ctx {
     logs: env.logs,
     runtime: env.runtime,
     eventDepth: source.depth + 1,
+    eventRoot: source.root,
   };
 }
 
+/** What one answer's effects may touch (docs/plugins.md, "Grants"). */
+interface Reach {
+  /** The plugin's user (`plugin:<name>`): the commands it originated are its own. */
+  actor: string;
+  /** The event's patient; null when the event is about none. */
+  patient: string | null;
+  grants: readonly Grant[];
+}
+
+/** An effect outside the plugin's reach: refused before its operation runs. */
+class Refused extends Error {}
+
 export async function applyEffects(env: EffectEnv, handler: ActiveHandler, source: EffectSource, effects: JsonObject[]): Promise<void> {
+  const fail = (what: string) => env.calls.failure(handler, source.type, source.requestId, what);
+  const plugin = await pluginPolicy(env.storage, handler.plugin); // once per answer, not per effect
+  const limits = effectLimitsOf(env.runtime);
+  const perAnswer = effectsPerAnswer(plugin.askedPerAnswer, limits.maxPerAnswer);
+  let count = effects.length;
+  if (count > perAnswer) {
+    fail(`${theRest(perAnswer, effects.length)} refused: an answer may hold at most ${perAnswer} effects (this plugin's limit per answer)`);
+    count = perAnswer;
+  }
+  if (count > 0) {
+    const used = await env.storage.transact((trx) => reserveEffects(trx, source.root, count, nowMicros()));
+    const before = used - count;
+    const fits = Math.max(0, Math.min(count, limits.perChange - before));
+    // Only the answer whose reservation crosses the budget says so: one line per chain.
+    if (fits < count && before <= limits.perChange) {
+      fail(
+        `${theRest(fits, effects.length, count)} refused: the chain of changes that event ${source.root} began has spent its budget of ${limits.perChange} effects (CHARTA_PLUGIN_EFFECTS_PER_CHANGE)`,
+      );
+    }
+    count = fits;
+  }
   const ctx = pluginCtx(env, handler.plugin, source);
-  for (const [index, raw] of effects.entries()) {
+  const reach: Reach = { actor: pluginActor(handler.plugin), patient: source.patient, grants: plugin.grants };
+  for (const [index, raw] of effects.slice(0, count).entries()) {
     const what = `effect ${index} (${typeof raw.type === 'string' ? raw.type.slice(0, 64) : 'no type'})`;
     const effect = parseEffect(raw);
     if (typeof effect === 'string') {
-      env.calls.failure(handler, source.type, source.requestId, `${what} was not applied: ${effect}`);
+      fail(`${what} was not applied: ${effect}`);
       continue;
     }
     const idempotency: Idempotency = { key: `plugin-effect:${source.id}:${handler.id}:${source.type}:${index}`, request: raw };
     try {
-      await apply(ctx, handler.plugin, effect, idempotency);
+      await apply(ctx, reach, handler.plugin, effect, idempotency);
     } catch (err) {
+      if (err instanceof Refused) {
+        fail(`${what} was refused: ${err.message}`);
+        continue;
+      }
       const reason =
         err instanceof Problem
           ? `${err.status} ${err.code}: ${err.errors?.length ? err.errors.map((e) => `${e.field} ${e.message}`).join('; ') : err.detail}`
           : String(err);
-      env.calls.failure(handler, source.type, source.requestId, `${what} was not applied: ${reason}`);
+      fail(`${what} was not applied: ${reason}`);
     }
   }
 }
 
-async function apply(ctx: Ctx, plugin: string, effect: Effect, idempotency: Idempotency): Promise<void> {
+/** "effects 100 to 120 (21 of the answer's 121) were", "effect 7 (of the answer's 8) was". */
+function theRest(from: number, total: number, end = total): string {
+  return end - from === 1 ? `effect ${from} (of the answer's ${total}) was` : `effects ${from} to ${end - 1} (${end - from} of the answer's ${total}) were`;
+}
+
+/** A package's `limits.effects_per_answer` (null: none asked), by its checksum: a package never changes under one. */
+const askedByChecksum = new Map<string, number | null>();
+const ASKED_KEPT = 256;
+
+/** What applying an answer needs of its plugin, in one read: its grants and its effects per answer. */
+async function pluginPolicy(storage: Storage, name: string): Promise<{ grants: Grant[]; askedPerAnswer: number | undefined }> {
+  const row = await getPluginGrants(storage.reader, name);
+  if (row === undefined) return { grants: [], askedPerAnswer: undefined };
+  let asked = askedByChecksum.get(row.checksum);
+  if (asked === undefined) {
+    // First answer of this package in this process: its manifest is read from the stored package.
+    const stored = await getPluginPackage(storage.reader, name);
+    const inspection = stored === undefined ? undefined : await inspectPackage(Buffer.from(stored.package));
+    asked = inspection?.ok ? (inspection.metadata.manifest?.limits?.effects_per_answer ?? null) : null;
+    if (stored !== undefined) {
+      if (askedByChecksum.size >= ASKED_KEPT) askedByChecksum.delete(askedByChecksum.keys().next().value!);
+      askedByChecksum.set(stored.checksum, asked);
+    }
+  }
+  return { grants: storedGrants(row.grants), askedPerAnswer: asked ?? undefined };
+}
+
+async function apply(ctx: Ctx, reach: Reach, plugin: string, effect: Effect, idempotency: Idempotency): Promise<void> {
   switch (effect.step) {
     case 'originate': {
+      await noteInReach(ctx, reach, effect.note);
       const created = await createCommand(ctx, { schemaKey: effect.kind, noteKey: effect.note, values: effect.data }, idempotency);
       if (effect.commit) await commitCommand(ctx, created.body.uuid, undefined, { ...idempotency, key: `${idempotency.key}:commit` });
       return;
     }
     case 'edit':
-      await sameKind(ctx, effect.command, effect.kind);
+      await commandInReach(ctx, reach, effect.command, effect.kind);
       await updateCommand(ctx, effect.command, effect.data, undefined, idempotency);
       return;
     case 'commit':
-      await sameKind(ctx, effect.command, effect.kind);
+      await commandInReach(ctx, reach, effect.command, effect.kind);
       await commitCommand(ctx, effect.command, undefined, idempotency);
       return;
     case 'delete':
-      await sameKind(ctx, effect.command, effect.kind);
+      await commandInReach(ctx, reach, effect.command, effect.kind);
       await deleteCommand(ctx, effect.command, undefined, idempotency);
       return;
     case 'enter-in-error':
-      await sameKind(ctx, effect.command, effect.kind);
+      await commandInReach(ctx, reach, effect.command, effect.kind);
       await enterInError(ctx, effect.command, undefined, idempotency);
       return;
     case 'add-banner':
     case 'remove-banner':
+      refuseUnless(`patient ${effect.patient}`, [
+        patientReach(reach, effect.patient, "is not the event's patient", "is not the event's patient: the event is about none"),
+      ]);
       await banner(ctx, plugin, effect, idempotency);
       return;
   }
 }
 
-/** An effect names the command's kind (`COMMIT_PLAN_COMMAND`): it must be the command's. */
-async function sameKind(ctx: Ctx, uuid: string, kind: string): Promise<void> {
+/** What an effect lacks to reach something, and the grant that would let it. */
+interface Missing {
+  why: string;
+  grant: Grant;
+}
+
+/** Throws Refused naming everything the effect lacks (and the grants that would allow it), if anything. */
+function refuseUnless(subject: string, missing: Array<Missing | undefined>): void {
+  const lacking = missing.filter((m): m is Missing => m !== undefined);
+  if (lacking.length === 0) return;
+  const grants = lacking.map((m) => m.grant);
+  const allows = grants.length === 1 ? `the grant ${grants[0]} allows it` : `the grants ${grants.join(' and ')} allow it`;
+  throw new Refused(`${subject} ${lacking.map((m) => m.why).join(' and ')} (${allows})`);
+}
+
+/** Whether something of `patient` is out of the reach: another patient than the event's, or any when the event has none. */
+function patientReach(reach: Reach, patient: string, another: string, noneOfEvent: string): Missing | undefined {
+  if (reach.grants.includes('effects:instance') || (reach.patient !== null && patient === reach.patient)) return undefined;
+  return { why: reach.patient === null ? noneOfEvent : another, grant: 'effects:instance' };
+}
+
+const RECORD_OF_ANOTHER = "belongs to another patient than the event's";
+const RECORD_OF_NONE = 'belongs to a patient, and the event is about none';
+
+/** The stored note an originate names must be the event's patient's (a missing note is the operation's 400). */
+async function noteInReach(ctx: Ctx, reach: Reach, uuid: string): Promise<void> {
+  if (reach.grants.includes('effects:instance')) return;
+  const note = await getNote(ctx.storage.reader, uuid);
+  if (note !== undefined) refuseUnless(`note ${uuid}`, [patientReach(reach, note.patient_key, RECORD_OF_ANOTHER, RECORD_OF_NONE)]);
+}
+
+/**
+ * The stored command an effect names: within the reach (the event's patient's, originated by the
+ * plugin, unless granted), then of the effect's kind (`COMMIT_PLAN_COMMAND` commits a plan). Its
+ * patient and originator never change, so the operation that follows acts on what was checked.
+ */
+async function commandInReach(ctx: Ctx, reach: Reach, uuid: string, kind: string): Promise<void> {
   const command = await getCommand(ctx, uuid);
+  refuseUnless(`command ${uuid}`, [
+    patientReach(reach, command.patient_key, RECORD_OF_ANOTHER, RECORD_OF_NONE),
+    command.originated_by === reach.actor || reach.grants.includes('effects:any-command')
+      ? undefined
+      : { why: 'was not originated by this plugin', grant: 'effects:any-command' },
+  ]);
   if (command.schema_key !== kind) throw new Error(`command ${uuid} is a ${command.schema_key} command, not ${kind}`);
 }
 

@@ -36,6 +36,14 @@ export function commandEvent(id: string, type: string, change: CommandChangeEven
   };
 }
 
+/** The patient an event is about (`context.patient.key`), or null for an event about none. */
+export function eventPatient(event: JsonObject): string | null {
+  const context = event.context;
+  const patient = typeof context === 'object' && context !== null && !Array.isArray(context) ? context.patient : undefined;
+  const key = typeof patient === 'object' && patient !== null && !Array.isArray(patient) ? patient.key : undefined;
+  return typeof key === 'string' ? key : null;
+}
+
 /** The same event under another name (a kind's event delivered to a handler of the generic one). */
 export function renamed(event: JsonObject, type: string): JsonObject {
   return { ...event, type };

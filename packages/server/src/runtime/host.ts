@@ -369,7 +369,7 @@ export class PluginHost implements PluginRuntime, CallRunner {
       depth: actor.depth,
       request_id: actor.requestId,
       created_at: nowMicros(),
-      root_id: id,
+      root_id: actor.rootId ?? id,
     });
   }
 

@@ -10,6 +10,7 @@ import { PluginRunner } from './runner/client.ts';
 import { runnablePlugin } from './runnable.ts';
 import { checkPackage } from './check.ts';
 import { PluginHost } from './host.ts';
+import { setEffectLimits } from './effect-limits.ts';
 
 /** Total time of the handlers of one PRE or after-search event, in milliseconds. */
 export const PRE_BUDGET_MS = 2000;
@@ -23,8 +24,8 @@ export function createPluginRuntime(config: Config, storage: Storage, logs: LogB
     onNotice: (level, message) => logs.emit({ level, event: `plugin runtime: ${message}`, ...(level === 'error' ? { success: false } : {}) }),
     maxTotalMemoryBytes: config.pluginRunnerMaxMemoryMb * 1024 * 1024,
   });
-  const limits = { maxMemoryMb: config.pluginMaxMemoryMb, maxTimeoutMs: config.pluginMaxTimeoutMs };
-  return new PluginHost({
+  const limits = { maxMemoryMb: config.pluginMaxMemoryMb, maxTimeoutMs: config.pluginMaxTimeoutMs, maxEffectsPerAnswer: config.pluginMaxEffectsPerAnswer };
+  const host = new PluginHost({
     storage,
     logs,
     runner,
@@ -35,4 +36,6 @@ export function createPluginRuntime(config: Config, storage: Storage, logs: LogB
     maxDepth: MAX_EVENT_DEPTH,
     pollMs: POLL_MS,
   });
+  setEffectLimits(host, { maxPerAnswer: config.pluginMaxEffectsPerAnswer, perChange: config.pluginEffectsPerChange });
+  return host;
 }

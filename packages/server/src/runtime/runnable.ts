@@ -15,10 +15,14 @@ const MiB = 1024 * 1024;
 /** The most text of handler modules one plugin may hold, all entries together. */
 export const MAX_SOURCE_BYTES = 5 * MiB;
 
-/** The instance's maximums for what a manifest may ask (CHARTA_PLUGIN_MAX_MEMORY_MB, CHARTA_PLUGIN_MAX_TIMEOUT_MS). */
+/**
+ * The instance's maximums for what a manifest may ask (CHARTA_PLUGIN_MAX_MEMORY_MB,
+ * CHARTA_PLUGIN_MAX_TIMEOUT_MS, CHARTA_PLUGIN_MAX_EFFECTS_PER_ANSWER).
+ */
 export interface InstanceLimits {
   maxMemoryMb: number;
   maxTimeoutMs: number;
+  maxEffectsPerAnswer: number;
 }
 
 export interface RunnablePlugin {
@@ -63,6 +67,12 @@ function limitsOf(manifest: ChartaManifest, instance: InstanceLimits, reasons: s
     if (asked.timeout_ms > instance.maxTimeoutMs) {
       reasons.push(`CHARTA_MANIFEST.json: /limits/timeout_ms ${asked.timeout_ms} is over this instance's maximum of ${instance.maxTimeoutMs}`);
     } else deadlineMs = asked.timeout_ms;
+  }
+  // Not a sandbox limit: effects.ts applies it to each answer (docs/plugins.md, "Breadth limits").
+  if (asked.effects_per_answer !== undefined && asked.effects_per_answer > instance.maxEffectsPerAnswer) {
+    reasons.push(
+      `CHARTA_MANIFEST.json: /limits/effects_per_answer ${asked.effects_per_answer} is over this instance's maximum of ${instance.maxEffectsPerAnswer}`,
+    );
   }
   return { memoryBytes, deadlineMs };
 }

@@ -6,7 +6,7 @@ import type { Database, PluginTable } from './schema.ts';
 type Db = Kysely<Database>;
 
 /** Every column but the package bytes: what listings and the plugin object need. */
-const SUMMARY = ['name', 'description', 'version', 'format', 'checksum', 'is_enabled', 'previous_version', 'created_at', 'updated_at'] as const;
+const SUMMARY = ['name', 'description', 'version', 'format', 'checksum', 'is_enabled', 'previous_version', 'grants', 'created_at', 'updated_at'] as const;
 
 export const insertPlugin = (db: Db, row: Insertable<PluginTable>) => db.insertInto('plugins').values(row).execute();
 
@@ -20,6 +20,9 @@ export const getPluginForUpdate = (db: Db, engine: Engine, name: string) =>
     .where('name', '=', name)
     .$if(engine === 'postgres', (q) => q.forUpdate())
     .executeTakeFirst();
+
+/** What the runtime reads of a plugin once per answer of its handlers: its grants, and which package it runs. */
+export const getPluginGrants = (db: Db, name: string) => db.selectFrom('plugins').select(['grants', 'checksum']).where('name', '=', name).executeTakeFirst();
 
 export const getPluginPackage = (db: Db, name: string) =>
   db.selectFrom('plugins').select(['name', 'version', 'format', 'checksum', 'package']).where('name', '=', name).executeTakeFirst();

@@ -58,16 +58,18 @@ export async function pluginPackage(name: string, handlers: TestHandler[], extra
   return tarFromDir({ 'CHARTA_MANIFEST.json': JSON.stringify(m, null, 2), 'dist/handlers.js': handlersModule(handlers, module) }, ['.']);
 }
 
-/** POST /core/api/v1/plugins/ with the package, enabled; asserts 201. */
+/** POST /core/api/v1/plugins/ with the package, enabled, and the grants (docs/plugins.md, "Grants"); asserts 201. */
 export async function installPlugin(
   baseUrl: string,
   name: string,
   handlers: TestHandler[],
   extra: Record<string, unknown> = {},
+  grants: string[] = [],
   module: TestModule = {},
 ): Promise<Reply> {
   const form = new FormData();
   form.set('is_enabled', 'True');
+  for (const grant of grants) form.append('grant', grant);
   form.set('package', new Blob([new Uint8Array(await pluginPackage(name, handlers, extra, module))]), `${name}.tar.gz`);
   const reply = await toReply(await fetch(`${baseUrl}/core/api/v1/plugins/`, { method: 'POST', body: form, headers: { authorization: TEST_API_KEY } }));
   assert.equal(reply.status, 201, reply.text);
@@ -81,6 +83,22 @@ export async function setEnabled(baseUrl: string, name: string, enabled: boolean
       method: 'PATCH',
       body: `is_enabled=${enabled ? 'True' : 'False'}`,
       headers: { authorization: TEST_API_KEY, 'content-type': 'application/x-www-form-urlencoded' },
+    }),
+  );
+  assert.equal(reply.status, 200, reply.text);
+  return reply;
+}
+
+/** PATCH /core/api/v1/plugins/{name}/ giving and taking back grants (docs/plugins.md, "Grants"); asserts 200. */
+export async function changeGrants(baseUrl: string, name: string, change: { grant?: string[]; revoke?: string[] }): Promise<Reply> {
+  const body = new URLSearchParams();
+  for (const grant of change.grant ?? []) body.append('grant', grant);
+  for (const revoke of change.revoke ?? []) body.append('revoke', revoke);
+  const reply = await toReply(
+    await fetch(`${baseUrl}/core/api/v1/plugins/${name}/`, {
+      method: 'PATCH',
+      body,
+      headers: { authorization: TEST_API_KEY },
     }),
   );
   assert.equal(reply.status, 200, reply.text);

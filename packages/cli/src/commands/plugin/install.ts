@@ -1,10 +1,11 @@
-// charta plugin install <path> [--host URL] [--api-key KEY] [--disable] [--secret KEY=VALUE]…
+// charta plugin install <path> [--host URL] [--api-key KEY] [--disable] [--secret KEY=VALUE]… [--grant NAME]…
 // A project directory is built first (`charta plugin build`: dist/<slug>-<version>.tar.gz); a
 // .whl or .tar.gz is uploaded as is (its kind is judged by the instance). A plugin of that name
 // already installed (400 `plugin_exists`) is updated instead, as the original tool does: the
 // package's name comes from extract-metadata, then the package is PATCHed onto it and that
-// update's answer is the line. The line names the package uploaded (`package`). Secrets go with
-// the package as repeated `secret` fields, on the install and on the update alike.
+// update's answer is the line. The line names the package uploaded (`package`). Secrets and
+// grants go with the package as repeated `secret` and `grant` fields, on the install and on the
+// update alike (an update adds the grants to those the plugin has).
 import type { Command } from 'commander';
 import { bind, optionalString, type RawInput, type Session } from '../../command.ts';
 import type { IO } from '../../io.ts';
@@ -15,7 +16,8 @@ import {
   InstanceFailure,
   checkProjectOrPackage,
   clientFor,
-  collectSecret,
+  collect,
+  collected,
   pythonBool,
   readPackage,
   secretFields,
@@ -28,6 +30,8 @@ export interface InstallOptions {
   enabled: boolean;
   /** The `secret` fields to send (base64 of `KEY=VALUE` each). */
   secrets: string[];
+  /** The grants to give (docs/plugins.md, "Grants"); the instance refuses a name it does not know. */
+  grants: string[];
   target: TargetFlags;
 }
 
@@ -36,6 +40,7 @@ export function parse({ args, flags }: RawInput): InstallOptions {
     source: checkProjectOrPackage(optionalString(args[0]) ?? ''),
     enabled: flags.disable !== true,
     secrets: secretFields(flags.secret),
+    grants: collected(flags.grant),
     target: targetFlags(flags),
   };
 }
@@ -45,8 +50,8 @@ export async function run(io: IO, options: InstallOptions): Promise<ExitCode> {
   const packagePath = options.source.kind === 'project' ? (await buildProject(options.source.path)).file : options.source.path;
   const file = readPackage(packagePath);
   const isEnabled = pythonBool(options.enabled);
-  const secrets = options.secrets;
-  const installed = await client.request('POST', [], { body: { kind: 'multipart', fields: { is_enabled: isEnabled }, secrets, file } });
+  const repeated = { secret: options.secrets, grant: options.grants };
+  const installed = await client.request('POST', [], { body: { kind: 'multipart', fields: { is_enabled: isEnabled }, repeated, file } });
   if (installed.status === 201) {
     printLine(io.stdout, envelope(true, 'Package successfully uploaded', { status_code: 201, plugin: installed.json, package: packagePath }));
     return EXIT.ok;
@@ -56,7 +61,7 @@ export async function run(io: IO, options: InstallOptions): Promise<ExitCode> {
   const metadata = await client.expect(200, 'POST', ['extract-metadata'], { body: { kind: 'multipart', fields: {}, file } });
   const name = (metadata.json as { name?: unknown } | undefined)?.name;
   if (typeof name !== 'string' || name === '') throw new InstanceFailure(metadata);
-  const updated = await client.expect(200, 'PATCH', [name], { body: { kind: 'multipart', fields: { is_enabled: isEnabled }, secrets, file } });
+  const updated = await client.expect(200, 'PATCH', [name], { body: { kind: 'multipart', fields: { is_enabled: isEnabled }, repeated, file } });
   printLine(io.stdout, responseEnvelope(true, updated.status, updated.text, { package: packagePath }));
   return EXIT.ok;
 }
@@ -73,6 +78,7 @@ export function register(parent: Command, session: Session): Command {
       .argument('<path>', 'a project directory or a package file'),
   )
     .option('--disable', 'install it disabled (default: enabled)')
-    .option('--secret <KEY=VALUE>', "set a secret the plugin's manifest declares (repeatable; never printed)", collectSecret)
+    .option('--secret <KEY=VALUE>', "set a secret the plugin's manifest declares (repeatable; never printed)", collect)
+    .option('--grant <name>', 'give the plugin a grant, e.g. effects:instance (repeatable)', collect)
     .action(bind(session, { parse, run }));
 }

@@ -1,12 +1,13 @@
-// charta plugin update <name> [--package FILE] [--enable | --disable] [--secret KEY=VALUE]… [--host URL] [--api-key KEY]
-// PATCHes the plugin: multipart when a package is given, form-encoded `is_enabled` and `secret`
-// fields when only those are, an empty PATCH with none (as the original tool).
+// charta plugin update <name> [--package FILE] [--enable | --disable] [--secret KEY=VALUE]… [--grant NAME]… [--revoke NAME]…
+//   [--host URL] [--api-key KEY]
+// PATCHes the plugin: multipart when a package is given, form-encoded `is_enabled`, `secret`,
+// `grant` and `revoke` fields when only those are, an empty PATCH with none (as the original tool).
 import type { Command } from 'commander';
 import { bind, optionalString, type RawInput, type Session } from '../../command.ts';
 import type { IO } from '../../io.ts';
 import { UsageError, type ExitCode } from '../../output.ts';
 import type { TargetFlags } from '../../target.ts';
-import { checkPackagePath, collectSecret, pythonBool, readPackage, secretFields, targetFlags, type Body } from '../../instance.ts';
+import { checkPackagePath, collect, collected, hasRepeated, pythonBool, readPackage, secretFields, targetFlags, type Body } from '../../instance.ts';
 import { namedPluginCommand, pluginNameArgument, requestPlugin } from './named-plugin.ts';
 
 export interface UpdateOptions {
@@ -16,6 +17,9 @@ export interface UpdateOptions {
   enabled?: boolean | undefined;
   /** The `secret` fields to send (base64 of `KEY=VALUE` each). */
   secrets: string[];
+  /** Grants to give and to take back (docs/plugins.md, "Grants"). */
+  grants: string[];
+  revokes: string[];
   target: TargetFlags;
 }
 
@@ -28,6 +32,8 @@ export function parse({ args, flags }: RawInput): UpdateOptions {
     package: pkg === undefined ? undefined : checkPackagePath(pkg),
     enabled: flags.enable === true ? true : flags.disable === true ? false : undefined,
     secrets: secretFields(flags.secret),
+    grants: collected(flags.grant),
+    revokes: collected(flags.revoke),
     target: targetFlags(flags),
   };
 }
@@ -36,20 +42,22 @@ export function run(io: IO, options: UpdateOptions): Promise<ExitCode> {
   return requestPlugin(io, options.target, options.name, 200, 'PATCH', () => ({ body: patchBody(options) }));
 }
 
-/** Multipart with the package, form-encoded with only the flag and/or secrets, empty with none. */
+/** Multipart with the package, form-encoded with only the flag, secrets and/or grants, empty with none. */
 function patchBody(options: UpdateOptions): Body {
   const fields: Record<string, string> = options.enabled === undefined ? {} : { is_enabled: pythonBool(options.enabled) };
-  const secrets = options.secrets;
-  if (options.package !== undefined) return { kind: 'multipart', fields, secrets, file: readPackage(options.package) };
-  if (options.enabled !== undefined || secrets.length > 0) return { kind: 'form', fields, secrets };
+  const repeated = { secret: options.secrets, grant: options.grants, revoke: options.revokes };
+  if (options.package !== undefined) return { kind: 'multipart', fields, repeated, file: readPackage(options.package) };
+  if (options.enabled !== undefined || hasRepeated(repeated)) return { kind: 'form', fields, repeated };
   return { kind: 'empty' };
 }
 
 export function register(parent: Command, session: Session): Command {
-  return namedPluginCommand(parent, 'update', 'replace the package of an installed plugin and/or enable or disable it')
+  return namedPluginCommand(parent, 'update', 'replace the package of an installed plugin, enable or disable it, set its secrets, give or take back grants')
     .option('--package <file>', 'a new package (.whl or .tar.gz) of the same plugin')
     .option('--enable', 'enable the plugin')
     .option('--disable', 'disable the plugin')
-    .option('--secret <KEY=VALUE>', "set a secret the plugin's manifest declares (repeatable; never printed)", collectSecret)
+    .option('--secret <KEY=VALUE>', "set a secret the plugin's manifest declares (repeatable; never printed)", collect)
+    .option('--grant <name>', 'give the plugin a grant, e.g. effects:instance (repeatable)', collect)
+    .option('--revoke <name>', 'take a grant back from the plugin (repeatable)', collect)
     .action(bind(session, { parse, run }));
 }
