@@ -25,6 +25,10 @@ export interface Config {
   pluginMaxMemoryMb: number;
   /** The longest deadline of a handler call a plugin's manifest may ask for, in milliseconds. */
   pluginMaxTimeoutMs: number;
+  /** How many times a POST event is given to a handler whose call keeps failing, before a dead letter (docs/plugins.md, "Delivery and guarantees"). */
+  pluginDeliveryAttempts: number;
+  /** The wait before the second attempt, in milliseconds; each later wait is 4 times the one before, capped. */
+  pluginRetryBaseMs: number;
   /** HTTP processes `start` serves with (docs/configuration.md, "Multi-process serving"); 1 = no fork. */
   workers: number;
   /** Matching rows the commands and notes lists count exactly past the page's offset (docs/api.md, "Pagination"). */
@@ -34,6 +38,10 @@ export interface Config {
 }
 
 export class ConfigError extends Error {}
+
+/** CHARTA_PLUGIN_DELIVERY_ATTEMPTS and CHARTA_PLUGIN_RETRY_BASE_MS when unset (docs/configuration.md). */
+export const DEFAULT_PLUGIN_DELIVERY_ATTEMPTS = 5;
+export const DEFAULT_PLUGIN_RETRY_BASE_MS = 2000;
 
 /** The most worker processes `--workers` may ask for. */
 export const MAX_WORKERS = 64;
@@ -79,6 +87,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
     throw new ConfigError(`CHARTA_SHUTDOWN_TIMEOUT must be a number of seconds above 0 and at most 3600, got ${shutdownText}`);
   const pluginMaxMemoryMb = integerSetting(get('pluginMaxMemoryMb', 'CHARTA_PLUGIN_MAX_MEMORY_MB') ?? '128', 'CHARTA_PLUGIN_MAX_MEMORY_MB', 1, 1024);
   const pluginMaxTimeoutMs = integerSetting(get('pluginMaxTimeoutMs', 'CHARTA_PLUGIN_MAX_TIMEOUT_MS') ?? '5000', 'CHARTA_PLUGIN_MAX_TIMEOUT_MS', 10, 60000);
+  const pluginDeliveryAttempts = integerSetting(
+    get('pluginDeliveryAttempts', 'CHARTA_PLUGIN_DELIVERY_ATTEMPTS') ?? String(DEFAULT_PLUGIN_DELIVERY_ATTEMPTS),
+    'CHARTA_PLUGIN_DELIVERY_ATTEMPTS',
+    1,
+    100,
+  );
+  const pluginRetryBaseMs = integerSetting(
+    get('pluginRetryBaseMs', 'CHARTA_PLUGIN_RETRY_BASE_MS') ?? String(DEFAULT_PLUGIN_RETRY_BASE_MS),
+    'CHARTA_PLUGIN_RETRY_BASE_MS',
+    1,
+    60_000,
+  );
   const workersText = get('workers', 'CHARTA_WORKERS') ?? '1';
   const workers = /^[0-9]+$/.test(workersText) ? Number(workersText) : NaN;
   if (!(workers >= 1 && workers <= MAX_WORKERS))
@@ -117,6 +137,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
     shutdownTimeoutMs: Math.round(shutdownSeconds * 1000),
     pluginMaxMemoryMb,
     pluginMaxTimeoutMs,
+    pluginDeliveryAttempts,
+    pluginRetryBaseMs,
     workers,
     listCountCap,
     consoleDir,

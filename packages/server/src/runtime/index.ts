@@ -23,7 +23,7 @@ export function createPluginRuntime(config: Config, storage: Storage, logs: LogB
     onNotice: (level, message) => logs.emit({ level, event: `plugin runtime: ${message}`, ...(level === 'error' ? { success: false } : {}) }),
   });
   const limits = { maxMemoryMb: config.pluginMaxMemoryMb, maxTimeoutMs: config.pluginMaxTimeoutMs };
-  return new PluginHost({
+  const host = new PluginHost({
     storage,
     logs,
     runner,
@@ -34,4 +34,7 @@ export function createPluginRuntime(config: Config, storage: Storage, logs: LogB
     maxDepth: MAX_EVENT_DEPTH,
     pollMs: POLL_MS,
   });
+  // The retries of POST events (docs/plugins.md, "Delivery and guarantees").
+  host.delivery.policy = { attempts: config.pluginDeliveryAttempts, baseMs: config.pluginRetryBaseMs };
+  return host;
 }
