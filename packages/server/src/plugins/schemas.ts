@@ -82,4 +82,5 @@ export const DeadLetterPage = Type.Object({
 });
 
 export type SecretListing = Static<typeof SecretListingSchema>;
+export type DeadLetter = Static<typeof DeadLetterSchema>;
 export type SecretChange = Static<typeof SecretChangeBody>;
