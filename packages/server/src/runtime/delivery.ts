@@ -35,7 +35,7 @@ import type { PluginRuntime } from './types.ts';
 const BATCH = 16;
 const CLAIM_MICROS = 60 * 1_000_000;
 /** The longest wait between two attempts, whatever the base and the attempt. */
-export const MAX_RETRY_DELAY_MS = 15 * 60 * 1000;
+const MAX_RETRY_DELAY_MS = 15 * 60 * 1000;
 
 /** Faults worth another attempt: the same input may well succeed next time. The others are final. */
 const RETRIED: ReadonlySet<CallFault['kind']> = new Set(['crashed', 'timeout', 'out-of-memory', 'unavailable']);
@@ -47,7 +47,7 @@ export interface RetryPolicy {
 }
 
 /** The wait after the failed attempt number `attempt` (1 for the first): base × 4^(attempt − 1), capped. */
-export const retryDelayMs = (policy: RetryPolicy, attempt: number): number => Math.min(MAX_RETRY_DELAY_MS, policy.baseMs * 4 ** Math.max(0, attempt - 1));
+const retryDelayMs = (policy: RetryPolicy, attempt: number): number => Math.min(MAX_RETRY_DELAY_MS, policy.baseMs * 4 ** Math.max(0, attempt - 1));
 
 interface Dispatcher {
   readonly calls: HandlerCalls;
