@@ -11,6 +11,9 @@ import * as removeApiKey from './commands/auth/remove-api-key.ts';
 import * as setDefaultHost from './commands/auth/set-default-host.ts';
 import * as logs from './commands/logs.ts';
 import * as pluginBuild from './commands/plugin/build.ts';
+import * as deadLettersDiscard from './commands/plugin/dead-letters/discard.ts';
+import * as deadLettersList from './commands/plugin/dead-letters/list.ts';
+import * as deadLettersReplay from './commands/plugin/dead-letters/replay.ts';
 import * as pluginDelete from './commands/plugin/delete.ts';
 import * as pluginInit from './commands/plugin/init.ts';
 import * as pluginInstall from './commands/plugin/install.ts';
@@ -41,13 +44,21 @@ export function buildProgram(session: Session, captured: { out: string; err: str
   getApiKey.register(auth, session);
   removeApiKey.register(auth, session);
   setDefaultHost.register(auth, session);
-  const plugin = program.command('plugin').description('create and build plugin projects; install, update, delete and list the plugins of an instance');
+  const plugin = program
+    .command('plugin')
+    .description('create and build plugin projects; install, update, delete and list the plugins of an instance, and their dead letters');
   pluginInit.register(plugin, session);
   pluginBuild.register(plugin, session);
   pluginInstall.register(plugin, session);
   pluginUpdate.register(plugin, session);
   pluginDelete.register(plugin, session);
   pluginList.register(plugin, session);
+  const deadLetters = plugin
+    .command('dead-letters')
+    .description("list, replay and discard a plugin's dead letters: POST events whose handler still failed after its last attempt");
+  deadLettersList.register(deadLetters, session);
+  deadLettersReplay.register(deadLetters, session);
+  deadLettersDiscard.register(deadLetters, session);
   logs.register(program, session);
   printConfig.register(program, session);
   return program;

@@ -2,7 +2,7 @@
 // "Accessibility"): axe-core's WCAG 2 A and AA rules (contrast included) on every page, as it
 // shows with data, at 1280 and 375 px wide, against a real instance on port 0 with the demo data
 // and its real Content-Security-Policy: the sign-in form (and its error), the plugins page with a
-// plugin listed and its secrets and logs open, the live logs with lines and one picked, the patient
+// plugin listed, its dead letters, secrets and logs open, the live logs with lines and one picked, the patient
 // search with a result, a patient, a note with commands, the command editor with a picker's
 // options open, with a refusal and with Delete's confirmation, the chart panel beside the patient
 // and the note, and the page for an unknown address. Every violation is a failure.
@@ -11,6 +11,8 @@ import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { startInstance, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type Instance } from '../../server/test/support/harness.ts';
 import { installPlugin } from '../../server/test/support/plugins.ts';
+import { insertDeadLetter } from '../../server/src/storage/plugin-dead-letters-repository.ts';
+import { nowMicros } from '../../server/src/lib/time.ts';
 import { chromiumStatus, consoleBuild, launch, watchPage } from './support/browser.ts';
 import { audit } from './support/axe.ts';
 
@@ -67,6 +69,23 @@ if (chromium.executable === undefined) {
         true,
       );
       await add('plan', { narrative: 'Check blood pressure at home' }, false);
+      // A dead letter of the plugin, as delivery keeps one after its last attempt.
+      const event = { id: 'c0ffee00-0000-4000-8000-000000000001', type: 'PLAN_COMMAND__POST_COMMIT' };
+      await insertDeadLetter(instance.storage.db, {
+        plugin_name: 'follow-up-flag',
+        handler: 'dist/handlers.js:Flag',
+        event_id: event.id,
+        event_type: event.type,
+        command_uuid: '5b1c0000-0000-4000-8000-000000000002',
+        payload: JSON.stringify(event),
+        depth: 0,
+        request_id: null,
+        root_id: event.id,
+        attempts: 5,
+        last_error: 'ran longer than its 1000 ms deadline',
+        created_at: nowMicros(),
+        failed_at: nowMicros(),
+      });
       browser = await launch(chromium.executable!);
       page = await (await browser.newContext({ viewport: { width: WIDTHS[0]!, height: 900 } })).newPage();
       watchPage(page, failures);
@@ -87,13 +106,15 @@ if (chromium.executable === undefined) {
       assert.deepEqual(found, []);
     });
 
-    it('the plugins page with a plugin listed, its secrets and logs open', async () => {
+    it('the plugins page with a plugin listed, its dead letters, secrets and logs open', async () => {
       await page.getByLabel('OAuth client credentials').check();
       await page.getByLabel('Client id').fill(TEST_CLIENT_ID);
       await page.getByLabel('Client secret').fill(TEST_CLIENT_SECRET);
       await page.getByRole('button', { name: 'Sign in' }).click();
       const card = page.locator('li[data-plugin="follow-up-flag"]');
       await card.waitFor();
+      await card.locator('.dead-letters summary').click();
+      await card.getByRole('button', { name: /^Replay #\d+$/ }).waitFor();
       await card.getByRole('button', { name: 'Secrets and logs' }).click();
       await card.getByText('API_TOKEN').waitFor();
       assert.deepEqual(await auditAtEachWidth(), []);

@@ -2,7 +2,8 @@
 // instance on port 0 serving the real build: a wrong and a right API key, OAuth client
 // credentials, an invalid package dropped (its reasons listed), a package built by the charta
 // tool's packaging picked and installed, disable and enable, its grants as badges, write-only
-// secrets, recent log lines, download, delete after a confirmation, the phone width, and signing
+// secrets, recent log lines, download, a plugin's dead letters (counted, listed, one discarded, one
+// replayed once the plugin is fixed), delete after a confirmation, the phone width, and signing
 // out. One browser, one page.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,6 +13,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startInstance, TEST_API_KEY, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type Instance } from '../../server/test/support/harness.ts';
 import { tgz } from '../../server/test/support/archives.ts';
+import { eventually, runtimeWatch } from '../../server/test/support/plugins.ts';
 import { createProject } from '../../cli/src/scaffold/project.ts';
 import { buildProject } from '../../cli/src/packaging/index.ts';
 import { chromiumStatus, consoleBuild, launch, outputDir, tempDir, watchPage } from './support/browser.ts';
@@ -51,7 +53,8 @@ if (chromium.executable === undefined) {
     const card = () => page.locator(`li.plugin[data-plugin="${pkg.name}"]`);
 
     before(async () => {
-      instance = await startInstance('sqlite', { consoleDir: consoleBuild() });
+      // One attempt: a handler that times out leaves its dead letter at once.
+      instance = await startInstance('sqlite', { consoleDir: consoleBuild(), pluginDeliveryAttempts: 1 });
       pkg = await builtPackage();
       browser = await launch(chromium.executable!);
       const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
@@ -66,6 +69,7 @@ if (chromium.executable === undefined) {
     });
 
     const failures = () => (page as Page & { failures?: string[] }).failures ?? [];
+    const runtime = runtimeWatch(() => instance);
 
     it('refuses a wrong API key with the server message, keeping nothing', async () => {
       await page.goto(`${instance.url}/console/`);
@@ -191,6 +195,73 @@ if (chromium.executable === undefined) {
       assert.equal(download.suggestedFilename(), `${pkg.name}-0.1.0.tar.gz`);
       const saved = await download.path();
       assert.deepEqual(fs.readFileSync(saved), pkg.bytes);
+    });
+
+    it("shows a plugin's dead letters: the count, each letter, Discard, and Replay once the plugin is fixed", async () => {
+      const late = (compute: string) => [{ className: 'Late', events: ['PLAN_COMMAND__POST_COMMIT'], compute }];
+      await runtime.install('late-letters', late('    for (;;) {}'), { limits: { timeout_ms: 50 } });
+      const plans = [await instance.command('plan', { narrative: 'one' }), await instance.command('plan', { narrative: 'two' })];
+      for (const plan of plans) assert.equal((await instance.call('POST', `/core/api/v1/commands/${plan.uuid}/commit/`)).status, 200);
+      const listed = async () => (await instance.call('GET', '/core/api/v1/plugins/late-letters/dead-letters/', { authorization: TEST_API_KEY })).json;
+      await eventually('two dead letters', async () => (await listed()).count === 2);
+      const [newer, older] = (await listed()).results as Array<{ id: number; command: string; event_id: string }>;
+      // The page reads the plugins again when it is shown again.
+      await page.getByRole('link', { name: 'Live logs' }).click();
+      await page.getByRole('link', { name: 'Plugins' }).click();
+      const letters = page.locator('li.plugin[data-plugin="late-letters"] .dead-letters');
+      await letters.locator('.count', { hasText: /^2$/ }).waitFor();
+      assert.equal(await card().locator('.dead-letters .count').textContent(), '0', 'the other plugin has none');
+      await letters.locator('summary').click();
+      const item = (id: number) => letters.locator(`li[data-letter="${id}"]`);
+      await item(newer!.id).waitFor();
+      assert.deepEqual(
+        await letters.locator('li.dead-letter').evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-letter')))),
+        [newer!.id, older!.id],
+        'newest first',
+      );
+      const text = (await item(older!.id).textContent()) ?? '';
+      for (const part of ['PLAN_COMMAND__POST_COMMIT', older!.command, older!.event_id, 'dist/handlers.js:Late', 'ran longer than its 50 ms deadline']) {
+        assert.ok(text.includes(part), `${part} in ${text}`);
+      }
+      assert.equal(await item(older!.id).locator('.attempts').textContent(), '1');
+      await page.screenshot({ path: path.join(shots, 'plugins-dead-letters-1280.png'), fullPage: true });
+      await page.setViewportSize({ width: 375, height: 800 });
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      assert.equal(overflow, 0, 'no horizontal scrolling with the letters open');
+      await page.setViewportSize({ width: 1280, height: 900 });
+
+      await letters.getByRole('button', { name: `Discard #${older!.id}` }).click();
+      await letters
+        .getByRole('status')
+        .filter({ hasText: `Dead letter ${older!.id} discarded.` })
+        .waitFor();
+      await letters.locator('.count', { hasText: /^1$/ }).waitFor();
+      assert.equal(await item(older!.id).count(), 0);
+
+      // Fixed: the replayed event reaches the handler, which now answers in time.
+      await runtime.update('late-letters', late("    this.log.info('on time ' + this.event.id);\n    return [];"));
+      await letters.getByRole('button', { name: `Replay #${newer!.id}` }).click();
+      await letters
+        .getByRole('status')
+        .filter({ hasText: `Dead letter ${newer!.id} replayed` })
+        .waitFor();
+      await letters.locator('.count', { hasText: /^0$/ }).waitFor();
+      await letters.getByText('No dead letters').waitFor();
+      await eventually('the replayed event delivered', () => runtime.lines('late-letters').some((e) => e.event === `on time ${newer!.event_id}`));
+      await runtime.settled();
+      assert.equal((await listed()).count, 0);
+      const audit = await instance.storage.db
+        .selectFrom('audit_events')
+        .select('action')
+        .where('entity_type', '=', 'plugin_dead_letter')
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(
+        audit.map((a) => a.action),
+        ['plugin.dead_letter_discarded', 'plugin.dead_letter_replayed'],
+      );
+      assert.equal((await instance.call('DELETE', '/core/api/v1/plugins/late-letters/?force=true', { authorization: TEST_API_KEY })).status, 204);
+      assert.deepEqual(failures(), [], 'no script error, no CSP violation');
     });
 
     it('works at 375 px wide', async () => {

@@ -1,14 +1,16 @@
-// The console keeps its own copy of the records it reads (src/clinical/types.ts: its build cannot
-// import the server's modules). This file keeps that copy true to the server's schemas
+// The console keeps its own copy of the records it reads (src/clinical/types.ts, and a plugin's dead
+// letter in src/plugins/types.ts: its build cannot import the server's modules). This file keeps that copy true to the server's schemas
 // (docs/console.md, "The stack and why"): `npm run typecheck` fails when a type drifts, and the
 // test fails when the server's schema gains or loses a member the copy does not know of.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Command as ServerCommand, Fields, Note as ServerNote, Patient as ServerPatient } from '@charta/server/schemas';
+import type { Command as ServerCommand, Fields, Note as ServerNote, Patient as ServerPatient, PluginDeadLetter } from '@charta/server/schemas';
 import { CommandSchema, FieldsSchema } from '../../server/src/commands/schemas.ts';
 import { NoteSchema } from '../../server/src/notes/schemas.ts';
 import { PatientSchema } from '../../server/src/patients/schemas.ts';
+import { DeadLetterSchema } from '../../server/src/plugins/schemas.ts';
 import type { Command, Field, Note, Patient } from '../src/clinical/types.ts';
+import type { DeadLetter } from '../src/plugins/types.ts';
 
 /**
  * true when every value the server may send as `Server` is a `Copy` (checked by the compiler): the
@@ -16,8 +18,9 @@ import type { Command, Field, Note, Patient } from '../src/clinical/types.ts';
  */
 type Reads<Copy, Server> = [Server] extends [Copy] ? true : false;
 
-const READS: Record<'command' | 'field' | 'note' | 'patient', true> = {
+const READS: Record<'command' | 'deadLetter' | 'field' | 'note' | 'patient', true> = {
   command: true satisfies Reads<Command, ServerCommand>,
+  deadLetter: true satisfies Reads<DeadLetter, PluginDeadLetter>,
   field: true satisfies Reads<Field, Fields['fields'][number]>,
   note: true satisfies Reads<Note, ServerNote>,
   patient: true satisfies Reads<Patient, ServerPatient>,
@@ -28,7 +31,7 @@ const membersOf = (schema: { properties: Record<string, unknown> }) => Object.ke
 
 describe("the console's copy of the wire types", () => {
   it("names exactly the members of the server's schemas", () => {
-    assert.deepEqual(Object.keys(READS).sort(), ['command', 'field', 'note', 'patient']);
+    assert.deepEqual(Object.keys(READS).sort(), ['command', 'deadLetter', 'field', 'note', 'patient']);
     const command: Record<keyof Command, true> = {
       uuid: true,
       state: true,
@@ -59,5 +62,20 @@ describe("the console's copy of the wire types", () => {
     assert.deepEqual(Object.keys(field).sort(), membersOf(FieldsSchema.properties.fields.items));
     assert.deepEqual(Object.keys(note).sort(), membersOf(NoteSchema));
     assert.deepEqual(Object.keys(patient).sort(), membersOf(PatientSchema));
+    const deadLetter: Record<keyof DeadLetter, true> = {
+      id: true,
+      plugin: true,
+      handler: true,
+      event_id: true,
+      event_type: true,
+      command: true,
+      attempts: true,
+      last_error: true,
+      request_id: true,
+      created_at: true,
+      failed_at: true,
+      event: true,
+    };
+    assert.deepEqual(Object.keys(deadLetter).sort(), membersOf(DeadLetterSchema));
   });
 });

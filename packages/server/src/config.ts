@@ -32,6 +32,10 @@ export interface Config {
   pluginMaxEffectsPerAnswer: number;
   /** The most effects the whole chain of changes one client change sets off may apply, all plugins together. */
   pluginEffectsPerChange: number;
+  /** How many times a POST event is given to a handler whose call keeps failing, before a dead letter (docs/plugins.md, "Delivery and guarantees"). */
+  pluginDeliveryAttempts: number;
+  /** The wait before the second attempt, in milliseconds; each later wait is 4 times the one before, capped. */
+  pluginRetryBaseMs: number;
   /** HTTP processes `start` serves with (docs/configuration.md, "Multi-process serving"); 1 = no fork. */
   workers: number;
   /** Matching rows the commands and notes lists count exactly past the page's offset (docs/api.md, "Pagination"). */
@@ -41,6 +45,10 @@ export interface Config {
 }
 
 export class ConfigError extends Error {}
+
+/** CHARTA_PLUGIN_DELIVERY_ATTEMPTS and CHARTA_PLUGIN_RETRY_BASE_MS when unset (docs/configuration.md). */
+export const DEFAULT_PLUGIN_DELIVERY_ATTEMPTS = 5;
+export const DEFAULT_PLUGIN_RETRY_BASE_MS = 2000;
 
 /** The most worker processes `--workers` may ask for. */
 export const MAX_WORKERS = 64;
@@ -104,6 +112,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
     1,
     1_000_000,
   );
+  const pluginDeliveryAttempts = integerSetting(
+    get('pluginDeliveryAttempts', 'CHARTA_PLUGIN_DELIVERY_ATTEMPTS') ?? String(DEFAULT_PLUGIN_DELIVERY_ATTEMPTS),
+    'CHARTA_PLUGIN_DELIVERY_ATTEMPTS',
+    1,
+    100,
+  );
+  const pluginRetryBaseMs = integerSetting(
+    get('pluginRetryBaseMs', 'CHARTA_PLUGIN_RETRY_BASE_MS') ?? String(DEFAULT_PLUGIN_RETRY_BASE_MS),
+    'CHARTA_PLUGIN_RETRY_BASE_MS',
+    1,
+    60_000,
+  );
   const workersText = get('workers', 'CHARTA_WORKERS') ?? '1';
   const workers = /^[0-9]+$/.test(workersText) ? Number(workersText) : NaN;
   if (!(workers >= 1 && workers <= MAX_WORKERS))
@@ -145,6 +165,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
     pluginRunnerMaxMemoryMb,
     pluginMaxEffectsPerAnswer,
     pluginEffectsPerChange,
+    pluginDeliveryAttempts,
+    pluginRetryBaseMs,
     workers,
     listCountCap,
     consoleDir,

@@ -8,11 +8,10 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { ENGINES, startInstance, type Instance } from './support/harness.ts';
-import { changeGrants, eventually, installPlugin, setEnabled, type TestHandler } from './support/plugins.ts';
-import type { LogEntry } from '../src/logs/bus.ts';
+import { changeGrants, eventually, runtimeWatch } from './support/plugins.ts';
 import { MAX_EVENT_DEPTH } from '../src/runtime/index.ts';
 import { commandEvent } from '../src/runtime/events.ts';
-import { countPluginEvents, insertPluginEvent } from '../src/storage/plugin-events-repository.ts';
+import { insertPluginEvent } from '../src/storage/plugin-events-repository.ts';
 import { nowMicros } from '../src/lib/time.ts';
 
 const C = '/core/api/v1/commands';
@@ -20,32 +19,7 @@ const C = '/core/api/v1/commands';
 for (const engine of ENGINES) {
   describe(`plugin event delivery (${engine})`, () => {
     let api: Instance;
-    const entries = (plugin?: string): LogEntry[] => api.app.logs.recent({ plugin }).map((r) => r.entry);
-    const lines = (plugin: string) => entries(plugin).filter((e) => e.source === 'plugin');
-    const failures = (plugin: string) => entries(plugin).filter((e) => e.success === false);
-    const commandsOf = async (noteKey: string) => (await api.call('GET', `${C}/?note_key=${noteKey}&limit=100`)).json.results as Array<Record<string, any>>;
-    const delivered = () => api.app.pluginRuntime.delivery.idle();
-    /** Waits until the outbox is empty and this process delivers nothing. */
-    const settled = async () => {
-      await eventually('the outbox to empty', async () => {
-        await delivered();
-        return (await countPluginEvents(api.storage.db)) === 0;
-      });
-      await delivered();
-    };
-    const install = async (name: string, handlers: TestHandler[], extra?: Record<string, unknown>) => {
-      await installPlugin(api.url, name, handlers, extra);
-      await eventually(
-        `${name} running`,
-        () => entries(name).find((e) => /running: \d+ handler/.test(e.event)),
-        15_000,
-        () => JSON.stringify(entries(name)),
-      );
-    };
-    const disable = async (name: string) => {
-      await setEnabled(api.url, name, false);
-      await eventually(`${name} stopped`, () => entries(name).find((e) => / stopped$/.test(e.event)));
-    };
+    const { entries, lines, failures, settled, commandsOf, install, disable } = runtimeWatch(() => api);
 
     before(async () => {
       api = await startInstance(engine, { demo: true });

@@ -1,7 +1,9 @@
-// One installed plugin: its name, version, state, grants and checksum, and what can be done to it.
+// One installed plugin: its name, version, checksum, state and grants, its dead letters, and what
+// can be done to it.
 import { useState } from 'preact/hooks';
 import { Secrets } from './secrets.tsx';
 import { RecentLogs } from './logs.tsx';
+import { DeadLetters } from './dead-letters.tsx';
 import type { Plugin } from './types.ts';
 
 interface Props {
@@ -43,6 +45,7 @@ export function PluginCard({ plugin, onToggle, onDownload, onDelete }: Props) {
           <code class="checksum">{p.package_checksum}</code>
         </dd>
       </dl>
+      <DeadLetters plugin={p.name} />
       <div class="actions">
         <button type="button" onClick={() => onToggle(p)}>
           {p.is_enabled ? 'Disable' : 'Enable'}

@@ -11,6 +11,25 @@ export interface Plugin {
   updated_at: string;
 }
 
+/** A dead letter as GET /core/api/v1/plugins/{name}/dead-letters/ answers it (docs/api.md, "Dead letters"). */
+export interface DeadLetter {
+  id: number;
+  plugin: string;
+  /** `<entry>:<class>`. */
+  handler: string;
+  event_id: string;
+  event_type: string;
+  /** The UUID of the command the event is about. */
+  command: string;
+  attempts: number;
+  last_error: string;
+  request_id: string | null;
+  created_at: string;
+  failed_at: string;
+  /** The event as the handler was given it. */
+  event: Record<string, unknown>;
+}
+
 export const PLUGINS = '/core/api/v1/plugins/';
 
 export const pluginPath = (name: string) => `${PLUGINS}${encodeURIComponent(name)}/`;

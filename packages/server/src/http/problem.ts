@@ -45,6 +45,8 @@ export const catalog = {
   plugin_package_missing: { status: 400, title: 'No package', detail: 'Send the package as the multipart file field `package`' },
   plugin_name_mismatch: { status: 400, title: 'Wrong plugin', detail: 'The package is another plugin than the one named in the path' },
   plugin_enabled: { status: 400, title: 'Plugin enabled', detail: 'Disable the plugin before deleting it, or delete with force=true' },
+  plugin_disabled: { status: 400, title: 'Plugin disabled', detail: 'Enable the plugin before replaying its dead letters' },
+  dead_letter_not_found: { status: 404, title: 'Not found', detail: 'Dead letter not found' },
   // Reference data (admin API)
   reference_exists: { status: 409, title: 'Already exists', detail: 'An entry with the same identifier already exists' },
   lab_partner_not_found: { status: 404, title: 'Not found', detail: 'Lab partner not found' },

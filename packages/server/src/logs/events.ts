@@ -29,6 +29,19 @@ export function logPlugin(ctx: Ctx, action: PluginAction, name: string, view?: P
   ctx.logs.emit({ level: 'info', event: `plugin ${name}${detail} ${action}${state}`, plugin: name, request_id: ctx.requestId });
 }
 
+/** "plugin vitals-alert: dead letter 12 (dist/handlers.js:Alert on PLAN_COMMAND__POST_COMMIT) replayed" */
+export function logDeadLetter(ctx: Ctx, action: 'replayed' | 'discarded', letter: { id: number; plugin: string; handler: string; event_type: string }): void {
+  if (ctx.logs === undefined) return;
+  ctx.logs.emit({
+    level: 'info',
+    event: `plugin ${letter.plugin}: dead letter ${letter.id} (${letter.handler} on ${letter.event_type}) ${action}`,
+    plugin: letter.plugin,
+    handler: letter.handler,
+    event_type: letter.event_type,
+    request_id: ctx.requestId,
+  });
+}
+
 /** A refused package upload, logged as a warning with every reason; returns the refusal. */
 export function rejected(ctx: Ctx, name: string | undefined, err: unknown): unknown {
   if (ctx.logs !== undefined && err instanceof Problem && err.status < 500) {

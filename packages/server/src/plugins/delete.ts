@@ -1,10 +1,11 @@
 // DELETE /core/api/v1/plugins/{name}/: remove a disabled plugin (an enabled one with ?force=true),
-// in one transaction with its audit row (docs/api.md, "Plugins").
+// its secrets and its dead letters, in one transaction with its audit row (docs/api.md, "Plugins").
 import type { Ctx } from '../context.ts';
 import { problem } from '../http/problem.ts';
 import { writeTransaction } from '../storage/transaction.ts';
 import { deletePlugin as removePlugin, getPluginForUpdate } from '../storage/plugins-repository.ts';
 import { removeAllPluginSecrets } from '../storage/plugin-secrets-repository.ts';
+import { deletePluginDeadLetters } from '../storage/plugin-dead-letters-repository.ts';
 import { requirePluginScope, toView } from './representation.ts';
 import { logPlugin } from '../logs/events.ts';
 
@@ -16,6 +17,7 @@ export async function deletePlugin(ctx: Ctx, baseUrl: string, name: string, forc
     if (before.is_enabled !== 0 && !force) throw problem('plugin_enabled');
     await removePlugin(trx, name);
     await removeAllPluginSecrets(trx, name); // its secrets go with it (docs/plugins.md, "Secrets")
+    await deletePluginDeadLetters(trx, name); // and its dead letters (docs/api.md, "Dead letters")
     await audit({ action: 'plugin.deleted', entityType: 'plugin', entityId: name, before: toView(before, baseUrl), after: null });
     return { status: 204, body: null };
   });

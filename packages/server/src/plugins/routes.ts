@@ -21,11 +21,25 @@ import { deletePlugin } from './delete.ts';
 import { downloadPackage } from './download.ts';
 import { listSecrets } from './list-secrets.ts';
 import { setSecrets } from './set-secrets.ts';
+import { listDeadLetters } from './list-dead-letters.ts';
+import { replayDeadLetter } from './replay-dead-letter.ts';
+import { discardDeadLetter } from './discard-dead-letter.ts';
 import { decodeSecretFields, MAX_SECRETS_PER_CHANGE, MAX_SECRET_BYTES, SECRET_FIELD, type SecretChange } from './secrets.ts';
 import { pluginName } from './representation.ts';
 import { GRANT_FIELD, grantChangeOf, MAX_GRANT_FIELDS, REVOKE_FIELD, type GrantChange } from './grant-change.ts';
 import type { UploadedFile } from './package.ts';
-import { DeletePluginQuery, PluginPage, PluginPageQuery, PluginParams as params, PluginSchema, SecretChangeBody, SecretListingSchema } from './schemas.ts';
+import {
+  DeadLetterPage,
+  DeadLetterParams,
+  DeadLetterSchema,
+  DeletePluginQuery,
+  PluginPage,
+  PluginPageQuery,
+  PluginParams as params,
+  PluginSchema,
+  SecretChangeBody,
+  SecretListingSchema,
+} from './schemas.ts';
 
 const BASE = '/core/api/v1/plugins';
 const tags = ['Plugins'];
@@ -136,6 +150,7 @@ export async function pluginRoutes(parent: FastifyInstance, { storage, publicUrl
   });
   app.addSchema(PluginSchema);
   app.addSchema(SecretListingSchema);
+  app.addSchema(DeadLetterSchema);
   const base = (request: FastifyRequest) => baseUrlOf(request, publicUrl);
   const problems = problemResponses;
 
@@ -266,6 +281,55 @@ export async function pluginRoutes(parent: FastifyInstance, { storage, publicUrl
         .header('content-disposition', `attachment; filename="${row.name}-${row.version.replace(/[^A-Za-z0-9._+-]/g, '_')}.${ext}"`)
         .header('x-checksum-sha256', row.checksum)
         .send(Buffer.from(row.package));
+    },
+  });
+
+  app.get(`${BASE}/:name/dead-letters/`, {
+    schema: {
+      tags,
+      security,
+      summary: "The plugin's dead letters, newest first: POST events whose handler still failed after its last attempt",
+      params,
+      querystring: PluginPageQuery,
+      response: { 200: DeadLetterPage, ...problems(400, 401, 403, 404) },
+    },
+    handler: async (request) => {
+      const name = pluginName(request.params.name);
+      const query = request.query;
+      const errors: FieldProblem[] = [];
+      const page = parsePage(query, errors);
+      if (errors.length > 0) throw invalid(errors);
+      const { count, results } = await listDeadLetters(ctxOf(request, storage), name, page);
+      const path = `${BASE}/${encodeURIComponent(name)}/dead-letters/`;
+      return { count, ...pageLinks(base(request), path, query, page, moreAfter(page, count)), results };
+    },
+  });
+
+  app.post(`${BASE}/:name/dead-letters/:id/replay/`, {
+    schema: {
+      tags,
+      security,
+      summary: "Deliver a dead letter's event again, to its one handler (the event keeps its id); answers the letter",
+      params: DeadLetterParams,
+      response: { 202: Type.Ref('DeadLetter'), ...problems(400, 401, 403, 404) },
+    },
+    handler: async (request, reply) => {
+      const letter = await replayDeadLetter(ctxOf(request, storage), pluginName(request.params.name), Number(request.params.id));
+      return reply.code(202).send(letter);
+    },
+  });
+
+  app.delete(`${BASE}/:name/dead-letters/:id/`, {
+    schema: {
+      tags,
+      security,
+      summary: 'Discard a dead letter',
+      params: DeadLetterParams,
+      response: { 204: EmptyBody('Discarded'), ...problems(400, 401, 403, 404) },
+    },
+    handler: async (request, reply) => {
+      await discardDeadLetter(ctxOf(request, storage), pluginName(request.params.name), Number(request.params.id));
+      return reply.code(204).send();
     },
   });
 }

@@ -68,5 +68,36 @@ export const SecretListingSchema = Type.Object(
 export const SecretChangeBody = Type.Record(Type.String({ maxLength: 128 }), Type.Union([Type.String(), Type.Null()]), {
   description: 'A secret name → its new value, or null to remove it',
 });
+export const DeadLetterParams = Type.Object({
+  name: Type.String({ description: 'Plugin name (slug)' }),
+  id: Type.String({ pattern: '^[1-9][0-9]{0,14}$', description: 'Dead letter id' }),
+});
+
+export const DeadLetterSchema = Type.Object(
+  {
+    id: Type.Integer(),
+    plugin: Type.String(),
+    handler: Type.String({ description: '`<entry>:<class>`' }),
+    event_id: Type.String({ description: "The event's id: a replay keeps it, so no effect is applied twice" }),
+    event_type: Type.String(),
+    command: Type.String({ description: 'The UUID of the command the event is about' }),
+    attempts: Type.Integer(),
+    last_error: Type.String(),
+    request_id: Type.Union([Type.String(), Type.Null()], { description: 'The request of the change that caused the event' }),
+    created_at: Type.String({ description: 'When the event was written' }),
+    failed_at: Type.String({ description: 'When its last attempt failed' }),
+    event: Type.Record(Type.String(), Type.Unknown(), { description: 'The event as the handler was given it' }),
+  },
+  { $id: 'DeadLetter', description: 'A POST event whose handler still failed after its last attempt (docs/plugins.md, "Delivery and guarantees")' },
+);
+
+export const DeadLetterPage = Type.Object({
+  count: Type.Integer(),
+  next: Type.Union([Type.String(), Type.Null()]),
+  previous: Type.Union([Type.String(), Type.Null()]),
+  results: Type.Array(Type.Ref('DeadLetter')),
+});
+
 export type SecretListing = Static<typeof SecretListingSchema>;
+export type DeadLetter = Static<typeof DeadLetterSchema>;
 export type SecretChange = Static<typeof SecretChangeBody>;

@@ -1,24 +1,53 @@
-// Delivery of POST events from the outbox (docs/plugins.md, "Delivery and guarantees"). A process
-// claims a batch of waiting events (one at a time per command, so a command's events arrive in
-// order; on PostgreSQL with FOR UPDATE SKIP LOCKED, so one process gets each), gives each event to
-// every enabled handler of it, applies their effects, and deletes the event. A claim lasts
-// CLAIM_MICROS: if the process dies meanwhile, another delivers the event again, and each effect's
-// idempotency key (event, handler, index) keeps it from being applied twice.
+// Delivery of POST events from the outbox (docs/plugins.md, "Delivery and guarantees" and "Faults").
+// A process claims a batch of waiting events (one at a time per command, so a command's events
+// arrive in order; on PostgreSQL with FOR UPDATE SKIP LOCKED, so one process gets each), gives each
+// event to every enabled handler of it not yet done with it, and applies their effects. An event
+// whose handlers are all done is deleted. A handler whose call crashed, timed out, ran out of
+// memory or could not run, or whose effects failed in storage, is tried again after a back-off (the
+// event keeps its place: the later events of its command wait); after the last attempt it becomes a
+// dead letter. A claim lasts CLAIM_MICROS: if the process dies meanwhile, another delivers the
+// event again. Redelivery keeps the event's id, so each effect's idempotency key (event, handler,
+// event name, index) keeps it from being applied twice.
 import crypto from 'node:crypto';
 import os from 'node:os';
+import type { Kysely } from 'kysely';
 import type { Storage } from '../storage/db.ts';
-import { claimPluginEvents, deletePluginEvents } from '../storage/plugin-events-repository.ts';
-type ClaimedEvent = Awaited<ReturnType<typeof claimPluginEvents>>[number];
+import type { Database } from '../storage/schema.ts';
+import {
+  claimPluginEvents,
+  deferPluginEvent,
+  deletePluginEvents,
+  deliveryTarget,
+  releasePluginEvents,
+  type ClaimedPluginEvent,
+} from '../storage/plugin-events-repository.ts';
+import { insertDeadLetter } from '../storage/plugin-dead-letters-repository.ts';
+import { DEFAULT_PLUGIN_DELIVERY_ATTEMPTS, DEFAULT_PLUGIN_RETRY_BASE_MS } from '../config.ts';
+import { Problem } from '../http/problem.ts';
 import { nowMicros } from '../lib/time.ts';
 import type { LogBus } from '../logs/bus.ts';
 import type { JsonObject } from './sandbox/types.ts';
-import type { ActiveHandler, HandlerCalls } from './calls.ts';
+import { describeOutcome, type ActiveHandler, type CallFault, type HandlerCalls } from './calls.ts';
 import { eventPatient, renamed } from './events.ts';
 import { applyEffects } from './effects.ts';
 import type { PluginRuntime } from './types.ts';
 
 const BATCH = 16;
 const CLAIM_MICROS = 60 * 1_000_000;
+/** The longest wait between two attempts, whatever the base and the attempt. */
+const MAX_RETRY_DELAY_MS = 15 * 60 * 1000;
+
+/** Faults worth another attempt: the same input may well succeed next time. The others are final. */
+const RETRIED: ReadonlySet<CallFault['kind']> = new Set(['crashed', 'timeout', 'out-of-memory', 'unavailable']);
+
+/** How many attempts an event gets per handler, and the wait before the second (docs/configuration.md). */
+export interface RetryPolicy {
+  attempts: number;
+  baseMs: number;
+}
+
+/** The wait after the failed attempt number `attempt` (1 for the first): base × 4^(attempt − 1), capped. */
+const retryDelayMs = (policy: RetryPolicy, attempt: number): number => Math.min(MAX_RETRY_DELAY_MS, policy.baseMs * 4 ** Math.max(0, attempt - 1));
 
 interface Dispatcher {
   readonly calls: HandlerCalls;
@@ -27,12 +56,32 @@ interface Dispatcher {
   sync(): Promise<void>;
 }
 
+/** A handler whose attempt failed in a way worth trying again. */
+interface Failure {
+  handler: ActiveHandler;
+  /** The event name it failed on. */
+  type: string;
+  error: string;
+}
+
+/** What one attempt at one event came to. */
+type Attempt =
+  | { kind: 'done' }
+  | { kind: 'failed'; done: string[]; failures: Failure[] }
+  /** Not attempted: the process is stopping. */
+  | { kind: 'skipped' };
+
 export class Delivery {
   /** Names this process in claims. */
   readonly claimer = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
+  /** Set from the configuration by runtime/index.ts. */
+  policy: RetryPolicy = { attempts: DEFAULT_PLUGIN_DELIVERY_ATTEMPTS, baseMs: DEFAULT_PLUGIN_RETRY_BASE_MS };
   private running: Promise<void> | null = null;
   private again = false;
   private closed = false;
+  /** The wake-up of the earliest event in back-off this process put back (the poll also finds it). */
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = Infinity;
   /** Events delivered by this process (for the bench and tests). */
   delivered = 0;
 
@@ -59,6 +108,7 @@ export class Delivery {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.timer);
     await this.idle();
   }
 
@@ -72,7 +122,7 @@ export class Delivery {
       if (!this.closed) {
         this.logs.emit({
           level: 'error',
-          event: `plugin runtime: delivering events failed: ${err instanceof Error ? err.message : String(err)}`,
+          event: `plugin runtime: delivering events failed: ${messageOf(err)}`,
           success: false,
         });
       }
@@ -91,40 +141,176 @@ export class Delivery {
     if (rows.length > 0) await this.host.sync();
     // A batch holds at most one event per command (the claim's rule), so its events may be
     // delivered side by side; a command's next event waits until this one is deleted.
-    const outcomes = await Promise.allSettled(rows.map((row) => this.deliver(row)));
-    const done = rows.filter((_, i) => outcomes[i]!.status === 'fulfilled').map((row) => row.id);
-    if (done.length > 0) await this.storage.transact((trx) => deletePluginEvents(trx, done, this.claimer));
-    this.delivered += done.length;
+    const outcomes = await Promise.allSettled(rows.map((row) => this.attempt(row)));
+    const settled = rows.flatMap((row, i) => {
+      const outcome = outcomes[i]!;
+      return outcome.status === 'fulfilled' ? [{ row, attempt: outcome.value }] : [];
+    });
+    if (settled.length > 0) {
+      const failedAt = nowMicros();
+      const letters = await this.storage.transact((trx) => this.record(trx, settled, failedAt));
+      for (const letter of letters) this.deadLettered(letter);
+    }
     const failed = outcomes.find((o) => o.status === 'rejected');
     if (failed !== undefined) throw failed.reason;
     return rows.length;
   }
 
-  /** Gives one event to every enabled handler of it and applies their effects. */
-  private async deliver(row: ClaimedEvent): Promise<void> {
-    if (this.closed) return;
+  /**
+   * Writes what the attempts came to, in one transaction: done events deleted, failed ones put
+   * back with their back-off or, after their last attempt, turned into dead letters (one per
+   * handler still failing), skipped ones released. Answers the dead letters written.
+   */
+  private async record(trx: Kysely<Database>, settled: Array<{ row: ClaimedPluginEvent; attempt: Attempt }>, now: number) {
+    const letters: Array<{ id: number; row: ClaimedPluginEvent; failure: Failure }> = [];
+    const done = settled.filter((s) => s.attempt.kind === 'done').map((s) => s.row.id);
+    if (done.length > 0) this.delivered += await deletePluginEvents(trx, done, this.claimer);
+    const skipped = settled.filter((s) => s.attempt.kind === 'skipped').map((s) => s.row.id);
+    if (skipped.length > 0) await releasePluginEvents(trx, skipped, this.claimer);
+    for (const { row, attempt } of settled) {
+      if (attempt.kind !== 'failed') continue;
+      if (row.attempts < this.policy.attempts) {
+        const delay = retryDelayMs(this.policy, row.attempts);
+        await deferPluginEvent(trx, row.id, this.claimer, {
+          nextAttemptAt: now + delay * 1000,
+          doneHandlers: attempt.done,
+          lastError: attempt.failures.map((f) => `${deliveryTarget(f.handler.plugin, f.handler.id)}: ${f.error}`).join('; '),
+        });
+        for (const f of attempt.failures) this.retrying(row, f, delay);
+        this.wakeIn(delay);
+        continue;
+      }
+      // Only the process that still holds the claim writes the dead letters.
+      if ((await deletePluginEvents(trx, [row.id], this.claimer)) === 0) continue;
+      const event = JSON.parse(row.payload) as JsonObject;
+      for (const failure of attempt.failures) {
+        const id = await insertDeadLetter(trx, {
+          plugin_name: failure.handler.plugin,
+          handler: failure.handler.id,
+          // The event's own id (a replayed row's event_id is derived from it).
+          event_id: String(event.id),
+          event_type: row.event_type,
+          command_uuid: row.command_uuid,
+          payload: row.payload,
+          depth: row.depth,
+          request_id: row.request_id,
+          root_id: row.root_id,
+          attempts: row.attempts,
+          last_error: failure.error,
+          created_at: row.created_at,
+          failed_at: now,
+        });
+        letters.push({ id, row, failure });
+      }
+    }
+    return letters;
+  }
+
+  /** Gives one event to every enabled handler of it not done with it yet, and applies their effects. */
+  private async attempt(row: ClaimedPluginEvent): Promise<Attempt> {
+    if (this.closed) return { kind: 'skipped' };
     const event = JSON.parse(row.payload) as JsonObject;
+    const done = new Set<string>(row.done_handlers === null ? [] : (JSON.parse(row.done_handlers) as string[]));
+    const failures = new Map<string, Failure>();
+    const reached = new Set<string>();
     const generic = row.event_type.replace(/^[A-Z_]+?_COMMAND__(PRE|POST)_/, '$1_COMMAND_');
     for (const type of [row.event_type, generic]) {
       for (const handler of this.host.handlersOf(type)) {
-        const answer = await this.host.calls.call(handler, type, renamed(event, type), row.request_id ?? undefined);
-        const effects = answer.ok ? answer.effects : [];
-        if (effects.length > 0) {
-          await applyEffects(
-            { storage: this.storage, logs: this.logs, runtime: this.host, calls: this.host.calls },
-            handler,
-            {
-              id: String(event.id),
-              type,
-              depth: row.depth,
-              requestId: row.request_id ?? String(event.id),
-              root: row.root_id ?? String(event.id),
-              patient: eventPatient(event),
-            },
-            effects,
-          );
-        }
+        const target = deliveryTarget(handler.plugin, handler.id);
+        if (row.only_handler !== null && target !== row.only_handler) continue;
+        reached.add(target);
+        // Done on an earlier attempt, or failed on the other event name in this one (all its names are tried again).
+        if (done.has(target) || failures.has(target)) continue;
+        const error = await this.give(handler, type, event, row);
+        if (error !== null) failures.set(target, { handler, type, error });
       }
     }
+    if (row.only_handler !== null && reached.size === 0) this.notRunning(row);
+    if (failures.size === 0) return { kind: 'done' };
+    for (const target of reached) if (!failures.has(target)) done.add(target);
+    return { kind: 'failed', done: [...done], failures: [...failures.values()] };
+  }
+
+  /** One call and its effects: null when the handler is done with the event, else why to try again. */
+  private async give(handler: ActiveHandler, type: string, event: JsonObject, row: ClaimedPluginEvent): Promise<string | null> {
+    const requestId = row.request_id ?? undefined;
+    const answer = await this.host.calls.call(handler, type, renamed(event, type), requestId);
+    // A fault is logged by the call; a final one (threw, invalid-result, no-such-handler) ends the handler's delivery.
+    if (!answer.ok) return RETRIED.has(answer.fault.kind) ? describeOutcome(answer.fault) : null;
+    if (answer.effects.length === 0) return null;
+    try {
+      await applyEffects(
+        { storage: this.storage, logs: this.logs, runtime: this.host, calls: this.host.calls },
+        handler,
+        {
+          id: String(event.id),
+          type,
+          depth: row.depth,
+          requestId: row.request_id ?? String(event.id),
+          root: row.root_id ?? String(event.id),
+          patient: eventPatient(event),
+        },
+        answer.effects,
+      );
+      return null;
+    } catch (err) {
+      // A problem is the effect's own (the same effects would fail again); anything else is storage failing.
+      const what = `its effects could not be applied: ${messageOf(err)}`;
+      this.host.calls.failure(handler, type, requestId, what);
+      return err instanceof Problem ? null : what;
+    }
+  }
+
+  /** Another attempt will come: a warning line per handler still failing. */
+  private retrying(row: ClaimedPluginEvent, failure: Failure, delayMs: number): void {
+    const { handler, type } = failure;
+    this.logs.emit({
+      level: 'warning',
+      event: `plugin ${handler.plugin}: handler ${handler.id} on ${type} is given the event again in ${seconds(delayMs)} (attempt ${row.attempts + 1} of ${this.policy.attempts})`,
+      plugin: handler.plugin,
+      handler: handler.id,
+      event_type: type,
+      ...(row.request_id === null ? {} : { request_id: row.request_id }),
+    });
+  }
+
+  /** The last attempt failed: an error line naming the dead letter. */
+  private deadLettered({ id, row, failure }: { id: number; row: ClaimedPluginEvent; failure: Failure }): void {
+    this.host.calls.failure(
+      failure.handler,
+      failure.type,
+      row.request_id ?? undefined,
+      `still failed after ${row.attempts} attempt(s) (${failure.error}); the event is kept as dead letter ${id}`,
+    );
+  }
+
+  /** A replayed event whose one handler does not run here any more (its plugin disabled, or changed without it). */
+  private notRunning(row: ClaimedPluginEvent): void {
+    const [plugin] = row.only_handler!.split('/', 1);
+    this.logs.emit({
+      level: 'warning',
+      event: `plugin runtime: the replayed ${row.event_type} of command ${row.command_uuid} was not delivered: ${row.only_handler} is not running`,
+      plugin,
+      event_type: row.event_type,
+      ...(row.request_id === null ? {} : { request_id: row.request_id }),
+    });
+  }
+
+  /** Wakes the delivery when the back-off of an event this process put back ends. */
+  private wakeIn(delayMs: number): void {
+    const at = Date.now() + delayMs;
+    if (this.closed || at >= this.timerAt) return;
+    clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.timerAt = Infinity;
+      this.wake();
+    }, delayMs);
+    this.timer.unref();
   }
 }
+
+const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+const seconds = (ms: number): string => (ms < 1000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`);

@@ -37,5 +37,7 @@ export function createPluginRuntime(config: Config, storage: Storage, logs: LogB
     pollMs: POLL_MS,
   });
   setEffectLimits(host, { maxPerAnswer: config.pluginMaxEffectsPerAnswer, perChange: config.pluginEffectsPerChange });
+  // The retries of POST events (docs/plugins.md, "Delivery and guarantees").
+  host.delivery.policy = { attempts: config.pluginDeliveryAttempts, baseMs: config.pluginRetryBaseMs };
   return host;
 }

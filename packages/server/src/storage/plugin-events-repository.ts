@@ -1,10 +1,14 @@
 // The outbox of POST events (docs/plugins.md, "Delivery and guarantees"): written in the
-// transaction of the change, claimed by one process at a time, deleted once delivered.
+// transaction of the change, claimed by one process at a time, put back with a back-off when a
+// handler's call failed in a way worth trying again, deleted once every handler is done.
 import { sql, type Kysely } from 'kysely';
 import type { Engine } from './db.ts';
 import type { Database, PluginEventTable } from './schema.ts';
 
 type Db = Kysely<Database>;
+
+/** How `done_handlers` and `only_handler` name a handler: `<plugin>/<entry>:<class>`. */
+export const deliveryTarget = (plugin: string, handler: string): string => `${plugin}/${handler}`;
 
 export type NewPluginEvent = Omit<
   PluginEventTable,
@@ -15,9 +19,10 @@ export type NewPluginEvent = Omit<
 export const insertPluginEvent = (db: Db, row: NewPluginEvent) => db.insertInto('plugin_events').values(row).execute();
 
 /**
- * Claims up to `limit` events for `claimer` until `until` (microseconds): the oldest unclaimed (or
- * whose claim expired) events that have no earlier event of the same command waiting, so the events
- * of one command are delivered in order. On PostgreSQL the rows are locked with SKIP LOCKED, so two
+ * Claims up to `limit` events for `claimer` until `until` (microseconds), counting an attempt: the
+ * oldest unclaimed (or whose claim expired) events out of their back-off that have no earlier event
+ * of the same command waiting, so the events of one command are delivered in order (an event in
+ * back-off holds the later ones). On PostgreSQL the rows are locked with SKIP LOCKED, so two
  * processes never claim one event; SQLite runs one write at a time.
  */
 export async function claimPluginEvents(db: Db, engine: Engine, claimer: string, now: number, until: number, limit: number) {
@@ -27,16 +32,50 @@ export async function claimPluginEvents(db: Db, engine: Engine, claimer: string,
     WHERE id IN (
       SELECT e.id FROM plugin_events e
       WHERE (e.claimed_until IS NULL OR e.claimed_until < ${now})
+        AND (e.next_attempt_at IS NULL OR e.next_attempt_at <= ${now})
         AND NOT EXISTS (SELECT 1 FROM plugin_events p WHERE p.command_uuid = e.command_uuid AND p.id < e.id)
       ORDER BY e.id LIMIT ${limit} ${lock}
     )
     RETURNING *`.execute(db);
-  return result.rows.map((r) => ({ ...r, id: Number(r.id), depth: Number(r.depth), attempts: Number(r.attempts) })).sort((a, b) => a.id - b.id);
+  return result.rows
+    .map((r) => ({ ...r, id: Number(r.id), depth: Number(r.depth), attempts: Number(r.attempts), created_at: Number(r.created_at) }))
+    .sort((a, b) => a.id - b.id);
 }
 
-/** Delivered: the events leave the outbox (only by the process that holds their claim). */
-export const deletePluginEvents = (db: Db, ids: number[], claimer: string) =>
-  db.deleteFrom('plugin_events').where('id', 'in', ids).where('claimed_by', '=', claimer).execute();
+export type ClaimedPluginEvent = Awaited<ReturnType<typeof claimPluginEvents>>[number];
+
+/**
+ * An attempt failed for some handlers: the event waits until `nextAttemptAt` (microseconds),
+ * remembering the handlers already done, and leaves the claim (only the process that holds it).
+ */
+export const deferPluginEvent = (db: Db, id: number, claimer: string, state: { nextAttemptAt: number; doneHandlers: string[]; lastError: string }) =>
+  db
+    .updateTable('plugin_events')
+    .set({
+      claimed_by: null,
+      claimed_until: null,
+      next_attempt_at: state.nextAttemptAt,
+      done_handlers: JSON.stringify(state.doneHandlers),
+      last_error: state.lastError,
+    })
+    .where('id', '=', id)
+    .where('claimed_by', '=', claimer)
+    .execute();
+
+/** Claimed but not delivered (the process is stopping): free again at once, the attempt not counted. */
+export const releasePluginEvents = (db: Db, ids: number[], claimer: string) =>
+  db
+    .updateTable('plugin_events')
+    .set((eb) => ({ claimed_by: null, claimed_until: null, attempts: eb('attempts', '-', 1) }))
+    .where('id', 'in', ids)
+    .where('claimed_by', '=', claimer)
+    .execute();
+
+/** Delivered: the events leave the outbox (only by the process that holds their claim); how many left. */
+export async function deletePluginEvents(db: Db, ids: number[], claimer: string): Promise<number> {
+  const result = await db.deleteFrom('plugin_events').where('id', 'in', ids).where('claimed_by', '=', claimer).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
 
 /** Events still waiting (for the health of the delivery and for tests). */
 export async function countPluginEvents(db: Db): Promise<number> {

@@ -2,8 +2,10 @@
 // module of handler classes (what the charta tool's build would bundle), installed and enabled
 // through the plugin API with the raw API key (docs/plugins.md, "5. Build and install").
 import assert from 'node:assert/strict';
-import { TEST_API_KEY, toReply, type Reply } from './harness.ts';
+import { TEST_API_KEY, toReply, type Instance, type Reply } from './harness.ts';
 import { manifest, tarFromDir } from './archives.ts';
+import type { LogEntry } from '../../src/logs/bus.ts';
+import { countPluginEvents } from '../../src/storage/plugin-events-repository.ts';
 
 export interface TestHandler {
   className: string;
@@ -76,6 +78,17 @@ export async function installPlugin(
   return reply;
 }
 
+/** PATCH /core/api/v1/plugins/{name}/ with a new package of the plugin; asserts 200. */
+export async function updatePlugin(baseUrl: string, name: string, handlers: TestHandler[], extra: Record<string, unknown> = {}): Promise<Reply> {
+  const form = new FormData();
+  form.set('package', new Blob([new Uint8Array(await pluginPackage(name, handlers, extra))]), `${name}.tar.gz`);
+  const reply = await toReply(
+    await fetch(`${baseUrl}/core/api/v1/plugins/${name}/`, { method: 'PATCH', body: form, headers: { authorization: TEST_API_KEY } }),
+  );
+  assert.equal(reply.status, 200, reply.text);
+  return reply;
+}
+
 /** PATCH /core/api/v1/plugins/{name}/ with is_enabled (form-encoded, as the original tool sends it). */
 export async function setEnabled(baseUrl: string, name: string, enabled: boolean): Promise<Reply> {
   const reply = await toReply(
@@ -125,4 +138,62 @@ export async function eventually<T>(
 export function stored(view: Record<string, unknown>): Record<string, unknown> {
   const { runtime: _runtime, ...rest } = view;
   return rest;
+}
+
+/**
+ * What the runtime's tests watch of an instance (`api()` once it has started): its recent log
+ * entries, the outbox emptying, a note's commands, a plugin installed, updated or disabled until the
+ * runtime says it runs it (or stopped).
+ */
+export function runtimeWatch(api: () => Instance) {
+  const entries = (plugin?: string): LogEntry[] =>
+    api()
+      .app.logs.recent({ plugin })
+      .map((r) => r.entry);
+  /** What the plugin's handlers logged. */
+  const lines = (plugin: string) => entries(plugin).filter((e) => e.source === 'plugin');
+  /** Every line about a fault of the plugin. */
+  const failures = (plugin: string) => entries(plugin).filter((e) => e.success === false);
+  /** The commands of a note, as the API lists them. */
+  const commandsOf = async (noteKey: string) =>
+    (await api().call('GET', `/core/api/v1/commands/?note_key=${noteKey}&limit=100`)).json.results as Array<Record<string, any>>;
+  const running = (name: string) => entries(name).filter((e) => /running: \d+ handler/.test(e.event));
+  /** Waits until the outbox is empty and this process delivers nothing. */
+  const settled = async () => {
+    const delivery = api().app.pluginRuntime.delivery;
+    await eventually('the outbox to empty', async () => {
+      await delivery.idle();
+      return (await countPluginEvents(api().storage.db)) === 0;
+    });
+    await delivery.idle();
+  };
+  const runningAgain = async (name: string, before: number) => {
+    await eventually(
+      `${name} running`,
+      () => running(name).length > before,
+      15_000,
+      () => JSON.stringify(entries(name)),
+    );
+  };
+  return {
+    entries,
+    lines,
+    failures,
+    settled,
+    commandsOf,
+    install: async (name: string, handlers: TestHandler[], extra?: Record<string, unknown>) => {
+      const before = running(name).length;
+      await installPlugin(api().url, name, handlers, extra);
+      await runningAgain(name, before);
+    },
+    update: async (name: string, handlers: TestHandler[], extra?: Record<string, unknown>) => {
+      const before = running(name).length;
+      await updatePlugin(api().url, name, handlers, extra);
+      await runningAgain(name, before);
+    },
+    disable: async (name: string) => {
+      await setEnabled(api().url, name, false);
+      await eventually(`${name} stopped`, () => entries(name).find((e) => / stopped$/.test(e.event)));
+    },
+  };
 }

@@ -1,6 +1,7 @@
-// What `charta plugin update` and `charta plugin delete` share (docs/cli.md, "`charta plugin`"):
+// What `charta plugin update`, `delete` and `dead-letters …` share (docs/cli.md, "`charta plugin`"):
 // a command on one installed plugin, named by its first argument, that sends the instance one
-// request about it and prints the answer as the envelope.
+// request about it (or something of it: `[name, 'dead-letters', id]`) and prints the answer as
+// the envelope.
 import type { Command } from 'commander';
 import { optionalString } from '../../command.ts';
 import type { IO } from '../../io.ts';
@@ -15,26 +16,27 @@ export function pluginNameArgument(args: unknown[]): string {
   return name;
 }
 
-/** `charta plugin <verb> <name>` with the target options; the caller adds its own options and action. */
+/** `charta plugin <verb> <name>` with the target options; the caller adds its own arguments, options and action. */
 export function namedPluginCommand(parent: Command, verb: string, description: string): Command {
   return withTargetOptions(parent.command(verb).description(description).argument('<name>', 'the plugin name, as `plugin list` shows it'));
 }
 
 /**
- * Sends `method` to the plugin's path, expects `expected`, and prints the answer's envelope.
+ * Sends `method` to the plugin's path (`segments`: the name, then what is under it), expects
+ * `expected`, and prints the answer's envelope.
  * `options` is built once the target is resolved: a missing host or key is told before an
  * unreadable package.
  */
 export async function requestPlugin(
   io: IO,
   target: TargetFlags,
-  name: string,
+  segments: string[],
   expected: number,
   method: string,
-  options: () => RequestOptions,
+  options: () => RequestOptions = () => ({}),
 ): Promise<ExitCode> {
   const client = clientFor(io, target);
-  const answer = await client.expect(expected, method, [name], options());
+  const answer = await client.expect(expected, method, segments, options());
   printLine(io.stdout, responseEnvelope(true, answer.status, answer.text));
   return EXIT.ok;
 }

@@ -39,7 +39,7 @@ export function parse({ args, flags }: RawInput): UpdateOptions {
 }
 
 export function run(io: IO, options: UpdateOptions): Promise<ExitCode> {
-  return requestPlugin(io, options.target, options.name, 200, 'PATCH', () => ({ body: patchBody(options) }));
+  return requestPlugin(io, options.target, [options.name], 200, 'PATCH', () => ({ body: patchBody(options) }));
 }
 
 /** Multipart with the package, form-encoded with only the flag, secrets and/or grants, empty with none. */

@@ -78,8 +78,8 @@ class IsolateThread {
   private wait(guardMs: number): Promise<Answer> {
     return new Promise<Answer>((resolve) => {
       const timer = setTimeout(() => {
-        this.terminate();
         this.settle({ kind: 'overran' });
+        this.terminate();
       }, guardMs);
       this.pending = (answer) => {
         clearTimeout(timer);
@@ -104,9 +104,9 @@ class IsolateThread {
     return this.ended === null;
   }
 
-  /** Ends the thread at once, whatever it is running; its memory goes with it. */
-  terminate(): void {
-    this.ended ??= 'it was ended';
+  /** Ends the thread at once, whatever it is running (which answers `died`); its memory goes with it. */
+  terminate(why = 'it was ended'): void {
+    this.end(why);
     void this.worker.terminate();
   }
 }
@@ -215,8 +215,6 @@ class Plugin {
       case 'call':
         return { id: request.id, op: 'called', result: await this.call(request) };
       case 'end-isolate':
-        this.endIsolate();
-        return { id: request.id, op: 'unloaded' };
       case 'stats':
       case 'check':
         return { id: request.id, op: 'failed', message: `${request.op} is not a request on one plugin` };
@@ -225,6 +223,7 @@ class Plugin {
 
   private async call(request: Extract<RunnerRequest, { op: 'call' }>): Promise<CallResult> {
     if (this.loaded === null) return unavailable(`the plugin ${this.name} is not loaded`);
+    if (this.thread !== null && !this.thread.alive) this.thread = null;
     if (this.thread === null && this.broken === null) await this.reload();
     if (this.thread === null) return unavailable(this.broken ?? `the plugin ${this.name} is not loaded`);
     const deadlineMs = limitsOf(this.loaded).deadlineMs;
@@ -255,6 +254,11 @@ class Plugin {
     } else {
       this.broken = `the plugin ${this.name} could not be loaded again after its isolate was ended: ${result.reasons.join('; ')}`;
     }
+  }
+
+  /** Ends its isolate now, whatever it runs (for tests and diagnostics): a call under way fails, the next one loads the plugin again. */
+  endNow(): void {
+    this.thread?.terminate('it was ended on request');
   }
 
   /** Bytes its runtime holds (null while it has no isolate or does not answer within a second). */
@@ -305,7 +309,12 @@ function serveChild(): void {
     const request = message as RunnerRequest;
     if (typeof request !== 'object' || request === null || typeof request.id !== 'number') return;
     const fail = (err: unknown) => send({ id: request.id, op: 'failed', message: err instanceof Error ? `${err.name}: ${err.message}` : 'unknown error' });
-    if (request.op === 'check') void check(request).catch(fail);
+    if (request.op === 'end-isolate') {
+      // Out of the plugin's queue: it ends what the isolate runs now.
+      send({ id: request.id, op: 'begin' });
+      plugins.get(request.name)?.endNow();
+      send({ id: request.id, op: 'unloaded' });
+    } else if (request.op === 'check') void check(request).catch(fail);
     else if (request.op === 'stats') void stats(request).catch(fail);
     else if (request.op === 'load') pluginOf(request.plugin.name).enqueue({ kind: 'request', request });
     else pluginOf(request.name).enqueue({ kind: 'request', request });

@@ -144,7 +144,7 @@ export class PluginRunner {
     return answer.kind === 'response' && answer.response.op === 'stats' ? answer.response.stats : null;
   }
 
-  /** Ends the plugin's isolate as an overrun would (tests and diagnostics); its next call loads it again. */
+  /** Ends the plugin's isolate at once, whatever it runs (tests and diagnostics); its next call loads it again. */
   async endIsolate(name: string): Promise<void> {
     if (this.closed || this.child === null) return;
     await this.request({ id: this.nextId++, op: 'end-isolate', name }, LOAD_ALLOWANCE_MS);

@@ -45,7 +45,7 @@ export type RunnerRequest =
   | { id: number; op: 'unload'; name: string }
   | { id: number; op: 'call'; name: string; entry: string; handler: string; event: JsonObject; secrets: Record<string, string> }
   | { id: number; op: 'stats' }
-  /** Ends the plugin's isolate as an overrun would (for tests and diagnostics); the next call loads it again. */
+  /** Ends the plugin's isolate at once, whatever it runs (for tests and diagnostics); the next call loads it again. */
   | { id: number; op: 'end-isolate'; name: string };
 
 export type RunnerResponse =

@@ -1,0 +1,103 @@
+// A plugin's dead letters (docs/console.md, "The plugins page"): how many, and each letter's
+// event, handler, attempts and last error, with Replay (its event delivered again, to its one
+// handler) and Discard (docs/api.md, "Dead letters").
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { call, callJson, messageOf } from '../api.ts';
+import { pluginPath, type DeadLetter } from './types.ts';
+
+interface Note {
+  text: string;
+  error: boolean;
+}
+
+/** The letters shown: the newest 100 (the count says how many there are). */
+const SHOWN = 100;
+
+export function DeadLetters({ plugin }: { plugin: string }) {
+  const [letters, setLetters] = useState<DeadLetter[] | undefined>();
+  const [count, setCount] = useState(0);
+  const [note, setNote] = useState<Note | undefined>();
+  const path = `${pluginPath(plugin)}dead-letters/`;
+
+  const load = useCallback(async () => {
+    try {
+      const page = await callJson<{ count: number; results: DeadLetter[] }>('GET', `${path}?limit=${SHOWN}`);
+      setLetters(page.results);
+      setCount(page.count);
+    } catch (err) {
+      setNote({ text: messageOf(err), error: true });
+    }
+  }, [path]);
+  useEffect(() => void load(), [load]);
+
+  const act = async (what: () => Promise<string>) => {
+    try {
+      setNote({ text: await what(), error: false });
+    } catch (err) {
+      setNote({ text: messageOf(err), error: true });
+    }
+    await load();
+  };
+  const replay = (letter: DeadLetter) =>
+    act(async () => {
+      await call('POST', `${path}${letter.id}/replay/`);
+      return `Dead letter ${letter.id} replayed: its event goes to ${letter.handler} again.`;
+    });
+  const discard = (letter: DeadLetter) =>
+    act(async () => {
+      await call('DELETE', `${path}${letter.id}/`);
+      return `Dead letter ${letter.id} discarded.`;
+    });
+
+  return (
+    <details class="dead-letters">
+      <summary>
+        Dead letters: <span class="count">{letters === undefined ? '…' : count}</span>
+      </summary>
+      {note && (
+        <p role={note.error ? 'alert' : 'status'} class={note.error ? 'error' : 'ok'}>
+          {note.text}
+        </p>
+      )}
+      {letters?.length === 0 && <p>No dead letters: every event reached its handlers.</p>}
+      {letters !== undefined && count > letters.length && <p>Showing the newest {letters.length}.</p>}
+      {letters !== undefined && letters.length > 0 && (
+        <ol class="letters">
+          {letters.map((l) => (
+            <li key={l.id} class="dead-letter" data-letter={l.id}>
+              <dl>
+                <dt>Event</dt>
+                <dd>
+                  <code>{l.event_type}</code> of command <code>{l.command}</code> (event <code>{l.event_id}</code>)
+                </dd>
+                <dt>Handler</dt>
+                <dd>
+                  <code>{l.handler}</code>
+                </dd>
+                <dt>Attempts</dt>
+                <dd class="attempts">{l.attempts}</dd>
+                <dt>Last error</dt>
+                <dd class="last-error">{l.last_error}</dd>
+                <dt>Failed</dt>
+                <dd>
+                  <time dateTime={l.failed_at}>{l.failed_at.replace('T', ' ').slice(0, 19)}</time>
+                </dd>
+              </dl>
+              <div class="actions">
+                <button type="button" onClick={() => void replay(l)}>
+                  Replay #{l.id}
+                </button>
+                <button type="button" class="secondary" onClick={() => void discard(l)}>
+                  Discard #{l.id}
+                </button>
+              </div>
+            </li>
+          ))}
+        </ol>
+      )}
+      <button type="button" class="secondary" onClick={() => void load()}>
+        Refresh dead letters
+      </button>
+    </details>
+  );
+}
