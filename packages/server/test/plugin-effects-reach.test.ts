@@ -235,12 +235,13 @@ for (const engine of ENGINES) {
         events: [],
         secrets: {},
         onFailure: 'allow' as const,
+        effectsPerAnswer: 100,
       };
       const runtime = api.app.pluginRuntime;
       const from = failures('reacher').length;
       const pStaged = await create(p.noteKey);
       await applyEffects(
-        { storage: api.storage, logs: api.app.logs, runtime, calls: runtime.calls },
+        { storage: api.storage, logs: api.app.logs, runtime, calls: runtime.calls, effectsPerChange: 1000 },
         handler,
         { id: crypto.randomUUID(), type: 'PLUGIN_UPDATED', depth: 0, requestId: 'no-patient', root: crypto.randomUUID(), patient: null },
         [banner(p.patientKey, 'nobody'), plan(p.noteKey, 'Nobody asked'), step('COMMIT_PLAN_COMMAND', pStaged)],

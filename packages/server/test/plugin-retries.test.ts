@@ -7,6 +7,7 @@
 // handler already done with it is not called again; and the dead-letter endpoints' bad input.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { DatabaseUnavailableError } from '../src/storage/errors.ts';
 import { ENGINES, TEST_API_KEY, TEST_CLIENT_ID, TEST_CLIENT_SECRET, request, startInstance, type Instance } from './support/harness.ts';
 import { eventually, runtimeWatch } from './support/plugins.ts';
 import { nowMicros, parseTimestampMicros } from '../src/lib/time.ts';
@@ -69,6 +70,48 @@ for (const engine of ENGINES) {
       assert.equal(runner().pid, pid, 'only the isolate was ended, not the runner');
       assert.equal((await letters('isolated')).count, 0);
       await disable('isolated');
+    });
+
+    it('storage failing while an answer is applied: the event is delivered again and each effect applied once', async () => {
+      await install('writer', [
+        {
+          className: 'FollowUp',
+          events: ['PLAN_COMMAND__POST_COMMIT'],
+          compute: `    this.log.info('delivered ' + this.event.id);
+    return [{ type: 'ORIGINATE_INSTRUCT_COMMAND', payload: { command: null, note: this.event.context.note.uuid, data: { comment: 'written once' }, line_number: -1 } }];`,
+        },
+      ]);
+      // The database goes away once, at the write of the effect itself (the first write after the
+      // answer's reservation of effects).
+      const storage = api.storage;
+      const transact = storage.transact;
+      let reserved = false;
+      let failed = 0;
+      storage.transact = ((work: Parameters<typeof transact>[0]) => {
+        if (reserved && failed === 0) {
+          failed++;
+          return Promise.reject(new DatabaseUnavailableError('the database went away (test)'));
+        }
+        if (String(work).includes('reserveEffects')) reserved = true;
+        return transact.call(storage, work);
+      }) as typeof transact;
+      try {
+        const plan = await api.command('plan', { narrative: 'Write it' });
+        await commit(plan.uuid);
+        await eventually('the instruct', async () => (await commandsOf(plan.noteKey)).some((c) => c.schema_key === 'instruct'));
+        await settled();
+        assert.equal(failed, 1);
+        assert.equal((await commandsOf(plan.noteKey)).filter((c) => c.schema_key === 'instruct').length, 1);
+        assert.equal(lines('writer').filter((e) => e.event.startsWith('delivered ')).length, 2, 'called again after the failure');
+        assert.ok(
+          failures('writer').some((e) => /the database went away \(test\)/.test(e.event)),
+          JSON.stringify(failures('writer')),
+        );
+        assert.equal((await letters('writer')).count, 0);
+      } finally {
+        storage.transact = transact;
+      }
+      await disable('writer');
     });
 
     it('the runner killed with SIGKILL during a POST call: the event is delivered again and its effect applied exactly once', async () => {

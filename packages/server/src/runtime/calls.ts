@@ -18,6 +18,8 @@ export interface ActiveHandler {
   secrets: Readonly<Record<string, string>>;
   /** What a PRE event's change does when this handler cannot answer (docs/plugin-manifest.md, "Handlers"). */
   onFailure: 'allow' | 'refuse';
+  /** The most effects one of its answers may hold (docs/plugins.md, "Breadth limits"). */
+  effectsPerAnswer: number;
 }
 
 /** A wait in the plugin's queue this long is worth saying in a fault line. */

@@ -22,7 +22,6 @@ import {
   type ClaimedPluginEvent,
 } from '../storage/plugin-events-repository.ts';
 import { insertDeadLetter } from '../storage/plugin-dead-letters-repository.ts';
-import { DEFAULT_PLUGIN_DELIVERY_ATTEMPTS, DEFAULT_PLUGIN_RETRY_BASE_MS } from '../config.ts';
 import { Problem } from '../http/problem.ts';
 import { nowMicros } from '../lib/time.ts';
 import type { LogBus } from '../logs/bus.ts';
@@ -75,7 +74,6 @@ export class Delivery {
   /** Names this process in claims. */
   readonly claimer = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
   /** Set from the configuration by runtime/index.ts. */
-  policy: RetryPolicy = { attempts: DEFAULT_PLUGIN_DELIVERY_ATTEMPTS, baseMs: DEFAULT_PLUGIN_RETRY_BASE_MS };
   private running: Promise<void> | null = null;
   private again = false;
   private closed = false;
@@ -89,6 +87,9 @@ export class Delivery {
     private readonly storage: Storage,
     private readonly logs: LogBus,
     private readonly host: Dispatcher & PluginRuntime,
+    private readonly policy: RetryPolicy,
+    /** The effects one chain of changes may apply (docs/plugins.md, "Breadth limits"). */
+    private readonly effectsPerChange: number,
   ) {}
 
   /** Delivers what waits, now; a wake during a round makes another round. */
@@ -240,7 +241,7 @@ export class Delivery {
     if (answer.effects.length === 0) return null;
     try {
       await applyEffects(
-        { storage: this.storage, logs: this.logs, runtime: this.host, calls: this.host.calls },
+        { storage: this.storage, logs: this.logs, runtime: this.host, calls: this.host.calls, effectsPerChange: this.effectsPerChange },
         handler,
         {
           id: String(event.id),

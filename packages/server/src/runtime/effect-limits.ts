@@ -3,8 +3,6 @@
 // `limits.effects_per_answer`, within the instance's CHARTA_PLUGIN_MAX_EFFECTS_PER_ANSWER), and how
 // many the whole chain of changes one client change sets off may apply, all plugins together
 // (CHARTA_PLUGIN_EFFECTS_PER_CHANGE). The rest of an answer past either is refused.
-import type { PluginRuntime } from './types.ts';
-
 /** Effects one answer may hold when the manifest asks nothing. */
 export const DEFAULT_EFFECTS_PER_ANSWER = 100;
 /** CHARTA_PLUGIN_MAX_EFFECTS_PER_ANSWER unset. */
@@ -21,17 +19,3 @@ export interface EffectLimits {
 
 /** A plugin's effects per answer: what its manifest asks, or the default, never over the instance's maximum. */
 export const effectsPerAnswer = (asked: number | undefined, maxPerAnswer: number): number => Math.min(asked ?? DEFAULT_EFFECTS_PER_ANSWER, maxPerAnswer);
-
-const DEFAULTS: EffectLimits = { maxPerAnswer: DEFAULT_MAX_EFFECTS_PER_ANSWER, perChange: DEFAULT_EFFECTS_PER_CHANGE };
-const ofRuntime = new WeakMap<PluginRuntime, EffectLimits>();
-
-/**
- * The limits the effects of a runtime's events are applied under: runtime/index.ts sets them from
- * the instance's configuration when it makes the runtime, and effects.ts finds them by the runtime
- * its effects run with (each instance of a process has its own).
- */
-export function setEffectLimits(runtime: PluginRuntime, limits: EffectLimits): void {
-  ofRuntime.set(runtime, limits);
-}
-
-export const effectLimitsOf = (runtime: PluginRuntime): EffectLimits => ofRuntime.get(runtime) ?? DEFAULTS;

@@ -13,13 +13,13 @@ import type { Ctx } from '../context.ts';
 import type { Storage } from '../storage/db.ts';
 import type { LogBus } from '../logs/bus.ts';
 import { Problem } from '../http/problem.ts';
+import { IdempotencyKeyReusedError, StorageError } from '../storage/errors.ts';
 import { CLINICAL_SCOPE } from '../auth/acting-staff.ts';
 import { writeTransaction, type Idempotency } from '../storage/transaction.ts';
 import { getNote, getPatient } from '../storage/clinical-repository.ts';
 import { removeBannerAlert, upsertBannerAlert } from '../storage/banner-alerts-repository.ts';
-import { getPluginGrants, getPluginPackage } from '../storage/plugins-repository.ts';
+import { getPluginGrants } from '../storage/plugins-repository.ts';
 import { reserveEffects } from '../storage/plugin-effect-budgets-repository.ts';
-import { inspectPackage } from '../plugins/inspection/index.ts';
 import { createCommand } from '../commands/create.ts';
 import { updateCommand } from '../commands/update.ts';
 import { commitCommand } from '../commands/commit.ts';
@@ -32,13 +32,14 @@ import type { ActiveHandler, HandlerCalls } from './calls.ts';
 import type { PluginRuntime } from './types.ts';
 import { parseEffect, type Effect } from './effect-payloads.ts';
 import { storedGrants, type Grant } from './grants.ts';
-import { effectLimitsOf, effectsPerAnswer } from './effect-limits.ts';
 
 export interface EffectEnv {
   storage: Storage;
   logs: LogBus;
   runtime: PluginRuntime;
   calls: HandlerCalls;
+  /** The effects one chain of changes may apply (CHARTA_PLUGIN_EFFECTS_PER_CHANGE). */
+  effectsPerChange: number;
 }
 
 export interface EffectSource {
@@ -82,11 +83,14 @@ interface Reach {
 /** An effect outside the plugin's reach: refused before its operation runs. */
 class Refused extends Error {}
 
+/** An effect that does not fit what it names (another kind of command, a patient that does not exist): not applied. */
+class NotApplicable extends Error {}
+
 export async function applyEffects(env: EffectEnv, handler: ActiveHandler, source: EffectSource, effects: JsonObject[]): Promise<void> {
   const fail = (what: string) => env.calls.failure(handler, source.type, source.requestId, what);
-  const plugin = await pluginPolicy(env.storage, handler.plugin); // once per answer, not per effect
-  const limits = effectLimitsOf(env.runtime);
-  const perAnswer = effectsPerAnswer(plugin.askedPerAnswer, limits.maxPerAnswer);
+  const grants = storedGrants((await getPluginGrants(env.storage.reader, handler.plugin))?.grants); // once per answer, not per effect
+  const perAnswer = handler.effectsPerAnswer;
+  const perChange = env.effectsPerChange;
   let count = effects.length;
   if (count > perAnswer) {
     fail(`${theRest(perAnswer, effects.length)} refused: an answer may hold at most ${perAnswer} effects (this plugin's limit per answer)`);
@@ -95,17 +99,17 @@ export async function applyEffects(env: EffectEnv, handler: ActiveHandler, sourc
   if (count > 0) {
     const used = await env.storage.transact((trx) => reserveEffects(trx, source.root, count, nowMicros()));
     const before = used - count;
-    const fits = Math.max(0, Math.min(count, limits.perChange - before));
+    const fits = Math.max(0, Math.min(count, perChange - before));
     // Only the answer whose reservation crosses the budget says so: one line per chain.
-    if (fits < count && before <= limits.perChange) {
+    if (fits < count && before <= perChange) {
       fail(
-        `${theRest(fits, effects.length, count)} refused: the chain of changes that event ${source.root} began has spent its budget of ${limits.perChange} effects (CHARTA_PLUGIN_EFFECTS_PER_CHANGE)`,
+        `${theRest(fits, effects.length, count)} refused: the chain of changes that event ${source.root} began has spent its budget of ${perChange} effects (CHARTA_PLUGIN_EFFECTS_PER_CHANGE)`,
       );
     }
     count = fits;
   }
   const ctx = pluginCtx(env, handler.plugin, source);
-  const reach: Reach = { actor: pluginActor(handler.plugin), patient: source.patient, grants: plugin.grants };
+  const reach: Reach = { actor: pluginActor(handler.plugin), patient: source.patient, grants };
   for (const [index, raw] of effects.slice(0, count).entries()) {
     const what = `effect ${index} (${typeof raw.type === 'string' ? raw.type.slice(0, 64) : 'no type'})`;
     const effect = parseEffect(raw);
@@ -121,10 +125,15 @@ export async function applyEffects(env: EffectEnv, handler: ActiveHandler, sourc
         fail(`${what} was refused: ${err.message}`);
         continue;
       }
+      // Storage failing is not the effect's fault: it ends the answer, and the delivery gives the
+      // event again (the effects applied already are not applied twice: their keys).
+      if (err instanceof StorageError && !(err instanceof IdempotencyKeyReusedError)) throw err;
       const reason =
         err instanceof Problem
           ? `${err.status} ${err.code}: ${err.errors?.length ? err.errors.map((e) => `${e.field} ${e.message}`).join('; ') : err.detail}`
-          : String(err);
+          : err instanceof Error
+            ? err.message
+            : String(err);
       fail(`${what} was not applied: ${reason}`);
     }
   }
@@ -133,28 +142,6 @@ export async function applyEffects(env: EffectEnv, handler: ActiveHandler, sourc
 /** "effects 100 to 120 (21 of the answer's 121) were", "effect 7 (of the answer's 8) was". */
 function theRest(from: number, total: number, end = total): string {
   return end - from === 1 ? `effect ${from} (of the answer's ${total}) was` : `effects ${from} to ${end - 1} (${end - from} of the answer's ${total}) were`;
-}
-
-/** A package's `limits.effects_per_answer` (null: none asked), by its checksum: a package never changes under one. */
-const askedByChecksum = new Map<string, number | null>();
-const ASKED_KEPT = 256;
-
-/** What applying an answer needs of its plugin, in one read: its grants and its effects per answer. */
-async function pluginPolicy(storage: Storage, name: string): Promise<{ grants: Grant[]; askedPerAnswer: number | undefined }> {
-  const row = await getPluginGrants(storage.reader, name);
-  if (row === undefined) return { grants: [], askedPerAnswer: undefined };
-  let asked = askedByChecksum.get(row.checksum);
-  if (asked === undefined) {
-    // First answer of this package in this process: its manifest is read from the stored package.
-    const stored = await getPluginPackage(storage.reader, name);
-    const inspection = stored === undefined ? undefined : await inspectPackage(Buffer.from(stored.package));
-    asked = inspection?.ok ? (inspection.metadata.manifest?.limits?.effects_per_answer ?? null) : null;
-    if (stored !== undefined) {
-      if (askedByChecksum.size >= ASKED_KEPT) askedByChecksum.delete(askedByChecksum.keys().next().value!);
-      askedByChecksum.set(stored.checksum, asked);
-    }
-  }
-  return { grants: storedGrants(row.grants), askedPerAnswer: asked ?? undefined };
 }
 
 async function apply(ctx: Ctx, reach: Reach, plugin: string, effect: Effect, idempotency: Idempotency): Promise<void> {
@@ -235,12 +222,12 @@ async function commandInReach(ctx: Ctx, reach: Reach, uuid: string, kind: string
       ? undefined
       : { why: 'was not originated by this plugin', grant: 'effects:any-command' },
   ]);
-  if (command.schema_key !== kind) throw new Error(`command ${uuid} is a ${command.schema_key} command, not ${kind}`);
+  if (command.schema_key !== kind) throw new NotApplicable(`command ${uuid} is a ${command.schema_key} command, not ${kind}`);
 }
 
 async function banner(ctx: Ctx, plugin: string, effect: Extract<Effect, { step: 'add-banner' | 'remove-banner' }>, idempotency: Idempotency): Promise<void> {
   await writeTransaction(ctx, idempotency, async ({ trx, audit }) => {
-    if ((await getPatient(trx, effect.patient)) === undefined) throw new Error(`patient ${effect.patient} does not exist`);
+    if ((await getPatient(trx, effect.patient)) === undefined) throw new NotApplicable(`patient ${effect.patient} does not exist`);
     const id = `${effect.patient}/${plugin}/${effect.key}`;
     if (effect.step === 'remove-banner') {
       await removeBannerAlert(trx, effect.patient, plugin, effect.key);

@@ -18,7 +18,8 @@ import type { CommandChangeEvent, EventActor, PackageToCheck, PluginRuntime, Plu
 import type { CallResult, JsonObject } from './sandbox/types.ts';
 import { commandEvent, commandEventNames, newEventId, renamed, searchEventName } from './events.ts';
 import { describeOutcome, HandlerCalls, type ActiveHandler, type CallRunner } from './calls.ts';
-import { Delivery } from './delivery.ts';
+import { Delivery, type RetryPolicy } from './delivery.ts';
+import { effectsPerAnswer, type EffectLimits } from './effect-limits.ts';
 import { validationErrors, searchResults } from './effect-payloads.ts';
 import type { PluginRunner, RunnerHandler } from './runner/client.ts';
 import { handlerTarget, type Runnability, type RunnablePlugin } from './runnable.ts';
@@ -39,6 +40,10 @@ export interface HostOptions {
   maxDepth: number;
   /** How often every process looks for plugin changes and undelivered events. */
   pollMs: number;
+  /** The retries of POST events (docs/plugins.md, "Delivery and guarantees"). */
+  retry: RetryPolicy;
+  /** The breadth limits of effects (docs/plugins.md, "Breadth limits"). */
+  effects: EffectLimits;
 }
 
 interface EnabledPlugin extends PluginRuntimeStatus {
@@ -70,7 +75,7 @@ export class PluginHost implements PluginRuntime, CallRunner {
 
   constructor(private readonly options: HostOptions) {
     this.calls = new HandlerCalls(this, options.logs);
-    this.delivery = new Delivery(options.storage, options.logs, this);
+    this.delivery = new Delivery(options.storage, options.logs, this, options.retry, options.effects.perChange);
     // A plugin the runner could not load again after its process restarted is failing from now.
     options.runner.onReloadFailed = (name, reasons) => this.lost(name, reasons.join('; '));
   }
@@ -222,15 +227,14 @@ export class PluginHost implements PluginRuntime, CallRunner {
       await this.cannotRun(plugin, why, runnable.kind === 'nothing-to-run' ? `${runnable.message}, so enabling it runs nothing` : why);
       return;
     }
-    const declared = runnable.plugin.manifest.components.handlers;
     const loaded = await this.options.runner.load(runnable.plugin);
     if (this.plugins.get(name) !== plugin || this.closed) return;
     if (!loaded.ok) {
-      await this.failed(plugin, loaded.reasons.join('; '), this.declaredHandlers(name, declared, null, {}));
+      await this.failed(plugin, loaded.reasons.join('; '), this.declaredHandlers(runnable.plugin, null, {}));
       return;
     }
     const secrets = await this.options.secretsOf(db, name);
-    plugin.handlers = this.declaredHandlers(name, declared, loaded.handlers, secrets);
+    plugin.handlers = this.declaredHandlers(runnable.plugin, loaded.handlers, secrets);
     Object.assign(plugin, { state: 'running', detail: null, since: Date.now(), retryAt: null, failedLoads: 0 } satisfies Partial<EnabledPlugin>);
     const events = [...new Set(plugin.handlers.flatMap((h) => h.events))];
     this.info(name, `plugin runtime: ${name} ${version} running: ${plugin.handlers.length} handler(s) for ${events.join(', ') || 'no events'}`);
@@ -241,20 +245,26 @@ export class PluginHost implements PluginRuntime, CallRunner {
    * found), those it found, for the events their RESPONDS_TO lists; without (a failed load), every
    * one declared, whose calls answer `unavailable`.
    */
-  private declaredHandlers(
-    plugin: string,
-    declared: RunnablePlugin['manifest']['components']['handlers'],
-    loaded: RunnerHandler[] | null,
-    secrets: Readonly<Record<string, string>>,
-  ): ActiveHandler[] {
+  private declaredHandlers(runnable: RunnablePlugin, loaded: RunnerHandler[] | null, secrets: Readonly<Record<string, string>>): ActiveHandler[] {
+    const { manifest, name: plugin } = runnable;
+    const perAnswer = effectsPerAnswer(manifest.limits?.effects_per_answer, this.options.effects.maxPerAnswer);
     const handlers: ActiveHandler[] = [];
-    for (const handler of declared) {
+    for (const handler of manifest.components.handlers) {
       const { entry, name: className } = handlerTarget(handler);
       if (className === undefined || entry === undefined) continue;
       const found = loaded?.find((h) => h.entry === entry && h.name === className);
       if (loaded !== null && found === undefined) continue;
       const events = found === undefined ? handler.events : handler.events.filter((e) => found.respondsTo.includes(e));
-      handlers.push({ plugin, entry, className, id: `${entry}:${className}`, events, secrets, onFailure: handler.on_failure ?? 'allow' });
+      handlers.push({
+        plugin,
+        entry,
+        className,
+        id: `${entry}:${className}`,
+        events,
+        secrets,
+        onFailure: handler.on_failure ?? 'allow',
+        effectsPerAnswer: perAnswer,
+      });
     }
     return handlers;
   }

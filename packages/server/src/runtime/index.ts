@@ -10,7 +10,6 @@ import { PluginRunner } from './runner/client.ts';
 import { runnablePlugin } from './runnable.ts';
 import { checkPackage } from './check.ts';
 import { PluginHost } from './host.ts';
-import { setEffectLimits } from './effect-limits.ts';
 
 /** Total time of the handlers of one PRE or after-search event, in milliseconds. */
 export const PRE_BUDGET_MS = 2000;
@@ -25,7 +24,7 @@ export function createPluginRuntime(config: Config, storage: Storage, logs: LogB
     maxTotalMemoryBytes: config.pluginRunnerMaxMemoryMb * 1024 * 1024,
   });
   const limits = { maxMemoryMb: config.pluginMaxMemoryMb, maxTimeoutMs: config.pluginMaxTimeoutMs, maxEffectsPerAnswer: config.pluginMaxEffectsPerAnswer };
-  const host = new PluginHost({
+  return new PluginHost({
     storage,
     logs,
     runner,
@@ -35,9 +34,7 @@ export function createPluginRuntime(config: Config, storage: Storage, logs: LogB
     preBudgetMs: PRE_BUDGET_MS,
     maxDepth: MAX_EVENT_DEPTH,
     pollMs: POLL_MS,
+    retry: { attempts: config.pluginDeliveryAttempts, baseMs: config.pluginRetryBaseMs },
+    effects: { maxPerAnswer: config.pluginMaxEffectsPerAnswer, perChange: config.pluginEffectsPerChange },
   });
-  setEffectLimits(host, { maxPerAnswer: config.pluginMaxEffectsPerAnswer, perChange: config.pluginEffectsPerChange });
-  // The retries of POST events (docs/plugins.md, "Delivery and guarantees").
-  host.delivery.policy = { attempts: config.pluginDeliveryAttempts, baseMs: config.pluginRetryBaseMs };
-  return host;
 }

@@ -22,7 +22,7 @@ export const getPluginForUpdate = (db: Db, engine: Engine, name: string) =>
     .executeTakeFirst();
 
 /** What the runtime reads of a plugin once per answer of its handlers: its grants, and which package it runs. */
-export const getPluginGrants = (db: Db, name: string) => db.selectFrom('plugins').select(['grants', 'checksum']).where('name', '=', name).executeTakeFirst();
+export const getPluginGrants = (db: Db, name: string) => db.selectFrom('plugins').select(['grants']).where('name', '=', name).executeTakeFirst();
 
 export const getPluginPackage = (db: Db, name: string) =>
   db.selectFrom('plugins').select(['name', 'version', 'format', 'checksum', 'package']).where('name', '=', name).executeTakeFirst();
