@@ -3,8 +3,8 @@
 // credentials, an invalid package dropped (its reasons listed), a package built by the charta
 // tool's packaging picked and installed, disable and enable, its grants as badges, write-only
 // secrets, recent log lines, download, a plugin's dead letters (counted, listed, one discarded, one
-// replayed once the plugin is fixed), delete after a confirmation, the phone width, and signing
-// out. One browser, one page.
+// replayed once the plugin is fixed), where each plugin stands in the runtime and its recent
+// faults, delete after a confirmation, the phone width, and signing out. One browser, one page.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startInstance, TEST_API_KEY, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type Instance } from '../../server/test/support/harness.ts';
 import { tgz } from '../../server/test/support/archives.ts';
-import { eventually, runtimeWatch } from '../../server/test/support/plugins.ts';
+import { eventually, pluginPackage, runtimeWatch } from '../../server/test/support/plugins.ts';
 import { createProject } from '../../cli/src/scaffold/project.ts';
 import { buildProject } from '../../cli/src/packaging/index.ts';
 import { chromiumStatus, consoleBuild, launch, outputDir, tempDir, watchPage } from './support/browser.ts';
@@ -54,7 +54,7 @@ if (chromium.executable === undefined) {
 
     before(async () => {
       // One attempt: a handler that times out leaves its dead letter at once.
-      instance = await startInstance('sqlite', { consoleDir: consoleBuild(), pluginDeliveryAttempts: 1 });
+      instance = await startInstance('sqlite', { consoleDir: consoleBuild(), pluginDeliveryAttempts: 1, pluginRunnerMaxMemoryMb: 100 });
       pkg = await builtPackage();
       browser = await launch(chromium.executable!);
       const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
@@ -261,6 +261,52 @@ if (chromium.executable === undefined) {
         ['plugin.dead_letter_discarded', 'plugin.dead_letter_replayed'],
       );
       assert.equal((await instance.call('DELETE', '/core/api/v1/plugins/late-letters/?force=true', { authorization: TEST_API_KEY })).status, 204);
+      assert.deepEqual(failures(), [], 'no script error, no CSP violation');
+    });
+
+    it('shows where each plugin stands in the runtime (a failing load with its reason and next try) and its recent faults', async () => {
+      // Past the runner's memory maximum of this instance: installed, enabled, and failing to load.
+      await runtime.install('flaky-clock', [{ className: 'Slow', events: ['PLAN_COMMAND__POST_COMMIT'], compute: '    for (;;) {}' }], {
+        limits: { timeout_ms: 50 },
+      });
+      const plan = await instance.command('plan', { narrative: 'slow' });
+      assert.equal((await instance.call('POST', `/core/api/v1/commands/${plan.uuid}/commit/`)).status, 200);
+      await eventually('a timeout of flaky-clock', () => runtime.failures('flaky-clock').some((e) => e.fault === 'timeout'));
+      const form = new FormData();
+      form.set('is_enabled', 'True');
+      form.set(
+        'package',
+        new Blob([
+          new Uint8Array(
+            await pluginPackage('too-big', [{ className: 'Big', events: ['PLAN_COMMAND__POST_COMMIT'], compute: '    return [];' }], {
+              limits: { memory_mb: 100 },
+            }),
+          ),
+        ]),
+        'too-big.tar.gz',
+      );
+      const installed = await fetch(`${instance.url}/core/api/v1/plugins/`, { method: 'POST', body: form, headers: { authorization: TEST_API_KEY } });
+      assert.equal(installed.status, 201, await installed.text());
+      await page.getByRole('link', { name: 'Live logs' }).click();
+      await page.getByRole('link', { name: 'Plugins' }).click();
+      const big = page.locator('li.plugin[data-plugin="too-big"] .runtime');
+      await eventually('too-big failing on the page', async () => {
+        await page.getByRole('link', { name: 'Live logs' }).click();
+        await page.getByRole('link', { name: 'Plugins' }).click();
+        await big.waitFor();
+        return (await big.locator('.runtime-state').textContent()) === 'Failing to load';
+      });
+      assert.match((await big.locator('.runtime-detail').textContent()) ?? '', /do not fit \(CHARTA_PLUGIN_RUNNER_MAX_MEMORY_MB\)/);
+      assert.match((await big.locator('.runtime-retry').textContent()) ?? '', /^Next try at .+ \(\d+ failed loads? in a row\)$/);
+      assert.equal(await card().locator('.runtime-state').textContent(), 'Running');
+      const faults = page.locator('li.plugin[data-plugin="flaky-clock"] .faults');
+      assert.match((await faults.textContent()) ?? '', /Last hour: \d+ failures?, 1 timeout;/);
+      assert.match((await faults.locator('.last-fault').textContent()) ?? '', /ran longer than its 50 ms deadline/);
+      assert.equal(await card().locator('.faults').textContent(), 'None in the last day');
+      await page.screenshot({ path: path.join(shots, 'plugins-runtime-1280.png'), fullPage: true });
+      for (const name of ['flaky-clock', 'too-big']) {
+        assert.equal((await instance.call('DELETE', `/core/api/v1/plugins/${name}/?force=true`, { authorization: TEST_API_KEY })).status, 204);
+      }
       assert.deepEqual(failures(), [], 'no script error, no CSP violation');
     });
 

@@ -1,16 +1,23 @@
-// The console keeps its own copy of the records it reads (src/clinical/types.ts, and a plugin's dead
-// letter in src/plugins/types.ts: its build cannot import the server's modules). This file keeps that copy true to the server's schemas
+// The console keeps its own copy of the records it reads (src/clinical/types.ts, and a plugin and
+// its dead letter in src/plugins/types.ts: its build cannot import the server's modules). This file keeps that copy true to the server's schemas
 // (docs/console.md, "The stack and why"): `npm run typecheck` fails when a type drifts, and the
 // test fails when the server's schema gains or loses a member the copy does not know of.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Command as ServerCommand, Fields, Note as ServerNote, Patient as ServerPatient, PluginDeadLetter } from '@charta/server/schemas';
+import type {
+  Command as ServerCommand,
+  Fields,
+  Note as ServerNote,
+  Patient as ServerPatient,
+  Plugin as ServerPlugin,
+  PluginDeadLetter,
+} from '@charta/server/schemas';
 import { CommandSchema, FieldsSchema } from '../../server/src/commands/schemas.ts';
 import { NoteSchema } from '../../server/src/notes/schemas.ts';
 import { PatientSchema } from '../../server/src/patients/schemas.ts';
-import { DeadLetterSchema } from '../../server/src/plugins/schemas.ts';
+import { DeadLetterSchema, PluginSchema } from '../../server/src/plugins/schemas.ts';
 import type { Command, Field, Note, Patient } from '../src/clinical/types.ts';
-import type { DeadLetter } from '../src/plugins/types.ts';
+import type { DeadLetter, Plugin } from '../src/plugins/types.ts';
 
 /**
  * true when every value the server may send as `Server` is a `Copy` (checked by the compiler): the
@@ -18,12 +25,13 @@ import type { DeadLetter } from '../src/plugins/types.ts';
  */
 type Reads<Copy, Server> = [Server] extends [Copy] ? true : false;
 
-const READS: Record<'command' | 'deadLetter' | 'field' | 'note' | 'patient', true> = {
+const READS: Record<'command' | 'deadLetter' | 'field' | 'note' | 'patient' | 'plugin', true> = {
   command: true satisfies Reads<Command, ServerCommand>,
   deadLetter: true satisfies Reads<DeadLetter, PluginDeadLetter>,
   field: true satisfies Reads<Field, Fields['fields'][number]>,
   note: true satisfies Reads<Note, ServerNote>,
   patient: true satisfies Reads<Patient, ServerPatient>,
+  plugin: true satisfies Reads<Plugin, ServerPlugin>,
 };
 
 /** The members of a TypeBox object schema. */
@@ -31,7 +39,7 @@ const membersOf = (schema: { properties: Record<string, unknown> }) => Object.ke
 
 describe("the console's copy of the wire types", () => {
   it("names exactly the members of the server's schemas", () => {
-    assert.deepEqual(Object.keys(READS).sort(), ['command', 'deadLetter', 'field', 'note', 'patient']);
+    assert.deepEqual(Object.keys(READS).sort(), ['command', 'deadLetter', 'field', 'note', 'patient', 'plugin']);
     const command: Record<keyof Command, true> = {
       uuid: true,
       state: true,
@@ -77,5 +85,20 @@ describe("the console's copy of the wire types", () => {
       event: true,
     };
     assert.deepEqual(Object.keys(deadLetter).sort(), membersOf(DeadLetterSchema));
+    // The plugin object the plugins page reads; the download link (`package`) it builds itself.
+    const plugin: Record<keyof Plugin | 'package', true> = {
+      name: true,
+      description: true,
+      package: true,
+      package_checksum: true,
+      version: true,
+      is_enabled: true,
+      grants: true,
+      created_at: true,
+      updated_at: true,
+      runtime: true,
+      faults: true,
+    };
+    assert.deepEqual(Object.keys(plugin).sort(), membersOf(PluginSchema));
   });
 });

@@ -6,5 +6,5 @@ export type { AutocompleteOption, Command, CreateCommandBody, Fields, PatchComma
 export type { CreatePatient, Patient } from './patients/schemas.ts';
 export type { CreateNote, Note } from './notes/schemas.ts';
 export type { Token } from './auth/schemas.ts';
-export type { DeadLetter as PluginDeadLetter, SecretChange as PluginSecretChange, SecretListing as PluginSecretListing } from './plugins/schemas.ts';
+export type { Plugin, DeadLetter as PluginDeadLetter, SecretChange as PluginSecretChange, SecretListing as PluginSecretListing } from './plugins/schemas.ts';
 export type { BannerAlert } from './chart/schemas.ts';

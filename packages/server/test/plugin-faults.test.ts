@@ -11,6 +11,8 @@ import assert from 'node:assert/strict';
 import { ENGINES, startInstance, TEST_API_KEY, type Instance } from './support/harness.ts';
 import { eventually, installPlugin, setEnabled, type TestHandler, type TestModule } from './support/plugins.ts';
 import type { LogEntry } from '../src/logs/bus.ts';
+import { openJsonSocket } from './support/websockets.ts';
+import { countPluginEvents } from '../src/storage/plugin-events-repository.ts';
 
 const C = '/core/api/v1/commands';
 const P = '/core/api/v1/plugins';
@@ -122,6 +124,59 @@ for (const engine of ENGINES) {
       assert.equal(api.app.pluginRuntime.runner.pid, pid, 'the runner process was never restarted');
       await disable('attacker');
       await disable('checker');
+    });
+
+    it("another plugin's log flood does not push a plugin's faults out of the history; its fault counts say them", async () => {
+      await install('victim', [
+        { className: 'Broken', events: ['HISTORY_OF_PRESENT_ILLNESS_COMMAND__POST_COMMIT'], compute: "    throw new Error('victim fault');" },
+      ]);
+      await install('flooder', [
+        {
+          className: 'Chatter',
+          events: ['PLAN_COMMAND__POST_COMMIT'],
+          compute: "    for (let i = 0; i < 100; i++) this.log.info('flood ' + i);\n    return [];",
+        },
+      ]);
+      const faultLines = (list: Array<Record<string, unknown>>) => list.filter((e) => e.plugin === 'victim' && e.success === false && e.fault === 'threw');
+      for (let i = 0; i < 4; i++) {
+        const hpi = await api.command('hpi', { narrative: `fault ${i}` });
+        assert.equal((await api.call('POST', `${C}/${hpi.uuid}/commit/`)).status, 200);
+      }
+      await eventually('four victim faults', () => faultLines(entries('victim') as never).length >= 4);
+      for (let i = 0; i < 12; i++) {
+        const plan = await api.command('plan', { narrative: `flood ${i}` });
+        assert.equal((await api.call('POST', `${C}/${plan.uuid}/commit/`)).status, 200);
+      }
+      await eventually('the flood delivered', async () => {
+        await api.app.pluginRuntime.delivery.idle();
+        return (await countPluginEvents(api.storage.db)) === 0;
+      });
+      // The shared history holds the newest 1,000 entries: the flood alone.
+      const all = (await api.call('GET', '/core/api/v1/logging/recent/?limit=1000', { authorization: TEST_API_KEY })).json.results;
+      assert.ok(
+        all.every((e: { plugin?: string; success?: boolean }) => e.plugin !== 'victim' || e.success === false),
+        "only the victim's faults outlived the flood",
+      );
+      const recent = (await api.call('GET', '/core/api/v1/logging/recent/?plugin=victim', { authorization: TEST_API_KEY })).json.results;
+      assert.equal(faultLines(recent).length, 4, JSON.stringify(recent));
+      assert.ok(faultLines(recent).every((e) => /threw Error: victim fault/.test(String(e.event))));
+      // The since= replay of the stream, of the plugin and of everything, has them too.
+      for (const query of ['plugin=victim&since=1h', 'since=1h']) {
+        const socket = await openJsonSocket(`${api.url.replace('http', 'ws')}/core/api/v1/logging/?${query}`, { authorization: TEST_API_KEY });
+        try {
+          await eventually(`the replay of ${query}`, () => faultLines(socket.messages).length === 4);
+        } finally {
+          socket.close();
+        }
+      }
+      const faults = (await plugin('victim')).faults;
+      assert.deepEqual(faults.last_hour, { failures: 4, timeouts: 0 });
+      assert.deepEqual(faults.last_day, { failures: 4, timeouts: 0 });
+      assert.equal(faults.last_error.fault, 'threw');
+      assert.match(faults.last_error.message, /threw Error: victim fault/);
+      assert.deepEqual((await plugin('flooder')).faults, { last_hour: { failures: 0, timeouts: 0 }, last_day: { failures: 0, timeouts: 0 }, last_error: null });
+      await disable('victim');
+      await disable('flooder');
     });
 
     it('a plugin whose reload hangs (a time bomb) is failing and tried again with back-off; the others are loaded again and run; it runs again once it loads', async () => {

@@ -51,6 +51,7 @@ for (const engine of ENGINES) {
       assert.deepEqual(Object.keys(r.json).sort(), [
         'created_at',
         'description',
+        'faults',
         'grants',
         'is_enabled',
         'name',

@@ -1,10 +1,55 @@
-// One installed plugin: its name, version, checksum, state and grants, its dead letters, and what
-// can be done to it.
+// One installed plugin: its name, version, checksum, state, where it stands in the runtime (a
+// failing load with its reason and next try) and its recent faults, its grants, its dead letters,
+// and what can be done to it.
 import { useState } from 'preact/hooks';
 import { Secrets } from './secrets.tsx';
 import { RecentLogs } from './logs.tsx';
 import { DeadLetters } from './dead-letters.tsx';
 import type { Plugin } from './types.ts';
+
+const RUNTIME: Record<Plugin['runtime']['state'], string> = {
+  running: 'Running',
+  loading: 'Loading',
+  failing: 'Failing to load',
+  'cannot-run': 'Cannot run here',
+  stopped: 'Stopped',
+};
+
+const time = (iso: string) => new Date(iso).toLocaleTimeString();
+
+function Runtime({ plugin }: { plugin: Plugin }) {
+  const { runtime } = plugin;
+  return (
+    <dd class={`runtime ${runtime.state}`}>
+      <span class="runtime-state">{RUNTIME[runtime.state]}</span>
+      {runtime.detail !== null && <span class="runtime-detail">{runtime.detail}</span>}
+      {runtime.retry_at !== null && (
+        <span class="runtime-retry">
+          Next try at {time(runtime.retry_at)} ({runtime.failed_loads} failed load{runtime.failed_loads === 1 ? '' : 's'} in a row)
+        </span>
+      )}
+    </dd>
+  );
+}
+
+function Faults({ plugin }: { plugin: Plugin }) {
+  const { last_hour: hour, last_day: day, last_error: last } = plugin.faults;
+  if (day.failures === 0) return <dd class="faults none">None in the last day</dd>;
+  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+  return (
+    <dd class="faults">
+      <span>
+        Last hour: {count(hour.failures, 'failure')}, {count(hour.timeouts, 'timeout')}; last day: {count(day.failures, 'failure')},{' '}
+        {count(day.timeouts, 'timeout')}
+      </span>
+      {last !== null && (
+        <span class="last-fault">
+          Last at {time(last.timestamp)}: {last.message}
+        </span>
+      )}
+    </dd>
+  );
+}
 
 interface Props {
   plugin: Plugin;
@@ -26,6 +71,10 @@ export function PluginCard({ plugin, onToggle, onDownload, onDelete }: Props) {
         <dd class="version">{p.version}</dd>
         <dt>State</dt>
         <dd class={p.is_enabled ? 'enabled' : 'disabled'}>{p.is_enabled ? 'Enabled' : 'Disabled'}</dd>
+        <dt>Runtime</dt>
+        <Runtime plugin={p} />
+        <dt>Faults</dt>
+        <Faults plugin={p} />
         <dt>Grants</dt>
         <dd>
           {p.grants.length === 0 ? (

@@ -9,6 +9,20 @@ export interface Plugin {
   grants: string[];
   created_at: string;
   updated_at: string;
+  /** Where it stands in the runtime of the process that answered (docs/api.md, "Plugins"). */
+  runtime: {
+    state: 'running' | 'loading' | 'failing' | 'cannot-run' | 'stopped';
+    detail: string | null;
+    since: string | null;
+    retry_at: string | null;
+    failed_loads: number;
+  };
+  /** Its recent faults (docs/plugins.md, "Faults"). */
+  faults: {
+    last_hour: { failures: number; timeouts: number };
+    last_day: { failures: number; timeouts: number };
+    last_error: { timestamp: string; message: string; fault: string | null } | null;
+  };
 }
 
 /** A dead letter as GET /core/api/v1/plugins/{name}/dead-letters/ answers it (docs/api.md, "Dead letters"). */

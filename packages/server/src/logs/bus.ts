@@ -1,6 +1,8 @@
 // The in-process log bus (docs/architecture.md, "Code layout": events flow operation → bus → log stream): entries
 // are stamped, kept in a bounded ring of recent history for `since` replay, and handed to every
-// subscriber (log stream consumers) and relay (PostgreSQL NOTIFY) at once. Never throws.
+// subscriber (log stream consumers) and relay (PostgreSQL NOTIFY) at once. Each plugin's fault
+// lines are also kept apart (its last ones, and counts over the last hour and day), so that no
+// other plugin's flood pushes them out of the history (docs/plugins.md, "Faults"). Never throws.
 import crypto from 'node:crypto';
 import os from 'node:os';
 import { isoMicros, nowMicros, parseTimestampMicros } from '../lib/time.ts';
@@ -24,10 +26,12 @@ export interface LogEntry {
   event_type?: string;
   /** false on every line that reports a failure of a plugin (docs/plugins.md, "Faults"); absent elsewhere. */
   success?: boolean;
+  /** On a failure line: what failed (`timeout`, `out-of-memory`, `threw`…, `effect`, `load`; docs/plugins.md, "Faults"). */
+  fault?: string;
 }
 
 /** The optional members of an entry, in the order a line shows them. */
-export const OPTIONAL_MEMBERS = ['plugin', 'request_id', 'handler', 'event_type', 'success'] as const;
+export const OPTIONAL_MEMBERS = ['plugin', 'request_id', 'handler', 'event_type', 'success', 'fault'] as const;
 
 export type LogInput = Omit<LogEntry, 'timestamp' | 'source'> & { source?: LogSource };
 
@@ -46,10 +50,68 @@ interface Recorded {
   entry: LogEntry;
   line: string;
   micros: number;
+  /** Its place in this bus's history (the order of `recent`). */
+  seq: number;
+}
+
+/** A plugin's faults over the last hour and day, and its last one (docs/plugins.md, "Faults"). */
+export interface FaultCounts {
+  lastHour: { failures: number; timeouts: number };
+  lastDay: { failures: number; timeouts: number };
+  lastError: { timestamp: string; message: string; fault: string | null } | null;
 }
 
 export const MAX_EVENT_CHARS = 2000;
 const DEFAULT_CAPACITY = 1000;
+/** Fault lines kept per plugin apart from the shared history. */
+const FAULTS_KEPT = 100;
+/** Plugins whose faults are kept (the ones faulted least recently are forgotten first). */
+const PLUGINS_KEPT = 1000;
+const MINUTE_MICROS = 60_000_000;
+
+/** One plugin's faults: its last fault lines, and counts per minute of the last day. */
+class PluginFaults {
+  readonly kept: Recorded[] = [];
+  /** Minute (since the epoch) → failures and timeouts in it; minutes older than a day are dropped. */
+  private readonly minutes = new Map<number, { failures: number; timeouts: number }>();
+
+  add(recorded: Recorded): void {
+    this.kept.push(recorded);
+    if (this.kept.length > FAULTS_KEPT) this.kept.shift();
+    const minute = Math.floor(recorded.micros / MINUTE_MICROS);
+    const count = this.minutes.get(minute) ?? { failures: 0, timeouts: 0 };
+    count.failures++;
+    if (recorded.entry.fault === 'timeout') count.timeouts++;
+    this.minutes.set(minute, count);
+    for (const m of this.minutes.keys()) if (m <= minute - 24 * 60) this.minutes.delete(m);
+  }
+
+  counts(nowMicros: number): FaultCounts {
+    const now = Math.floor(nowMicros / MINUTE_MICROS);
+    const hour = { failures: 0, timeouts: 0 };
+    const day = { failures: 0, timeouts: 0 };
+    for (const [minute, count] of this.minutes) {
+      if (minute <= now - 24 * 60) continue;
+      day.failures += count.failures;
+      day.timeouts += count.timeouts;
+      if (minute > now - 60) {
+        hour.failures += count.failures;
+        hour.timeouts += count.timeouts;
+      }
+    }
+    const last = this.kept.at(-1)?.entry;
+    return {
+      lastHour: hour,
+      lastDay: day,
+      lastError: last === undefined ? null : { timestamp: last.timestamp, message: last.event, fault: last.fault ?? null },
+    };
+  }
+}
+
+const NO_FAULTS: FaultCounts = { lastHour: { failures: 0, timeouts: 0 }, lastDay: { failures: 0, timeouts: 0 }, lastError: null };
+
+/** A line that reports a failure of a plugin (docs/plugins.md, "Faults"). */
+const isFault = (entry: LogEntry): entry is LogEntry & { plugin: string } => entry.plugin !== undefined && entry.success === false;
 
 const rank = (level: LogLevel) => LEVELS.indexOf(level);
 
@@ -84,6 +146,9 @@ export class LogBus {
   readonly origin = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
   private readonly ring: Array<Recorded | undefined>;
   private next = 0;
+  private seq = 0;
+  /** Each plugin's faults, the plugin that faulted last at the end. */
+  private readonly faults = new Map<string, PluginFaults>();
   private readonly listeners = new Set<LogListener>();
   private readonly relays = new Set<(entry: LogEntry) => void>();
 
@@ -124,14 +189,41 @@ export class LogBus {
     return () => this.relays.delete(relay);
   }
 
-  /** Recorded entries matching the filter, oldest first. */
+  /**
+   * Recorded entries matching the filter, oldest first: the shared history, and each plugin's last
+   * fault lines even when the shared history has moved past them.
+   */
   recent(filter: LogFilter): Array<{ entry: LogEntry; line: string }> {
-    const out: Array<{ entry: LogEntry; line: string }> = [];
+    const found: Recorded[] = [];
     for (let i = 0; i < this.capacity; i++) {
       const r = this.ring[(this.next + i) % this.capacity];
-      if (r !== undefined && matches(r.entry, filter, r.micros)) out.push({ entry: r.entry, line: r.line });
+      if (r !== undefined && matches(r.entry, filter, r.micros)) found.push(r);
     }
-    return out;
+    // The ring holds the newest entries: a kept fault older than its oldest match is either gone
+    // from it or did not match there (and does not here).
+    const oldest = found[0]?.seq ?? Infinity;
+    const kept = filter.plugin === undefined ? [...this.faults.values()] : [this.faults.get(filter.plugin)].filter((f) => f !== undefined);
+    const older = kept.flatMap((f) => f.kept.filter((r) => r.seq < oldest && matches(r.entry, filter, r.micros)));
+    if (older.length > 0) {
+      found.push(...older);
+      found.sort((a, b) => a.seq - b.seq);
+    }
+    return found.map((r) => ({ entry: r.entry, line: r.line }));
+  }
+
+  /** A plugin's faults over the last hour and day, and its last fault line (on this process, with those relayed from others). */
+  faultsOf(plugin: string, now = nowMicros()): FaultCounts {
+    return this.faults.get(plugin)?.counts(now) ?? NO_FAULTS;
+  }
+
+  private keepFault(plugin: string, recorded: Recorded): void {
+    let faults = this.faults.get(plugin);
+    if (faults === undefined) {
+      faults = new PluginFaults();
+      if (this.faults.size >= PLUGINS_KEPT) this.faults.delete(this.faults.keys().next().value!);
+    } else this.faults.delete(plugin);
+    this.faults.set(plugin, faults);
+    faults.add(recorded);
   }
 
   get subscribers(): number {
@@ -140,8 +232,10 @@ export class LogBus {
 
   private deliver(entry: LogEntry, micros: number): void {
     const line = JSON.stringify(entry);
-    this.ring[this.next] = { entry, line, micros };
+    const recorded: Recorded = { entry, line, micros, seq: ++this.seq };
+    this.ring[this.next] = recorded;
     this.next = (this.next + 1) % this.capacity;
+    if (isFault(entry)) this.keepFault(entry.plugin, recorded);
     for (const listener of this.listeners) {
       try {
         listener(entry, line);

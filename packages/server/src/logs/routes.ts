@@ -118,7 +118,7 @@ export async function logRoutes(
         'Connect with a WebSocket; credentials in the Authorization header (an API key, or a token with the scope system/Plugins.*), ' +
         'or, without that header, in the first message: `{"type":"auth","token":"<API key or token>"}` within 5 seconds, answered by `{"type":"ready"}` ' +
         '(or a close code: 4400 malformed, 4401 unauthorized, 4403 forbidden, 4408 too late, 4413 too large). ' +
-        'Each message is then `{"event", "level", "timestamp", "source", "plugin"?, "request_id"?, "handler"?, "event_type"?, "success"?}`.',
+        'Each message is then `{"event", "level", "timestamp", "source", "plugin"?, "request_id"?, "handler"?, "event_type"?, "success"?, "fault"?}`.',
       querystring: LogStreamQuery,
       response: {
         101: Type.Null({ description: 'Switching protocols: the stream follows' }),

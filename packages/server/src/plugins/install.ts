@@ -7,7 +7,7 @@ import { writeTransaction } from '../storage/transaction.ts';
 import { isUniqueViolation } from '../storage/errors.ts';
 import { getPluginForUpdate, insertPlugin } from '../storage/plugins-repository.ts';
 import { checkPackage, packageColumns, type UploadedFile } from './package.ts';
-import { requirePluginScope, toView, withRuntime, type PluginView } from './representation.ts';
+import { requirePluginScope, toView, answered, type PluginView } from './representation.ts';
 import { logPlugin, logRejected } from '../logs/events.ts';
 import { declaredSecrets, secretsChanged, writeSecrets, type SecretChange, type SecretNames } from './secrets.ts';
 import { grantsChanged, REVOKE_FIELD, type GrantChange } from './grant-change.ts';
@@ -55,7 +55,7 @@ export async function installPlugin(
     logPlugin(ctx, 'installed', name, outcome.body); // log stream: after the commit
     secretsChanged(ctx, name, secretNames);
     grantsChanged(ctx, name, [], outcome.body.grants);
-    return { ...outcome, body: withRuntime(ctx, outcome.body) };
+    return { ...outcome, body: answered(ctx, outcome.body) };
   } catch (err) {
     // Two installs of one new plugin at once: the loser is told it exists, like a later install.
     if (isUniqueViolation(err)) {

@@ -2,10 +2,10 @@
 import type { Ctx } from '../context.ts';
 import type { Page } from '../http/pagination.ts';
 import { listPlugins as queryPlugins } from '../storage/plugins-repository.ts';
-import { requirePluginScope, toView, withRuntime, type PluginView } from './representation.ts';
+import { requirePluginScope, toView, answered, type PluginView } from './representation.ts';
 
 export async function listPlugins(ctx: Ctx, baseUrl: string, page: Page): Promise<{ count: number; results: PluginView[] }> {
   requirePluginScope(ctx);
   const { rows, count } = await queryPlugins(ctx.storage.reader, page.limit, page.offset);
-  return { count, results: rows.map((r) => withRuntime(ctx, toView(r, baseUrl))) };
+  return { count, results: rows.map((r) => answered(ctx, toView(r, baseUrl))) };
 }

@@ -21,6 +21,13 @@ export interface PluginView {
   updated_at: string;
 }
 
+/** The plugin's recent faults: counts over the last hour and day, and the last one (docs/plugins.md, "Faults"). */
+export interface PluginFaultsView {
+  last_hour: { failures: number; timeouts: number };
+  last_day: { failures: number; timeouts: number };
+  last_error: { timestamp: string; message: string; fault: string | null } | null;
+}
+
 /** Where the plugin stands in the runtime of the process answering (docs/plugins.md, "Faults"). */
 export interface PluginRuntimeView {
   state: 'running' | 'loading' | 'failing' | 'cannot-run' | 'stopped';
@@ -47,11 +54,11 @@ export function toView(row: PluginSummary, baseUrl: string): PluginView {
 }
 
 /**
- * The plugin as an answer shows it: its stored view and where it stands in this process's runtime
- * (a plugin just disabled still runs until this process has seen it; one just enabled is loading
- * until then; stopped once it is out). Audit rows keep the stored view alone.
+ * The plugin as an answer shows it: its stored view, where it stands in this process's runtime (a
+ * plugin just disabled still runs until this process has seen it; one just enabled is loading
+ * until then; stopped once it is out) and its recent faults. Audit rows keep the stored view alone.
  */
-export function withRuntime(ctx: Ctx, view: PluginView): PluginView & { runtime: PluginRuntimeView } {
+export function answered(ctx: Ctx, view: PluginView): PluginView & { runtime: PluginRuntimeView; faults: PluginFaultsView } {
   const status = ctx.runtime?.status(view.name);
   const runtime: PluginRuntimeView =
     status === undefined
@@ -63,7 +70,16 @@ export function withRuntime(ctx: Ctx, view: PluginView): PluginView & { runtime:
           retry_at: status.retryAt === null ? null : isoMicros(status.retryAt * 1000),
           failed_loads: status.failedLoads,
         };
-  return { ...view, runtime };
+  const faults = ctx.logs?.faultsOf(view.name);
+  return {
+    ...view,
+    runtime,
+    faults: {
+      last_hour: faults?.lastHour ?? { failures: 0, timeouts: 0 },
+      last_day: faults?.lastDay ?? { failures: 0, timeouts: 0 },
+      last_error: faults?.lastError ?? null,
+    },
+  };
 }
 
 /** API keys carry the plugin scope; a token needs `system/Plugins.*`. */

@@ -4,6 +4,11 @@ import { GRANT_NAMES } from '../runtime/grants.ts';
 
 export const PluginParams = Type.Object({ name: Type.String({ description: 'Plugin name (slug)' }) });
 
+const FaultCounts = Type.Object({
+  failures: Type.Integer({ description: 'Failure lines (success: false) of the plugin' }),
+  timeouts: Type.Integer({ description: 'Of which calls past their deadline' }),
+});
+
 export const PluginSchema = Type.Object(
   {
     name: Type.String(),
@@ -30,9 +35,26 @@ export const PluginSchema = Type.Object(
       },
       { description: 'Where the plugin stands in the runtime of the process that answers (docs/plugins.md, "Faults")' },
     ),
+    faults: Type.Object(
+      {
+        last_hour: FaultCounts,
+        last_day: FaultCounts,
+        last_error: Type.Union([
+          Type.Object({
+            timestamp: Type.String(),
+            message: Type.String({ description: 'The failure line' }),
+            fault: Type.Union([Type.String(), Type.Null()], { description: 'What failed: timeout, out-of-memory, threw, crashed, unavailable, effect, load…' }),
+          }),
+          Type.Null(),
+        ]),
+      },
+      { description: 'The plugin\'s recent faults, kept apart from other plugins\' log lines (docs/plugins.md, "Faults")' },
+    ),
   },
   { $id: 'Plugin' },
 );
+
+export type Plugin = Static<typeof PluginSchema>;
 
 export const PluginPageQuery = Type.Object(
   { limit: Type.Optional(Type.String({ pattern: '^\\d+$' })), offset: Type.Optional(Type.String({ pattern: '^\\d+$' })) },

@@ -6,7 +6,7 @@ import { problem } from '../http/problem.ts';
 import { writeTransaction } from '../storage/transaction.ts';
 import { getPluginForUpdate, replacePluginPackage, updatePlugin as savePlugin } from '../storage/plugins-repository.ts';
 import { checkPackage, packageColumns, type UploadedFile } from './package.ts';
-import { requirePluginScope, toView, withRuntime, type PluginView } from './representation.ts';
+import { requirePluginScope, toView, answered, type PluginView } from './representation.ts';
 import { logPlugin, logRejected, rejected } from '../logs/events.ts';
 import { declaredSecrets, secretsChanged, storedDeclaredSecrets, writeSecrets, type SecretChange, type SecretNames } from './secrets.ts';
 import { auditGrants, grantsAfter, grantsChanged, type GrantChange } from './grant-change.ts';
@@ -67,5 +67,5 @@ export async function updatePlugin(
   else if (change.isEnabled !== undefined) logPlugin(ctx, change.isEnabled ? 'enabled' : 'disabled', name, outcome.body);
   secretsChanged(ctx, name, secretNames);
   grantsChanged(ctx, name, grants.before, grants.after);
-  return { ...outcome, body: withRuntime(ctx, outcome.body) };
+  return { ...outcome, body: answered(ctx, outcome.body) };
 }

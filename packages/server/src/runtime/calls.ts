@@ -32,6 +32,13 @@ export interface CallRunner {
 /** A call's outcome other than `ok`. */
 export type CallFault = Exclude<CallOutcome, { kind: 'ok' }>;
 
+/**
+ * What failed, as a failure line's `fault` says (docs/plugins.md, "Faults"): a call's outcome, an
+ * effect not applied or refused, a PRE or after-search handler skipped for want of time, an event
+ * kept as a dead letter, a plugin that could not be loaded.
+ */
+export type FaultKind = CallFault['kind'] | 'effect' | 'skipped' | 'dead-letter' | 'load';
+
 /** What a call answered: its effects, or the fault (already logged). */
 export type CallAnswer = { ok: true; effects: JsonObject[] } | { ok: false; fault: CallFault };
 
@@ -70,7 +77,7 @@ export class HandlerCalls {
       result = await this.runner.call(handler.plugin, handler.entry, handler.className, event, handler.secrets);
     } catch (err) {
       const fault: CallFault = { kind: 'unavailable', message: err instanceof Error ? err.message : String(err) };
-      this.failure(handler, type, requestId, `${describeOutcome(fault)}${consequence}`);
+      this.failure(handler, type, requestId, `${describeOutcome(fault)}${consequence}`, fault.kind);
       return { ok: false, fault };
     }
     for (const line of result.logs) this.logs.emit({ level: line.level, event: line.message, source: 'plugin', ...tags });
@@ -86,12 +93,12 @@ export class HandlerCalls {
     // Time spent waiting for the plugin's earlier calls is not the call's own (docs/plugins.md, "Faults").
     const queued =
       result.queuedMs !== undefined && result.queuedMs >= QUEUE_NOTE_MS ? ` (after waiting ${result.queuedMs} ms for the plugin's earlier calls)` : '';
-    this.failure(handler, type, requestId, `${describeOutcome(result.outcome)}${reloaded}${queued}${consequence}`);
+    this.failure(handler, type, requestId, `${describeOutcome(result.outcome)}${reloaded}${queued}${consequence}`, result.outcome.kind);
     return { ok: false, fault: result.outcome };
   }
 
-  /** An error line with success: false about this handler and event. */
-  failure(handler: Pick<ActiveHandler, 'plugin' | 'id'>, type: string, requestId: string | undefined, what: string): void {
+  /** An error line with success: false about this handler and event, saying what failed. */
+  failure(handler: Pick<ActiveHandler, 'plugin' | 'id'>, type: string, requestId: string | undefined, what: string, fault: FaultKind): void {
     this.logs.emit({
       level: 'error',
       event: `plugin ${handler.plugin}: handler ${handler.id} on ${type} ${what}`,
@@ -99,6 +106,7 @@ export class HandlerCalls {
       handler: handler.id,
       event_type: type,
       success: false,
+      fault,
       ...(requestId === undefined ? {} : { request_id: requestId }),
     });
   }

@@ -257,7 +257,7 @@ export class Delivery {
     } catch (err) {
       // A problem is the effect's own (the same effects would fail again); anything else is storage failing.
       const what = `its effects could not be applied: ${messageOf(err)}`;
-      this.host.calls.failure(handler, type, requestId, what);
+      this.host.calls.failure(handler, type, requestId, what, 'effect');
       return err instanceof Problem ? null : what;
     }
   }
@@ -282,6 +282,7 @@ export class Delivery {
       failure.type,
       row.request_id ?? undefined,
       `still failed after ${row.attempts} attempt(s) (${failure.error}); the event is kept as dead letter ${id}`,
+      'dead-letter',
     );
   }
 

@@ -87,7 +87,7 @@ class Refused extends Error {}
 class NotApplicable extends Error {}
 
 export async function applyEffects(env: EffectEnv, handler: ActiveHandler, source: EffectSource, effects: JsonObject[]): Promise<void> {
-  const fail = (what: string) => env.calls.failure(handler, source.type, source.requestId, what);
+  const fail = (what: string) => env.calls.failure(handler, source.type, source.requestId, what, 'effect');
   const grants = storedGrants((await getPluginGrants(env.storage.reader, handler.plugin))?.grants); // once per answer, not per effect
   const perAnswer = handler.effectsPerAnswer;
   const perChange = env.effectsPerChange;

@@ -322,7 +322,7 @@ export class PluginHost implements PluginRuntime, CallRunner {
       const consequence = `; the change to command ${change.command.uuid} ${handler.onFailure === 'refuse' ? 'is refused (on_failure: refuse)' : 'goes ahead (on_failure: allow)'}`;
       if (Date.now() >= deadline) {
         const what = `was skipped: the ${this.options.preBudgetMs} ms budget of ${type} was spent`;
-        this.calls.failure(handler, type, actor.requestId, `${what}${consequence}`);
+        this.calls.failure(handler, type, actor.requestId, `${what}${consequence}`, 'skipped');
         if (handler.onFailure === 'refuse') unchecked.push({ field: 'command', message: `handler ${handler.id} ${what}`, plugin: handler.plugin });
         continue;
       }
@@ -336,7 +336,7 @@ export class PluginHost implements PluginRuntime, CallRunner {
         if (effect.type === 'EVENT_VALIDATION_ERROR') {
           const checked = validationErrors(effect);
           if (typeof checked === 'string')
-            this.calls.failure(handler, type, actor.requestId, `effect ${index} (EVENT_VALIDATION_ERROR) is malformed: ${checked}`);
+            this.calls.failure(handler, type, actor.requestId, `effect ${index} (EVENT_VALIDATION_ERROR) is malformed: ${checked}`, 'effect');
           else for (const e of checked) errors.push({ field: e.field ?? 'command', message: e.message, plugin: handler.plugin });
         } else {
           this.calls.failure(
@@ -344,6 +344,7 @@ export class PluginHost implements PluginRuntime, CallRunner {
             type,
             actor.requestId,
             `effect ${index} (${String(effect.type)}) was not applied: a PRE event takes only EVENT_VALIDATION_ERROR`,
+            'effect',
           );
         }
       }
@@ -391,7 +392,7 @@ export class PluginHost implements PluginRuntime, CallRunner {
     let options = search.options;
     for (const handler of handlers) {
       if (Date.now() >= deadline) {
-        this.calls.failure(handler, type, actor.requestId, `skipped: the ${this.options.preBudgetMs} ms budget of ${type} was spent`);
+        this.calls.failure(handler, type, actor.requestId, `skipped: the ${this.options.preBudgetMs} ms budget of ${type} was spent`, 'skipped');
         continue;
       }
       const event: JsonObject = {
@@ -406,7 +407,7 @@ export class PluginHost implements PluginRuntime, CallRunner {
       const answer = (called.ok ? called.effects : []).find((e) => e.type === 'AUTOCOMPLETE_SEARCH_RESULTS');
       if (answer === undefined) continue;
       const next = searchResults(answer, options);
-      if (typeof next === 'string') this.calls.failure(handler, type, actor.requestId, `AUTOCOMPLETE_SEARCH_RESULTS was not applied: ${next}`);
+      if (typeof next === 'string') this.calls.failure(handler, type, actor.requestId, `AUTOCOMPLETE_SEARCH_RESULTS was not applied: ${next}`, 'effect');
       else options = next;
     }
     return options;
@@ -421,7 +422,7 @@ export class PluginHost implements PluginRuntime, CallRunner {
   }
 
   private fault(plugin: string, event: string): void {
-    this.options.logs.emit({ level: 'error', event, plugin, success: false });
+    this.options.logs.emit({ level: 'error', event, plugin, success: false, fault: 'load' });
   }
 
   private runtimeError(event: string): void {

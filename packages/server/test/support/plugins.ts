@@ -134,9 +134,9 @@ export async function eventually<T>(
   }
 }
 
-/** A plugin object without its `runtime` (which follows the runtime's state from one answer to the next): what is stored. */
+/** A plugin object without its `runtime` and `faults` (which follow the runtime from one answer to the next): what is stored. */
 export function stored(view: Record<string, unknown>): Record<string, unknown> {
-  const { runtime: _runtime, ...rest } = view;
+  const { runtime: _runtime, faults: _faults, ...rest } = view;
   return rest;
 }
 
