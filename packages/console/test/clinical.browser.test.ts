@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startInstance, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type Instance } from '../../server/test/support/harness.ts';
-import { eventually, installPlugin } from '../../server/test/support/plugins.ts';
+import { eventually, installPlugin, untilRunning } from '../../server/test/support/plugins.ts';
 import { chromiumStatus, consoleBuild, launch, outputDir, watchPage } from './support/browser.ts';
 
 const chromium = chromiumStatus();
@@ -261,6 +261,7 @@ if (chromium.executable === undefined) {
           compute: `    return [{ type: 'ADD_BANNER_ALERT', payload: { patient: this.event.context.patient.key, key: 'hpi', narrative: 'HPI recorded today', placement: ['chart'], intent: 'info' } }];`,
         },
       ]);
+      await untilRunning(instance.url, 'hpi-checker');
       await page.getByLabel('Add a command of kind').selectOption('hpi');
       await page.getByRole('button', { name: 'Add command' }).click();
       await editor(page).getByLabel('Narrative').fill('Dry cough');

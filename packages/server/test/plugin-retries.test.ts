@@ -18,6 +18,17 @@ const P = '/core/api/v1/plugins';
 const ATTEMPTS = 3;
 const BASE_MS = 100;
 
+/** A POST_COMMIT handler that runs 1.5 s (long enough for a test to cut it off), logs the event and originates an instruct. */
+const slowFollowUp = (comment: string) => [
+  {
+    className: 'FollowUp',
+    events: ['PLAN_COMMAND__POST_COMMIT'],
+    compute: `    for (const end = Date.now() + 1500; Date.now() < end; );
+    this.log.info('delivered ' + this.event.id);
+    return [{ type: 'ORIGINATE_INSTRUCT_COMMAND', payload: { command: null, note: this.event.context.note.uuid, data: { comment: ${JSON.stringify(comment)} }, line_number: -1 } }];`,
+  },
+];
+
 for (const engine of ENGINES) {
   describe(`plugin event retries and dead letters (${engine})`, () => {
     let api: Instance;
@@ -42,20 +53,7 @@ for (const engine of ENGINES) {
     after(async () => api?.stop());
 
     it("the plugin's isolate ended during a POST call: the event is delivered again and its effect applied exactly once", async () => {
-      await install(
-        'isolated',
-        [
-          {
-            className: 'FollowUp',
-            events: ['PLAN_COMMAND__POST_COMMIT'],
-            compute: `    // Long enough for the test to end the isolate while it runs.
-    for (const end = Date.now() + 1500; Date.now() < end; );
-    this.log.info('delivered ' + this.event.id);
-    return [{ type: 'ORIGINATE_INSTRUCT_COMMAND', payload: { command: null, note: this.event.context.note.uuid, data: { comment: 'after the end' }, line_number: -1 } }];`,
-          },
-        ],
-        { limits: { timeout_ms: 4000 } },
-      );
+      await install('isolated', slowFollowUp('after the end'), { limits: { timeout_ms: 4000 } });
       const pid = runner().pid;
       const plan = await api.command('plan', { narrative: 'Recheck' });
       await commit(plan.uuid);
@@ -115,20 +113,7 @@ for (const engine of ENGINES) {
     });
 
     it('the runner killed with SIGKILL during a POST call: the event is delivered again and its effect applied exactly once', async () => {
-      await install(
-        'survivor',
-        [
-          {
-            className: 'FollowUp',
-            events: ['PLAN_COMMAND__POST_COMMIT'],
-            compute: `    // Long enough for the test to kill the runner while it runs.
-    for (const end = Date.now() + 1500; Date.now() < end; );
-    this.log.info('delivered ' + this.event.id);
-    return [{ type: 'ORIGINATE_INSTRUCT_COMMAND', payload: { command: null, note: this.event.context.note.uuid, data: { comment: 'after the crash' }, line_number: -1 } }];`,
-          },
-        ],
-        { limits: { timeout_ms: 4000 } },
-      );
+      await install('survivor', slowFollowUp('after the crash'), { limits: { timeout_ms: 4000 } });
       const plan = await api.command('plan', { narrative: 'Recheck' });
       await commit(plan.uuid);
       await eventually('the call under way', () => runner().begun > 0);

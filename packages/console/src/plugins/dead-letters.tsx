@@ -2,13 +2,9 @@
 // event, handler, attempts and last error, with Replay (its event delivered again, to its one
 // handler) and Discard (docs/api.md, "Dead letters").
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { call, callJson, messageOf } from '../api.ts';
+import { call, callJson } from '../api.ts';
 import { pluginPath, type DeadLetter } from './types.ts';
-
-interface Note {
-  text: string;
-  error: boolean;
-}
+import { useNote } from './note.ts';
 
 /** The letters shown: the newest 100 (the count says how many there are). */
 const SHOWN = 100;
@@ -16,7 +12,7 @@ const SHOWN = 100;
 export function DeadLetters({ plugin }: { plugin: string }) {
   const [letters, setLetters] = useState<DeadLetter[] | undefined>();
   const [count, setCount] = useState(0);
-  const [note, setNote] = useState<Note | undefined>();
+  const { note, failed, act: acted } = useNote();
   const path = `${pluginPath(plugin)}dead-letters/`;
 
   const load = useCallback(async () => {
@@ -25,19 +21,11 @@ export function DeadLetters({ plugin }: { plugin: string }) {
       setLetters(page.results);
       setCount(page.count);
     } catch (err) {
-      setNote({ text: messageOf(err), error: true });
+      failed(err);
     }
-  }, [path]);
+  }, [path, failed]);
   useEffect(() => void load(), [load]);
-
-  const act = async (what: () => Promise<string>) => {
-    try {
-      setNote({ text: await what(), error: false });
-    } catch (err) {
-      setNote({ text: messageOf(err), error: true });
-    }
-    await load();
-  };
+  const act = (what: () => Promise<string>) => acted(what, load);
   const replay = (letter: DeadLetter) =>
     act(async () => {
       await call('POST', `${path}${letter.id}/replay/`);

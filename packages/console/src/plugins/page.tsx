@@ -1,21 +1,17 @@
 // The plugins page (docs/console.md, "The plugins page"): the installed plugins, installing one,
 // enabling, disabling, deleting (after a confirmation), downloading, secrets and recent logs.
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { call, callJson, messageOf } from '../api.ts';
+import { call, callJson } from '../api.ts';
 import { Upload } from './upload.tsx';
 import { PluginCard } from './card.tsx';
 import { downloadPackage } from './download.ts';
 import { PLUGINS, pluginPath, type Plugin } from './types.ts';
-
-interface Note {
-  text: string;
-  error: boolean;
-}
+import { useNote } from './note.ts';
 
 export function PluginsPage() {
   const [plugins, setPlugins] = useState<Plugin[] | undefined>();
   const [count, setCount] = useState(0);
-  const [note, setNote] = useState<Note | undefined>();
+  const { note, failed, act: acted } = useNote();
   const [doomed, setDoomed] = useState<Plugin | undefined>();
   const dialog = useRef<HTMLDialogElement>(null);
 
@@ -25,19 +21,11 @@ export function PluginsPage() {
       setPlugins(page.results);
       setCount(page.count);
     } catch (err) {
-      setNote({ text: messageOf(err), error: true });
+      failed(err);
     }
-  }, []);
+  }, [failed]);
   useEffect(() => void load(), [load]);
-
-  const act = async (what: () => Promise<string>) => {
-    try {
-      setNote({ text: await what(), error: false });
-    } catch (err) {
-      setNote({ text: messageOf(err), error: true });
-    }
-    await load();
-  };
+  const act = (what: () => Promise<string>) => acted(what, load);
 
   const toggle = (p: Plugin) =>
     act(async () => {

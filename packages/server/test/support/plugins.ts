@@ -89,6 +89,14 @@ export async function updatePlugin(baseUrl: string, name: string, handlers: Test
   return reply;
 }
 
+/** Waits until the instance runs the plugin (its runtime state, as GET /core/api/v1/plugins/{name}/ shows it, is `running`). */
+export async function untilRunning(baseUrl: string, name: string): Promise<void> {
+  await eventually(`${name} running`, async () => {
+    const reply = await toReply(await fetch(`${baseUrl}/core/api/v1/plugins/${name}/`, { headers: { authorization: TEST_API_KEY } }));
+    return reply.json?.runtime?.state === 'running';
+  });
+}
+
 /** PATCH /core/api/v1/plugins/{name}/ with is_enabled (form-encoded, as the original tool sends it). */
 export async function setEnabled(baseUrl: string, name: string, enabled: boolean): Promise<Reply> {
   const reply = await toReply(
