@@ -182,7 +182,7 @@ for (const engine of ENGINES) {
     it('a plugin whose reload hangs (a time bomb) is failing and tried again with back-off; the others are loaded again and run; it runs again once it loads', async () => {
       // Its module evaluates in time at install, hangs in a built-in for a few seconds after, then is fine again.
       const from = Date.now() + 2000;
-      const until = from + 6000;
+      const until = from + 3500;
       await install(
         'bomb',
         [{ className: 'Tick', events: ['PLAN_COMMAND__POST_COMMIT'], compute: "    this.log.info('tick');\n    return [];" }],
