@@ -185,6 +185,20 @@ return [{ type: 'BIG' }];`;
     assert.notEqual(r.pid, pid);
   });
 
+  it('a plugin whose ended isolate cannot be loaded again is reported at once, not at its next call', async () => {
+    const failed: Array<{ name: string; reasons: string[] }> = [];
+    const r = newRunner({ onReloadFailed: (name, reasons) => failed.push({ name, reasons }) });
+    const fuse = Date.now() + 800;
+    const hang = 'Array.prototype.indexOf.call({ length: 2 ** 40 }, 1);';
+    await r.load(await probePlugin('fuse', `${hang} return [];`, `if (Date.now() > ${fuse}) ${hang}`, { deadlineMs: 200 }));
+    while (Date.now() <= fuse) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.deepEqual((await call(r, 'fuse')).outcome, { kind: 'timeout', deadlineMs: 200, ended: true });
+    while (failed.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(failed[0]!.name, 'fuse');
+    assert.match(failed[0]!.reasons.join(' '), /could not be loaded again after its isolate was ended: .*without stopping at the deadline/);
+    assert.equal((await call(r, 'fuse')).outcome.kind, 'unavailable');
+  });
+
   it('ending one isolate starts that plugin over in a new one and leaves the others as they are', async () => {
     const r = newRunner();
     await r.load(await probePlugin('ended', COUNTER.body, COUNTER.prelude));

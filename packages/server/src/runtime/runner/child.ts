@@ -253,6 +253,8 @@ class Plugin {
       this.broken = null;
     } else {
       this.broken = `the plugin ${this.name} could not be loaded again after its isolate was ended: ${result.reasons.join('; ')}`;
+      // The host hears of it now, not at the plugin's next call: it is not running any more.
+      this.reply({ id: 0, op: 'lost', name: this.name, reason: this.broken });
     }
   }
 

@@ -43,7 +43,7 @@ const STDERR_NOTICE_CHARS = 2000;
 export interface PluginRunnerOptions {
   /** A line for the log stream: the child died, a plugin could not be reloaded, the child's stderr. */
   onNotice?: (level: NoticeLevel, message: string) => void;
-  /** A plugin that was loaded could not be loaded again after the child restarted: it is no longer loaded. */
+  /** A plugin that was loaded could not be loaded again (after the child restarted, or after its isolate was ended): it does not run any more. */
   onReloadFailed?: (name: string, reasons: string[]) => void;
   /**
    * Added to a call's deadline before the host gives up on the child itself (default: the
@@ -294,6 +294,10 @@ export class PluginRunner {
 
   private receive(child: ChildState, response: RunnerResponse): void {
     if (this.child !== child || typeof response !== 'object' || response === null) return;
+    if (response.op === 'lost') {
+      if (this.plugins.has(response.name)) this.onReloadFailed(response.name, [response.reason]);
+      return;
+    }
     const pending = this.pending.get(response.id);
     if (!pending) return;
     if (response.op === 'begin') {

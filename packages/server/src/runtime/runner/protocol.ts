@@ -56,7 +56,9 @@ export type RunnerResponse =
   | { id: number; op: 'called'; result: CallResult }
   | { id: number; op: 'stats'; stats: RunnerStats }
   /** The child's own code failed while serving the request (never a plugin's value). */
-  | { id: number; op: 'failed'; message: string };
+  | { id: number; op: 'failed'; message: string }
+  /** Unasked (id 0): a loaded plugin whose isolate ended could not be loaded again; it answers `unavailable` until the next load. */
+  | { id: 0; op: 'lost'; name: string; reason: string };
 
 /** The main thread → an isolate (one request at a time). */
 export type IsolateRequest =
