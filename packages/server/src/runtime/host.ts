@@ -57,7 +57,7 @@ interface EnabledPlugin extends PluginRuntimeStatus {
 }
 
 /** The wait before the next load of a plugin whose load failed `failures` times in a row: 1 s, doubling, at most 5 minutes. */
-export const retryDelayMs = (failures: number): number => Math.min(300_000, 1000 * 2 ** Math.max(0, failures - 1));
+const loadRetryDelayMs = (failures: number): number => Math.min(300_000, 1000 * 2 ** Math.max(0, failures - 1));
 
 const callFailed = (outcome: CallResult['outcome']): CallResult => ({ outcome, logs: [], droppedLogLines: 0, reloaded: false });
 
@@ -76,7 +76,7 @@ export class PluginHost implements PluginRuntime, CallRunner {
   constructor(private readonly options: HostOptions) {
     this.calls = new HandlerCalls(this, options.logs);
     this.delivery = new Delivery(options.storage, options.logs, this, options.retry, options.effects.perChange);
-    // A plugin the runner could not load again after its process restarted is failing from now.
+    // A plugin the runner could not load again (after its process restarted, or its isolate ended) is failing from now.
     options.runner.onReloadFailed = (name, reasons) => this.lost(name, reasons.join('; '));
   }
 
@@ -272,7 +272,7 @@ export class PluginHost implements PluginRuntime, CallRunner {
   /** A load failed: the plugin is failing, its handlers answer `unavailable`, and its load is tried again after a wait that grows. */
   private async failed(plugin: EnabledPlugin, why: string, handlers: ActiveHandler[]): Promise<void> {
     const failedLoads = plugin.failedLoads + 1;
-    const delay = retryDelayMs(failedLoads);
+    const delay = loadRetryDelayMs(failedLoads);
     Object.assign(plugin, { state: 'failing', detail: why, retryAt: Date.now() + delay, failedLoads, handlers } satisfies Partial<EnabledPlugin>);
     if (failedLoads === 1) plugin.since = Date.now();
     clearTimeout(plugin.timer);
