@@ -126,6 +126,45 @@ for (const engine of ENGINES) {
       await disable('checker');
     });
 
+    it("a plugin's slow POST handler holds up neither other events nor another plugin's handler of the same event", async () => {
+      await install(
+        'slowpoke',
+        [
+          {
+            className: 'Slow',
+            events: ['HISTORY_OF_PRESENT_ILLNESS_COMMAND__POST_COMMIT', 'GOAL_COMMAND__POST_COMMIT'],
+            compute: "    for (const end = Date.now() + 1500; Date.now() < end; );\n    this.log.info('slow done ' + this.event.type);\n    return [];",
+          },
+        ],
+        { limits: { timeout_ms: 3000 } },
+      );
+      await install('quick', [
+        {
+          className: 'Quick',
+          events: ['PLAN_COMMAND__POST_COMMIT', 'GOAL_COMMAND__POST_COMMIT'],
+          compute: "    this.log.info('quick done ' + this.event.type);\n    return [];",
+        },
+      ]);
+      const order = () =>
+        entries()
+          .filter((e) => e.source === 'plugin' && (e.plugin === 'slowpoke' || e.plugin === 'quick'))
+          .map((e) => e.event);
+      // Another event: a plan committed while the slow handler runs on an HPI.
+      const hpi = await api.command('hpi', { narrative: 'Slow to answer' });
+      assert.equal((await api.call('POST', `${C}/${hpi.uuid}/commit/`)).status, 200);
+      const plan = await api.command('plan', { narrative: 'Quick to answer' });
+      assert.equal((await api.call('POST', `${C}/${plan.uuid}/commit/`)).status, 200);
+      await eventually('both lines', () => order().length === 2);
+      assert.deepEqual(order(), ['quick done PLAN_COMMAND__POST_COMMIT', 'slow done HISTORY_OF_PRESENT_ILLNESS_COMMAND__POST_COMMIT']);
+      // The same event: both plugins listen to a goal's commit.
+      const goal = await api.command('goal', { goal_statement: 'Walk daily', start_date: '2026-11-25' });
+      assert.equal((await api.call('POST', `${C}/${goal.uuid}/commit/`)).status, 200, 'goal committed');
+      await eventually('four lines', () => order().length === 4);
+      assert.deepEqual(order().slice(2), ['quick done GOAL_COMMAND__POST_COMMIT', 'slow done GOAL_COMMAND__POST_COMMIT']);
+      await disable('slowpoke');
+      await disable('quick');
+    });
+
     it("another plugin's log flood does not push a plugin's faults out of the history; its fault counts say them", async () => {
       await install('victim', [
         { className: 'Broken', events: ['HISTORY_OF_PRESENT_ILLNESS_COMMAND__POST_COMMIT'], compute: "    throw new Error('victim fault');" },

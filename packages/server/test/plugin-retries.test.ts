@@ -290,7 +290,7 @@ for (const engine of ENGINES) {
     this.log.info('${prefix} ' + narrative);
     return [];`,
       });
-      // Plugins are called in name order: a-first is done with an event before b-slow gets it.
+      // a-first answers at once; b-slow's first call on step 0 is long (the plugins are called side by side).
       await install('a-first', [narrate('first', false)]);
       await install('b-slow', [narrate('slow', true)], { limits: { timeout_ms: 4000 } });
       const plan = await api.command('plan');
@@ -316,11 +316,12 @@ for (const engine of ENGINES) {
         lines('b-slow').map((e) => e.event),
         ['slow step 0', 'slow step 1', 'slow step 2'],
       );
-      // Step 1 waited for step 0's second attempt.
+      // Step 1 waited for step 0's second attempt, for both plugins.
       const order = entries()
         .filter((e) => e.source === 'plugin' && (e.plugin === 'a-first' || e.plugin === 'b-slow'))
         .map((e) => e.event);
-      assert.deepEqual(order, ['first step 0', 'slow step 0', 'first step 1', 'slow step 1', 'first step 2', 'slow step 2']);
+      const retried = order.indexOf('slow step 0');
+      assert.ok(retried >= 0 && order.slice(0, retried).every((line) => line.endsWith('step 0')), JSON.stringify(order));
       assert.equal(failures('b-slow').filter((e) => /crashed the sandbox/.test(e.event)).length, 1);
       await disable('a-first');
       await disable('b-slow');

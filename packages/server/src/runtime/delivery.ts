@@ -1,8 +1,10 @@
 // Delivery of POST events from the outbox (docs/plugins.md, "Delivery and guarantees" and "Faults").
-// A process claims a batch of waiting events (one at a time per command, so a command's events
-// arrive in order; on PostgreSQL with FOR UPDATE SKIP LOCKED, so one process gets each), gives each
-// event to every enabled handler of it not yet done with it, and applies their effects. An event
-// whose handlers are all done is deleted. A handler whose call crashed, timed out, ran out of
+// A process claims waiting events (one at a time per command, so a command's events arrive in
+// order; on PostgreSQL with FOR UPDATE SKIP LOCKED, so one process gets each), gives each event to
+// every enabled handler of it not yet done with it (each plugin's handlers in turn, different
+// plugins side by side), and applies their effects. Up to IN_FLIGHT events are under way at once,
+// and each finished one makes room for the next: an event whose handler is slow holds up no other
+// event and no other plugin. An event whose handlers are all done is deleted. A handler whose call crashed, timed out, ran out of
 // memory or could not run, or whose effects failed in storage, is tried again after a back-off (the
 // event keeps its place: the later events of its command wait); after the last attempt it becomes a
 // dead letter. A claim lasts CLAIM_MICROS: if the process dies meanwhile, another delivers the
@@ -31,7 +33,8 @@ import { eventPatient, renamed } from './events.ts';
 import { applyEffects } from './effects.ts';
 import type { PluginRuntime } from './types.ts';
 
-const BATCH = 16;
+/** Events under way at once on one process. */
+const IN_FLIGHT = 16;
 const CLAIM_MICROS = 60 * 1_000_000;
 /** The longest wait between two attempts, whatever the base and the attempt. */
 const MAX_RETRY_DELAY_MS = 15 * 60 * 1000;
@@ -73,10 +76,17 @@ type Attempt =
 export class Delivery {
   /** Names this process in claims. */
   readonly claimer = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
-  /** Set from the configuration by runtime/index.ts. */
   private running: Promise<void> | null = null;
   private again = false;
   private closed = false;
+  /** Events under way (claimed, their handlers called). */
+  private active = 0;
+  /** Events whose attempt finished, not yet recorded. */
+  private finished: Array<{ row: ClaimedPluginEvent; attempt: Attempt }> = [];
+  /** An attempt that failed unexpectedly (its event stays claimed until the claim expires). */
+  private broken: unknown = undefined;
+  /** Resolves the wait of the delivery loop for the next attempt to finish. */
+  private onFinish: (() => void) | null = null;
   /** The wake-up of the earliest event in back-off this process put back (the poll also finds it). */
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Infinity;
@@ -92,11 +102,15 @@ export class Delivery {
     private readonly effectsPerChange: number,
   ) {}
 
-  /** Delivers what waits, now; a wake during a round makes another round. */
+  /** Delivers what waits, now; a wake while it delivers makes it look again. */
   wake(): void {
     if (this.closed) return;
     if (this.running !== null) {
       this.again = true;
+      // A delivery waiting for a slow event to finish looks for new events now.
+      const waiting = this.onFinish;
+      this.onFinish = null;
+      waiting?.();
       return;
     }
     this.running = this.rounds();
@@ -113,11 +127,26 @@ export class Delivery {
     await this.idle();
   }
 
+  /**
+   * Claims what there is room for, records what finished, and waits for the next attempt to
+   * finish, until nothing is under way and nothing more is waiting.
+   */
   private async rounds(): Promise<void> {
     try {
       do {
         this.again = false;
-        while (!this.closed && (await this.round()) > 0);
+        for (;;) {
+          if (this.finished.length > 0) await this.record();
+          if (this.broken !== undefined) {
+            const err = this.broken;
+            this.broken = undefined;
+            throw err;
+          }
+          const claimed = this.closed || this.active >= IN_FLIGHT ? 0 : await this.claim(IN_FLIGHT - this.active);
+          if (claimed > 0) continue;
+          if (this.active === 0 && this.finished.length === 0) break;
+          if (this.finished.length === 0) await new Promise<void>((resolve) => (this.onFinish = resolve));
+        }
       } while (this.again && !this.closed);
     } catch (err) {
       if (!this.closed) {
@@ -134,27 +163,40 @@ export class Delivery {
     }
   }
 
-  private async round(): Promise<number> {
+  /** Claims up to `room` events and starts each one's attempt; answers how many it claimed. */
+  private async claim(room: number): Promise<number> {
     const now = nowMicros();
-    const rows = await this.storage.transact((trx) => claimPluginEvents(trx, this.storage.engine, this.claimer, now, now + CLAIM_MICROS, BATCH));
+    const rows = await this.storage.transact((trx) => claimPluginEvents(trx, this.storage.engine, this.claimer, now, now + CLAIM_MICROS, room));
     // The events go to the plugins enabled now: this process may not have seen a plugin that
     // another process enabled a moment ago, so it looks before delivering.
     if (rows.length > 0) await this.host.sync();
-    // A batch holds at most one event per command (the claim's rule), so its events may be
+    // At most one event per command is claimed (the claim's rule), so the events under way may be
     // delivered side by side; a command's next event waits until this one is deleted.
-    const outcomes = await Promise.allSettled(rows.map((row) => this.attempt(row)));
-    const settled = rows.flatMap((row, i) => {
-      const outcome = outcomes[i]!;
-      return outcome.status === 'fulfilled' ? [{ row, attempt: outcome.value }] : [];
-    });
-    if (settled.length > 0) {
-      const failedAt = nowMicros();
-      const letters = await this.storage.transact((trx) => this.record(trx, settled, failedAt));
-      for (const letter of letters) this.deadLettered(letter);
+    for (const row of rows) {
+      this.active++;
+      void this.attempt(row).then(
+        (attempt) => this.finish(() => this.finished.push({ row, attempt })),
+        (err: unknown) => this.finish(() => (this.broken ??= err)),
+      );
     }
-    const failed = outcomes.find((o) => o.status === 'rejected');
-    if (failed !== undefined) throw failed.reason;
     return rows.length;
+  }
+
+  private finish(note: () => void): void {
+    this.active--;
+    note();
+    const wake = this.onFinish;
+    this.onFinish = null;
+    wake?.();
+  }
+
+  /** Records what the finished attempts came to, in one transaction, and names the dead letters written. */
+  private async record(): Promise<void> {
+    const settled = this.finished;
+    this.finished = [];
+    const failedAt = nowMicros();
+    const letters = await this.storage.transact((trx) => this.recordIn(trx, settled, failedAt));
+    for (const letter of letters) this.deadLettered(letter);
   }
 
   /**
@@ -162,7 +204,7 @@ export class Delivery {
    * back with their back-off or, after their last attempt, turned into dead letters (one per
    * handler still failing), skipped ones released. Answers the dead letters written.
    */
-  private async record(trx: Kysely<Database>, settled: Array<{ row: ClaimedPluginEvent; attempt: Attempt }>, now: number) {
+  private async recordIn(trx: Kysely<Database>, settled: Array<{ row: ClaimedPluginEvent; attempt: Attempt }>, now: number) {
     const letters: Array<{ id: number; row: ClaimedPluginEvent; failure: Failure }> = [];
     const done = settled.filter((s) => s.attempt.kind === 'done').map((s) => s.row.id);
     if (done.length > 0) this.delivered += await deletePluginEvents(trx, done, this.claimer);
@@ -215,17 +257,28 @@ export class Delivery {
     const failures = new Map<string, Failure>();
     const reached = new Set<string>();
     const generic = row.event_type.replace(/^[A-Z_]+?_COMMAND__(PRE|POST)_/, '$1_COMMAND_');
+    // Each plugin's handlers in turn (the kind's event, then the generic one; manifest order), the plugins side by side.
+    const byPlugin = new Map<string, Array<{ handler: ActiveHandler; type: string }>>();
     for (const type of [row.event_type, generic]) {
       for (const handler of this.host.handlersOf(type)) {
         const target = deliveryTarget(handler.plugin, handler.id);
         if (row.only_handler !== null && target !== row.only_handler) continue;
         reached.add(target);
-        // Done on an earlier attempt, or failed on the other event name in this one (all its names are tried again).
-        if (done.has(target) || failures.has(target)) continue;
-        const error = await this.give(handler, type, event, row);
-        if (error !== null) failures.set(target, { handler, type, error });
+        if (done.has(target)) continue;
+        byPlugin.set(handler.plugin, [...(byPlugin.get(handler.plugin) ?? []), { handler, type }]);
       }
     }
+    await Promise.all(
+      [...byPlugin.values()].map(async (calls) => {
+        for (const { handler, type } of calls) {
+          const target = deliveryTarget(handler.plugin, handler.id);
+          // Failed on the other event name in this attempt: all its names are tried again.
+          if (failures.has(target)) continue;
+          const error = await this.give(handler, type, event, row);
+          if (error !== null) failures.set(target, { handler, type, error });
+        }
+      }),
+    );
     if (row.only_handler !== null && reached.size === 0) this.notRunning(row);
     if (failures.size === 0) return { kind: 'done' };
     for (const target of reached) if (!failures.has(target)) done.add(target);
