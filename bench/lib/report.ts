@@ -381,7 +381,6 @@ const commitCells = (r: PluginCommitRow) => [
   r.effects > 0 ? f1(r.handlerP99) : '–',
   r.unloadedEffects > 0 ? `${f1(r.unloadedP50)} / ${f1(r.unloadedP99)}` : '–',
   f0(r.serverMicrosPerRequest),
-  r.rss === undefined ? '–' : r.rss.warmed === undefined ? f0(r.rss.peak) : `${f0(r.rss.warmed)} → ${f0(r.rss.end)}`,
   f1(r.cpu.client),
   f1(r.engine === 'postgres' ? r.cpu.server + r.cpu.postgres : r.cpu.server),
   f1(r.runnerCores),
