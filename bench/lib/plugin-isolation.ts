@@ -371,6 +371,7 @@ interface WindowResult {
   attacks: Latency & { failures: number };
   isolatesEnded: number;
   otherFaults: number;
+  runnerRestarted: boolean;
   cpu: IsolationNoisyRow['cpu'];
   runnerCores: number;
 }
@@ -378,6 +379,7 @@ interface WindowResult {
 async function noisyWindow(opts: BenchOptions, t: IsolationTarget, w: Window, plans: string[]): Promise<WindowResult> {
   if (opts.quietWait > 0) await waitForQuiet(t.child.pid, 0.25, opts.quietWait, true);
   const windowFrom = await t.child.call<number>('nowMicros');
+  const runnerPid = (await t.child.call<{ pid: number | undefined }>('runnerStats')).pid;
   const attacker = w.attack === undefined ? undefined : attackLoop(t, w.attack);
   const warm = Math.round(opts.isolationRate * opts.warmup);
   const latencies: number[] = [];
@@ -433,8 +435,11 @@ async function noisyWindow(opts: BenchOptions, t: IsolationTarget, w: Window, pl
     }
   }
   await waitForIdle(t.child.pid, 60);
+  // The runner process itself is never restarted by an attack (docs/plugins.md, "The runner process").
+  const runnerRestarted = (await t.child.call<{ pid: number | undefined }>('runnerStats')).pid !== runnerPid;
   return {
     window: w,
+    runnerRestarted,
     plain: { ...latency(latencies), sent: measured.length, failed },
     victim: { ...latency(victim.latencies), missing: victim.missing },
     attacks: { ...latency(attacks.commits), failures: attacks.failures },
@@ -469,6 +474,7 @@ async function noisyPart(opts: BenchOptions, t: IsolationTarget, packages: Map<s
         (w.mode
           ? `  attacks ${r.attacks.count} (HPI commit p50 ${r.attacks.p50.toFixed(0)} ms), isolates ended ${r.isolatesEnded}${r.otherFaults ? `, other faults ${r.otherFaults}` : ''}`
           : '') +
+        (r.runnerRestarted ? '  THE RUNNER PROCESS WAS RESTARTED' : '') +
         `  cpu server ${r.cpu.server.toFixed(2)} runner ${r.runnerCores.toFixed(2)} pg ${r.cpu.postgres.toFixed(2)} other ${r.cpu.other.toFixed(2)}`,
     );
   }
@@ -496,6 +502,7 @@ async function noisyPart(opts: BenchOptions, t: IsolationTarget, packages: Map<s
     attacks: r.attacks,
     isolatesEnded: r.isolatesEnded,
     otherFaults: r.otherFaults,
+    runnerRestarted: r.runnerRestarted,
     cpu: { ...r.cpu, other: Math.max(0, r.cpu.other - r.runnerCores) },
     runnerCores: r.runnerCores,
   }));

@@ -191,6 +191,8 @@ export interface IsolationNoisyRow {
   /** Fault lines of the attacker saying its isolate was ended, and any other fault lines. */
   isolatesEnded: number;
   otherFaults: number;
+  /** The runner child's pid changed during the window (it was restarted). */
+  runnerRestarted: boolean;
   /** During the measurement; `server` includes the runner child, `other` does not. */
   cpu: CpuShare;
   runnerCores: number;
@@ -513,6 +515,7 @@ const ISO_NOISY_HEAD = [
   'attacks',
   'attack commit p50 ms',
   'isolates ended',
+  'runner restarted',
   'CPU server',
   'CPU runner',
   'CPU other',
@@ -533,6 +536,7 @@ const isoNoisyCells = (r: IsolationNoisyRow) => [
   r.attacker === 'none' ? '–' : `${r.attacks.count}${r.attacks.failures ? ` (${r.attacks.failures} failed)` : ''}`,
   r.attacker === 'none' ? '–' : f0(r.attacks.p50),
   r.attacker === 'none' ? '–' : `${r.isolatesEnded}${r.otherFaults ? ` (+${r.otherFaults} other faults)` : ''}`,
+  r.runnerRestarted ? 'yes' : 'no',
   f1(r.engine === 'postgres' ? r.cpu.server + r.cpu.postgres : r.cpu.server),
   f1(r.runnerCores),
   f1(r.engine === 'postgres' ? r.cpu.other : r.cpu.other + r.cpu.postgres),
@@ -609,7 +613,7 @@ function pluginMarkdown(report: Report): string[] {
       '',
       mdTable(ISO_FIRST_HEAD, x.firstCall, isoFirstCells, 1),
       '',
-      `**Noisy neighbour**: that plugin enabled (the victim) while plain plans are committed at a steady ${iso?.rate ?? '?'}/s (each sent when due, whatever the others wait for) for ${report.settings.warmup} s of warm-up and ${report.settings.duration} s measured. In each attack window an attacker plugin, whose HPI PRE_COMMIT (*pre*) or POST_COMMIT (*post*) handler runs the built-in its HPI's narrative names, is set off by an HPI created and committed every 1.5 s (back to back when the commit itself takes longer); a POST event given again is not attacked again. *plain*: the plan commits' latency; *victim*: its handler's, the plan's commit → its line; ratios to the mean of the *none* and *none-again* windows; *attacks*: the HPI commits of the window, warm-up included, with their latency; *isolates ended*: the attacker's fault lines saying so.`,
+      `**Noisy neighbour**: that plugin enabled (the victim) while plain plans are committed at a steady ${iso?.rate ?? '?'}/s (each sent when due, whatever the others wait for) for ${report.settings.warmup} s of warm-up and ${report.settings.duration} s measured. In each attack window an attacker plugin, whose HPI PRE_COMMIT (*pre*) or POST_COMMIT (*post*) handler runs the built-in its HPI's narrative names, is set off by an HPI created and committed every 1.5 s (back to back when the commit itself takes longer); a POST event given again is not attacked again. *plain*: the plan commits' latency; *victim*: its handler's, the plan's commit → its line; ratios to the mean of the *none* and *none-again* windows; *attacks*: the HPI commits of the window, warm-up included, with their latency; *isolates ended*: the attacker's fault lines saying so; *runner restarted*: the runner child's pid changed during the window.`,
       '',
       mdTable(ISO_NOISY_HEAD, x.noisy, isoNoisyCells, 2),
       '',
