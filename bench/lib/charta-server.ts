@@ -343,6 +343,24 @@ async function runnerStats(): Promise<{ pid: number | undefined; stats: RunnerSt
   return { pid: runner.pid, stats: await runner.stats() };
 }
 
+/**
+ * Ends the runner child (plugin-isolation, with no plugin loaded): the next plugin request starts
+ * a new one, so the runner's memory is measured from a fresh process whatever ran before
+ * (docs/plugins.md, "The runner process": a runner that dies with nothing to load is started again
+ * by the next request). Answers whether there was one to end.
+ */
+async function endRunner(): Promise<boolean> {
+  const runner = running!.app.pluginRuntime.runner;
+  const pid = runner.pid;
+  if (pid === undefined) return false;
+  process.kill(pid, 'SIGKILL');
+  for (const end = performance.now() + 10_000; runner.pid !== undefined;) {
+    if (performance.now() > end) throw new Error('endRunner: the runner did not exit within 10 s');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return true;
+}
+
 serve({
   setup,
   startDemo,
@@ -357,6 +375,7 @@ serve({
   waitForLine,
   lineLatencies,
   runnerStats,
+  endRunner,
   clock: () => clockMs(),
   emitLogs,
   subscribers: () => running!.app.logs.subscribers,
