@@ -271,15 +271,20 @@ interface Watch {
 
 let watch: Watch | undefined;
 
-/** Records from now on every log line of these plugins (replacing an earlier watch and its lines); empty names stop watching. */
-function watchPlugins({ names }: { names: string[] }): void {
+/**
+ * Records from now on every log line of these plugins, and the runner's own lines (it died, it
+ * could not start, its stderr) under the name `runner` (replacing an earlier watch and its lines);
+ * empty names stop watching.
+ */
+function watchPlugins({ names, runner }: { names: string[]; runner?: string }): void {
   watch?.unsubscribe();
   watch = undefined;
   if (names.length === 0) return;
   const w: Watch = { names: new Set(names), lines: [], unsubscribe: () => undefined, waiters: [] };
   w.unsubscribe = running!.app.logs.subscribe((entry) => {
-    if (entry.plugin === undefined || !w.names.has(entry.plugin)) return;
-    const line: WatchedLine = { plugin: entry.plugin, text: entry.event, source: entry.source, success: entry.success, micros: nowMicros() };
+    const plugin = entry.plugin ?? (runner !== undefined && /plugin runner/.test(entry.event) ? runner : undefined);
+    if (plugin === undefined || (plugin !== runner && !w.names.has(plugin))) return;
+    const line: WatchedLine = { plugin, text: entry.event, source: entry.source, success: entry.success, micros: nowMicros() };
     w.lines.push(line);
     w.waiters = w.waiters.filter((waiter) => !waiter(line));
   });

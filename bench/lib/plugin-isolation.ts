@@ -51,6 +51,8 @@ export const ATTACKS: Record<string, string> = {
 };
 
 const VICTIM = 'bench-iso-victim';
+/** The name the server's lines about the runner process itself are watched under. */
+const RUNNER_LINES = '(runner)';
 const VICTIM_EVENT = 'PLAN_COMMAND__POST_COMMIT';
 const NOOP_EVENT = 'PLAN_COMMAND__PRE_COMMIT';
 const noopName = (i: number) => `bench-iso-noop-${String(i).padStart(2, '0')}`;
@@ -372,6 +374,7 @@ interface WindowResult {
   isolatesEnded: number;
   otherFaults: number;
   runnerRestarted: boolean;
+  remarks: string[];
   cpu: IsolationNoisyRow['cpu'];
   runnerCores: number;
 }
@@ -424,6 +427,7 @@ async function noisyWindow(opts: BenchOptions, t: IsolationTarget, w: Window, pl
   }
   let isolatesEnded = 0;
   let otherFaults = 0;
+  const remarks = new Set<string>();
   if (w.mode !== undefined) {
     // The last attack's fault line comes when its isolate is ended (a POST one after its delivery).
     await sleep(ATTACK_EVERY_MS);
@@ -431,9 +435,14 @@ async function noisyWindow(opts: BenchOptions, t: IsolationTarget, w: Window, pl
     for (const l of lines) {
       if (l.success !== false) continue;
       if (/its isolate was ended/.test(l.text)) isolatesEnded++;
-      else otherFaults++;
+      else {
+        otherFaults++;
+        remarks.add(`${attackerName(w.mode)}: ${l.text}`);
+      }
     }
   }
+  // Whatever the server said about the runner process itself during the window (it died, its stderr).
+  for (const l of await t.child.call<Array<{ text: string }>>('pluginLines', { plugin: RUNNER_LINES, since: windowFrom })) remarks.add(l.text);
   await waitForIdle(t.child.pid, 60);
   // The runner process itself is never restarted by an attack (docs/plugins.md, "The runner process").
   const runnerRestarted = (await t.child.call<{ pid: number | undefined }>('runnerStats')).pid !== runnerPid;
@@ -445,6 +454,7 @@ async function noisyWindow(opts: BenchOptions, t: IsolationTarget, w: Window, pl
     attacks: { ...latency(attacks.commits), failures: attacks.failures },
     isolatesEnded,
     otherFaults,
+    remarks: [...remarks].slice(0, 5).map((n) => n.slice(0, 500)),
     cpu,
     runnerCores,
   };
@@ -477,6 +487,7 @@ async function noisyPart(opts: BenchOptions, t: IsolationTarget, packages: Map<s
         (r.runnerRestarted ? '  THE RUNNER PROCESS WAS RESTARTED' : '') +
         `  cpu server ${r.cpu.server.toFixed(2)} runner ${r.runnerCores.toFixed(2)} pg ${r.cpu.postgres.toFixed(2)} other ${r.cpu.other.toFixed(2)}`,
     );
+    for (const remark of r.remarks) console.log(`    (${remark})`);
   }
   if (installed !== undefined) await deletePlugin(t, attackerName(installed));
   const reference = results.filter((r) => r.window.mode === undefined);
@@ -503,6 +514,7 @@ async function noisyPart(opts: BenchOptions, t: IsolationTarget, packages: Map<s
     isolatesEnded: r.isolatesEnded,
     otherFaults: r.otherFaults,
     runnerRestarted: r.runnerRestarted,
+    remarks: r.remarks,
     cpu: { ...r.cpu, other: Math.max(0, r.cpu.other - r.runnerCores) },
     runnerCores: r.runnerCores,
   }));
@@ -542,7 +554,7 @@ export async function pluginIsolationScenario(opts: BenchOptions, t: IsolationTa
   let next = 0;
   const take = (n: number) => t.uuids.slice(next, (next += n));
   const memory = await memoryPart(opts, t, packages, take(opts.isolationPlugins.length));
-  await t.child.call('watchPlugins', { names: [VICTIM, ...opts.isolationAttackers.map(attackerName)] });
+  await t.child.call('watchPlugins', { names: [VICTIM, ...opts.isolationAttackers.map(attackerName)], runner: RUNNER_LINES });
   try {
     await installPlugin(t, VICTIM, packages.get(VICTIM)!, false);
     const firstCall = await firstCallPart(opts, t, take(2 * opts.isolationSamples));

@@ -193,6 +193,8 @@ export interface IsolationNoisyRow {
   otherFaults: number;
   /** The runner child's pid changed during the window (it was restarted). */
   runnerRestarted: boolean;
+  /** The attacker's other fault lines and the server's lines about the runner process during the window (a few, cut). */
+  remarks: string[];
   /** During the measurement; `server` includes the runner child, `other` does not. */
   cpu: CpuShare;
   runnerCores: number;
@@ -617,6 +619,8 @@ function pluginMarkdown(report: Report): string[] {
       '',
       mdTable(ISO_NOISY_HEAD, x.noisy, isoNoisyCells, 2),
       '',
+      ...x.noisy.flatMap((r) => r.remarks.map((n) => `- ${r.window} on ${r.engine}: ${n}`)),
+      ...(x.noisy.some((r) => r.remarks.length > 0) ? [''] : []),
       ...(iso?.attacks ?? Object.keys(ATTACK_CODE)).map((name) => `- **${name}**: \`${ATTACK_CODE[name]}\``),
       '',
     );
