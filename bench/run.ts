@@ -7,7 +7,11 @@
 // (plugin-install) and the log stream's fan-out to 100 WebSocket subscribers (log-fanout), each
 // next to a bare baseline; and commit throughput with no plugin, one no-op POST_COMMIT handler,
 // one no-op PRE_COMMIT handler and a POST_COMMIT handler originating an instruct, with the
-// handler-call latency and the outbox's delivery rate (plugin-commit, lib/plugin-commit.ts). Then autocomplete over a generated terminology of 300k ICD-10-like
+// handler-call latency and the outbox's delivery rate (plugin-commit, lib/plugin-commit.ts); and
+// what a plugin's own isolate costs and keeps from the others (plugin-isolation,
+// lib/plugin-isolation.ts): the runner's memory with 1, 10 and 30 plugins, the first call after
+// enabling one, and plain commits' and another plugin's latency while a plugin attacks the
+// runtime. Then autocomplete over a generated terminology of 300k ICD-10-like
 // concepts (lib/autocomplete.ts): one-word, two-word and code searches next to the GET /noop
 // baseline, and the worst terms timed one request at a time. Then the console in headless Chromium
 // (lib/console.ts): its first load's bytes and time to the plugins list, and the live logs page's
@@ -16,8 +20,9 @@
 // Settings: BENCH_DURATION, BENCH_WARMUP, BENCH_CONNECTIONS, BENCH_ENGINES, BENCH_COMMANDS,
 // BENCH_SCENARIOS, BENCH_PROFILE, BENCH_QUIET_WAIT, BENCH_SQLITE_ANALYZE, BENCH_PLUGIN_INSTALLS,
 // BENCH_PLUGIN_CONNECTIONS, BENCH_FANOUT_SUBSCRIBERS, BENCH_FANOUT_RATES, BENCH_CONCEPTS,
-// BENCH_AUTOCOMPLETE_PROBES, BENCH_PLUGIN_LATENCY_PROBES, BENCH_CONSOLE_LOADS, BENCH_CONSOLE_RATE
-// (lib/options.ts, docs/performance.md).
+// BENCH_AUTOCOMPLETE_PROBES, BENCH_PLUGIN_LATENCY_PROBES, BENCH_CONSOLE_LOADS, BENCH_CONSOLE_RATE,
+// BENCH_ISOLATION_PLUGINS, BENCH_ISOLATION_SAMPLES, BENCH_ISOLATION_RATE, BENCH_ISOLATION_ATTACKERS,
+// BENCH_ISOLATION_ATTACKS (lib/options.ts, docs/performance.md).
 // BENCH_SCENARIOS=plugin-commit runs the plugin variants with their own no-plugin reference;
 // BENCH_PROFILE=plugin-commit (or plugin-commit-<variant>) profiles them.
 import { shuffle } from './lib/random.ts';
@@ -45,6 +50,7 @@ import { loadOptions, type BenchOptions } from './lib/options.ts';
 import { buildPackages, type PackageSet } from './lib/plugin-archives.ts';
 import { fanoutScenario, installScenario, packagesNeeded } from './lib/plugin-scenarios.ts';
 import { buildCommitPlugins, commitFixturesNeeded, pluginCommitScenario } from './lib/plugin-commit.ts';
+import { ATTACKS, buildIsolationPlugins, isolationFixturesNeeded, ISOLATION_SCENARIO, pluginIsolationScenario } from './lib/plugin-isolation.ts';
 import { workersScenario } from './lib/workers.ts';
 import { CONSOLE_SCENARIO, consoleScenario, type ConsoleRow } from './lib/console.ts';
 import { SCALE_SCENARIO, scalePlan, scaleRequests, type ScaleSeed } from './lib/scale.ts';
@@ -54,12 +60,14 @@ import {
   consoleTextTable,
   fanoutTextTable,
   installTextTable,
+  isolationTextTables,
   machine,
   textTable,
   worstTextTable,
   write,
   type FanoutRow,
   type InstallRow,
+  type IsolationResult,
   type PluginCommitRow,
   type Report,
   type Row,
@@ -75,7 +83,7 @@ const RESULTS = path.join(here, 'results');
 const API = '/core/api/v1/commands';
 /** The Commands API scenarios (they need the seeded commands and the GET /noop baseline). */
 const COMMAND_SCENARIOS = ['bare-pk-read', 'get', 'list', 'list-created', 'create', 'patch', 'commit', 'bare-pg', 'memory'];
-const PLUGIN_SCENARIOS = ['plugin-install', 'log-fanout', 'plugin-commit'];
+const PLUGIN_SCENARIOS = ['plugin-install', 'log-fanout', 'plugin-commit', ISOLATION_SCENARIO];
 /** GET and create with 1 and 2 worker processes (lib/workers.ts), PostgreSQL only. */
 const WORKERS_SCENARIO = 'workers';
 
@@ -472,6 +480,14 @@ async function main(): Promise<void> {
   }
   // The plugin-commit packages: real builds by the CLI's packaging, installed on each engine.
   const commitPlugins = wanted('plugin-commit') ? await buildCommitPlugins() : undefined;
+  // The plugin-isolation packages: the no-op plugins, the victim and the attackers, built the same way.
+  let isolationPlugins: Map<string, Buffer> | undefined;
+  if (wanted(ISOLATION_SCENARIO)) {
+    const building = performance.now();
+    isolationPlugins = await buildIsolationPlugins(opts);
+    console.log(`plugin-isolation: built ${isolationPlugins.size} plugins in ${((performance.now() - building) / 1000).toFixed(1)} s`);
+  }
+  const isolation: IsolationResult = { memory: [], firstCall: [], noisy: [] };
   const seeding: Report['seeding'] = {};
   let failed = false;
 
@@ -509,13 +525,14 @@ async function main(): Promise<void> {
       // On PostgreSQL each Commands scenario is followed by its bare-pg twin (the commit twin needs its own staged plans).
       const twinsWanted = engine === 'postgres' && wanted('bare-pg') && commandsWanted;
       const commitFixtures = wanted('commit') ? commitScenarioFixtures(opts) * (twinsWanted ? 2 : 1) : 0;
+      const pluginCommitFixtures = commitPlugins ? commitFixturesNeeded(opts) : 0;
       const plan: SetupArgs['plan'] = {
         ...seedShape(seedWanted ? opts.commands : 0),
         commands: seedWanted ? opts.commands : 0,
         patchFixtures: commandsWanted ? 2_000 : 0,
         analyzeSqlite: opts.sqliteAnalyze,
-        // Staged plans for the commit scenario, then a slice per plugin-commit variant.
-        commitFixtures: commitFixtures + (commitPlugins ? commitFixturesNeeded(opts) : 0),
+        // Staged plans for the commit scenario, then a slice per plugin-commit variant, then plugin-isolation's.
+        commitFixtures: commitFixtures + pluginCommitFixtures + (isolationPlugins ? isolationFixturesNeeded(opts) : 0),
       };
       const f = await child.call<SetupResult>('setup', { engine, plan } satisfies SetupArgs);
       seeding[engine] = { commands: plan.commands, totalCommands: f.totalCommands, seconds: f.seconds };
@@ -621,6 +638,14 @@ async function main(): Promise<void> {
         const uuids = f.commitUuids.slice(commitFixtures);
         pluginCommits.push(...(await pluginCommitScenario(opts, { engine, child, url: f.url, token: f.token, apiKey: f.apiKey, uuids }, commitPlugins)));
       }
+      if (isolationPlugins !== undefined) {
+        const uuids = f.commitUuids.slice(commitFixtures + pluginCommitFixtures);
+        const target = { engine, child, url: f.url, token: f.token, apiKey: f.apiKey, uuids, notes: f.writableNotes };
+        const x = await pluginIsolationScenario(opts, target, isolationPlugins);
+        isolation.memory.push(...x.memory);
+        isolation.firstCall.push(...x.firstCall);
+        isolation.noisy.push(...x.noisy);
+      }
     } catch (err) {
       failed = true;
       console.error(`${engine}: ${err instanceof Error ? err.stack : err}`);
@@ -666,6 +691,17 @@ async function main(): Promise<void> {
       ...(wanted('log-fanout') ? { fanoutSubscribers: opts.fanoutSubscribers, fanoutRates: opts.fanoutRates } : {}),
       ...(autocompleteWanted ? { concepts: opts.concepts, autocompleteProbes: opts.autocompleteProbes } : {}),
       ...(commitPlugins ? { pluginLatencyProbes: opts.pluginLatencyProbes } : {}),
+      ...(isolationPlugins
+        ? {
+            isolation: {
+              plugins: opts.isolationPlugins,
+              samples: opts.isolationSamples,
+              rate: opts.isolationRate,
+              attackers: opts.isolationAttackers,
+              attacks: opts.isolationAttacks ?? Object.keys(ATTACKS),
+            },
+          }
+        : {}),
       ...(scaleWanted ? { scales: opts.scales, scaleRounds: opts.scaleRounds } : {}),
       ...(consoleRow ? { consoleLoads: opts.consoleLoads, consoleRate: opts.consoleRate } : {}),
     },
@@ -686,6 +722,7 @@ async function main(): Promise<void> {
       installs,
       fanout,
       ...(pluginCommits.length > 0 ? { commits: pluginCommits } : {}),
+      ...(isolationPlugins ? { isolation } : {}),
     },
     ...(workerRows.length > 0 ? { workers: workerRows } : {}),
     ...(autocompleteWanted ? { autocomplete: { concepts: opts.concepts, loads: terminology, checks, worst } } : {}),
@@ -696,6 +733,7 @@ async function main(): Promise<void> {
   if (installs.length > 0) console.log('\n' + installTextTable(installs));
   if (fanout.length > 0) console.log('\n' + fanoutTextTable(fanout));
   if (pluginCommits.length > 0) console.log('\n' + commitTextTable(pluginCommits));
+  if (isolation.memory.length + isolation.noisy.length > 0) console.log('\n' + isolationTextTables(isolation));
   if (workerRows.length > 0) console.log('\n' + workersTextTable(workerRows));
   if (worst.length > 0) console.log('\n' + worstTextTable(worst));
   if (scale !== undefined && scale.rows.length > 0) console.log('\n' + scaleSeedTextTable(scale.seeds) + '\n\n' + scaleTextTable(scale.rows));

@@ -1,7 +1,8 @@
 // A Charta instance for the benchmark, in its own process: a fresh database, startServer with
 // silent logs and the test harness's bootstrap client and API key, a bearer token, then the
 // seeded data (or, for the console scenario, the demo data). For the log fan-out it also emits entries on the server's own log bus, the way
-// an operation does after its commit (logs/events.ts).
+// an operation does after its commit (logs/events.ts); for plugin-isolation it records the lines of
+// the plugins it watches on that bus and reads the plugin runner's own stats.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -10,6 +11,7 @@ import { prepareStorage, startServer, type Running } from '../../packages/server
 import { CodeSystems } from '../../packages/server/src/terminology/code-systems.ts';
 import { storeConcepts } from '../../packages/server/src/terminology/store.ts';
 import { nowMicros } from '../../packages/server/src/lib/time.ts';
+import type { RunnerStats } from '../../packages/server/src/runtime/runner/client.ts';
 import { matchesAllWords, parseSearchTerm } from '../../packages/server/src/terminology/normalize.ts';
 import type { Engine } from '../../packages/server/src/storage/db.ts';
 import { createDatabase, testConfig, TEST_API_KEY, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type TestDatabase } from '../../packages/server/test/support/harness.ts';
@@ -248,6 +250,122 @@ async function effectLatencies({ plugin, since }: { plugin: string; since: numbe
   return out;
 }
 
+/** A line of a watched plugin on the server's log bus (plugin-isolation): what its handler logged, or a fault about it. */
+export interface WatchedLine {
+  plugin: string;
+  text: string;
+  source: 'server' | 'plugin';
+  /** false on a fault line (docs/plugins.md, "Faults"). */
+  success?: boolean;
+  /** When the bus handed it over, on the server's clock (nowMicros). */
+  micros: number;
+}
+
+interface Watch {
+  names: Set<string>;
+  lines: WatchedLine[];
+  unsubscribe: () => void;
+  /** Each answers true once it has what it waited for. */
+  waiters: Array<(line: WatchedLine) => boolean>;
+}
+
+let watch: Watch | undefined;
+
+/**
+ * Records from now on every log line of these plugins, and the runner's own lines (it died, it
+ * could not start, its stderr) under the name `runner` (replacing an earlier watch and its lines);
+ * empty names stop watching.
+ */
+function watchPlugins({ names, runner }: { names: string[]; runner?: string }): void {
+  watch?.unsubscribe();
+  watch = undefined;
+  if (names.length === 0) return;
+  const w: Watch = { names: new Set(names), lines: [], unsubscribe: () => undefined, waiters: [] };
+  w.unsubscribe = running!.app.logs.subscribe((entry) => {
+    const plugin = entry.plugin ?? (runner !== undefined && /plugin runner/.test(entry.event) ? runner : undefined);
+    if (plugin === undefined || (plugin !== runner && !w.names.has(plugin))) return;
+    const line: WatchedLine = { plugin, text: entry.event, source: entry.source, success: entry.success, micros: nowMicros() };
+    w.lines.push(line);
+    w.waiters = w.waiters.filter((waiter) => !waiter(line));
+  });
+  watch = w;
+}
+
+/** The watched lines of `plugin` from `since` (µs) on. */
+function pluginLines({ plugin, since }: { plugin: string; since: number }): WatchedLine[] {
+  return (watch?.lines ?? []).filter((l) => l.plugin === plugin && l.micros >= since);
+}
+
+/** When (µs) the plugin's handler logged `text`: at once if it has, else as soon as it does (fails after `timeoutMs`). */
+function waitForLine({ plugin, text, timeoutMs }: { plugin: string; text: string; timeoutMs: number }): Promise<number> {
+  const w = watch;
+  if (w === undefined) return Promise.reject(new Error('waitForLine: no plugin is watched'));
+  const seen = w.lines.find((l) => l.plugin === plugin && l.source === 'plugin' && l.text === text);
+  if (seen !== undefined) return Promise.resolve(seen.micros);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`waitForLine: ${plugin} did not log ${text} within ${timeoutMs} ms`)), timeoutMs);
+    w.waiters.push((l) => {
+      if (l.plugin !== plugin || l.source !== 'plugin' || l.text !== text) return false;
+      clearTimeout(timer);
+      resolve(l.micros);
+      return true;
+    });
+  });
+}
+
+/**
+ * Handler latency of a plugin whose handler logs the uuid of the command its event is about
+ * (plugin-isolation's victim), ms: for each of `uuids` committed, its line's time minus its commit
+ * time (updated_at, written in the commit's transaction); and how many lines are still missing.
+ */
+async function lineLatencies({ plugin, uuids }: { plugin: string; uuids: string[] }): Promise<{ latencies: number[]; missing: number }> {
+  const lines = new Map(
+    pluginLines({ plugin, since: 0 })
+      .filter((l) => l.source === 'plugin')
+      .map((l) => [l.text, l.micros]),
+  );
+  const out: number[] = [];
+  let missing = 0;
+  for (let i = 0; i < uuids.length; i += 500) {
+    const rows = await running!.storage.db
+      .selectFrom('commands')
+      .select(['uuid', 'updated_at', 'state'])
+      .where('uuid', 'in', uuids.slice(i, i + 500))
+      .execute();
+    for (const r of rows) {
+      if (r.state !== 'committed') continue;
+      const at = lines.get(r.uuid);
+      if (at === undefined) missing++;
+      else out.push((at - Number(r.updated_at)) / 1000);
+    }
+  }
+  return { latencies: out, missing };
+}
+
+/** The plugin runner child (docs/plugins.md, "The runner process"): its pid and what it holds (null before it started). */
+async function runnerStats(): Promise<{ pid: number | undefined; stats: RunnerStats | null }> {
+  const runner = running!.app.pluginRuntime.runner;
+  return { pid: runner.pid, stats: await runner.stats() };
+}
+
+/**
+ * Ends the runner child (plugin-isolation, with no plugin loaded): the next plugin request starts
+ * a new one, so the runner's memory is measured from a fresh process whatever ran before
+ * (docs/plugins.md, "The runner process": a runner that dies with nothing to load is started again
+ * by the next request). Answers whether there was one to end.
+ */
+async function endRunner(): Promise<boolean> {
+  const runner = running!.app.pluginRuntime.runner;
+  const pid = runner.pid;
+  if (pid === undefined) return false;
+  process.kill(pid, 'SIGKILL');
+  for (const end = performance.now() + 10_000; runner.pid !== undefined;) {
+    if (performance.now() > end) throw new Error('endRunner: the runner did not exit within 10 s');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return true;
+}
+
 serve({
   setup,
   startDemo,
@@ -257,6 +375,12 @@ serve({
   delivered: () => running!.app.pluginRuntime.delivery.delivered,
   nowMicros: () => nowMicros(),
   effectLatencies,
+  watchPlugins,
+  pluginLines,
+  waitForLine,
+  lineLatencies,
+  runnerStats,
+  endRunner,
   clock: () => clockMs(),
   emitLogs,
   subscribers: () => running!.app.logs.subscribers,
@@ -281,6 +405,7 @@ serve({
   profileStart: () => startProfile(),
   profileStop: ({ file }: { file: string }) => stopProfile(file),
   close: async () => {
+    watch?.unsubscribe();
     await closeBarePg();
     await running?.close();
     await database?.drop();

@@ -44,6 +44,16 @@ export interface BenchOptions {
   consoleRate: number;
   /** plugin-commit: commits made one at a time for the post-instruct handler's latency without a backlog (BENCH_PLUGIN_LATENCY_PROBES; 0 = none). */
   pluginLatencyProbes: number;
+  /** plugin-isolation: the numbers of enabled plugins at which the runner's memory is read (BENCH_ISOLATION_PLUGINS=1,10,30; the largest is how many are installed). */
+  isolationPlugins: number[];
+  /** plugin-isolation: enables timed, one after another, for the first call after enabling a plugin (BENCH_ISOLATION_SAMPLES). */
+  isolationSamples: number;
+  /** plugin-isolation: plain plan commits per second, sent at a steady pace, during each noisy-neighbour window (BENCH_ISOLATION_RATE). */
+  isolationRate: number;
+  /** plugin-isolation: the attacker's handlers, `pre` (HPI PRE_COMMIT) and/or `post` (HPI POST_COMMIT) (BENCH_ISOLATION_ATTACKERS). */
+  isolationAttackers: Array<'pre' | 'post'>;
+  /** plugin-isolation: the attacks run, by name (BENCH_ISOLATION_ATTACKS; all by default). */
+  isolationAttacks: string[] | undefined;
 }
 
 function positive(name: string, fallback: number, integer = false): number {
@@ -82,6 +92,11 @@ function scalesOf(asked: number[]): Record<Engine, number[]> {
   return { sqlite: [100_000, 1_000_000, 10_000_000], postgres: [100_000, 1_000_000] };
 }
 
+function attackersOf(items: string[]): Array<'pre' | 'post'> {
+  for (const item of items) if (item !== 'pre' && item !== 'post') throw new Error(`BENCH_ISOLATION_ATTACKERS: pre and/or post, got ${item}`);
+  return [...new Set(items)] as Array<'pre' | 'post'>;
+}
+
 export function loadOptions(): BenchOptions {
   const engines = (list('BENCH_ENGINES') ?? ['sqlite', 'postgres']) as Engine[];
   for (const e of engines) if (e !== 'sqlite' && e !== 'postgres') throw new Error(`BENCH_ENGINES: unknown engine ${e}`);
@@ -107,5 +122,10 @@ export function loadOptions(): BenchOptions {
     consoleLoads: positive('BENCH_CONSOLE_LOADS', 5, true),
     consoleRate: positive('BENCH_CONSOLE_RATE', 1000, true),
     pluginLatencyProbes: process.env.BENCH_PLUGIN_LATENCY_PROBES === '0' ? 0 : positive('BENCH_PLUGIN_LATENCY_PROBES', 200, true),
+    isolationPlugins: [...new Set(positives('BENCH_ISOLATION_PLUGINS', [1, 10, 30]))].sort((a, b) => a - b),
+    isolationSamples: positive('BENCH_ISOLATION_SAMPLES', 10, true),
+    isolationRate: positive('BENCH_ISOLATION_RATE', 50),
+    isolationAttackers: attackersOf(list('BENCH_ISOLATION_ATTACKERS') ?? ['pre', 'post']),
+    isolationAttacks: list('BENCH_ISOLATION_ATTACKS'),
   };
 }

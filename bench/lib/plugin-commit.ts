@@ -76,33 +76,62 @@ export function commitFixturesNeeded(opts: BenchOptions): number {
 
 const perVariant = (opts: BenchOptions) => Math.ceil(COMMITS_PER_SECOND_BOUND * (opts.duration + opts.warmup)) + 1;
 
-/** A plugin project with one handler (as `charta plugin init` lays one out), built into a package. */
-async function buildPlugin(parent: string, v: Variant): Promise<Buffer> {
-  const dir = path.join(parent, v.plugin!);
+/** A plugin project as `charta plugin init` lays one out: its handler classes in one entry module. */
+export interface PluginProject {
+  /** The plugin's name (its slug). */
+  name: string;
+  description: string;
+  handlers: Array<{
+    className: string;
+    events: string[];
+    /** The compute() body, in TypeScript. */
+    compute: string;
+    description: string;
+  }>;
+  /** The manifest's `limits` (docs/plugin-manifest.md, "Limits"). */
+  limits?: { memory_mb?: number; timeout_ms?: number };
+}
+
+/** Writes the project under `parent` and builds it with the CLI's packaging: the package's bytes. */
+export async function buildPluginProject(parent: string, p: PluginProject): Promise<Buffer> {
+  const dir = path.join(parent, p.name);
   fs.mkdirSync(path.join(dir, 'src', 'plugin'), { recursive: true });
   const manifest = {
     sdk_version: '0.1.0',
     plugin_version: '1.0.0',
-    name: v.plugin,
-    description: `Benchmark plugin: ${v.description}`,
-    components: { handlers: [{ entry: 'plugin/handlers.js', class: 'Bench', events: [v.event], description: v.description }] },
+    name: p.name,
+    description: `Benchmark plugin: ${p.description}`,
+    ...(p.limits ? { limits: p.limits } : {}),
+    components: { handlers: p.handlers.map((h) => ({ entry: 'plugin/handlers.js', class: h.className, events: h.events, description: h.description })) },
   };
   fs.writeFileSync(path.join(dir, 'CHARTA_MANIFEST.json'), JSON.stringify(manifest, null, 2));
+  const classes = p.handlers.map(
+    (h) => `export class ${h.className} extends BaseHandler {
+  static override readonly RESPONDS_TO: readonly EventName[] = ${JSON.stringify(h.events)};
+  compute(): Effect[] {
+${h.compute}
+  }
+}
+`,
+  );
   fs.writeFileSync(
     path.join(dir, 'src', 'plugin', 'handlers.ts'),
     `import { BaseHandler, originateCommand, type Effect, type EventName } from '@charta/plugin-sdk';
 // eslint-disable-next-line @typescript-eslint/no-unused-vars
 const keep = [originateCommand];
-export class Bench extends BaseHandler {
-  static override readonly RESPONDS_TO: readonly EventName[] = [${JSON.stringify(v.event)}];
-  compute(): Effect[] {
-${v.compute}
-  }
-}
-`,
+${classes.join('')}`,
   );
   const built = await buildProject(dir);
   return fs.readFileSync(built.file);
+}
+
+/** A variant's plugin: one handler. */
+function buildPlugin(parent: string, v: Variant): Promise<Buffer> {
+  return buildPluginProject(parent, {
+    name: v.plugin!,
+    description: v.description,
+    handlers: [{ className: 'Bench', events: [v.event!], compute: v.compute!, description: v.description }],
+  });
 }
 
 /** The packages of the plugin variants, built once for every engine. */
@@ -127,24 +156,26 @@ export interface CommitTarget {
   uuids: string[];
 }
 
-async function install(t: CommitTarget, name: string, bytes: Buffer): Promise<void> {
+/** Installs the package through the plugin API (`POST /core/api/v1/plugins/`), enabled unless `enabled` is false. */
+export async function installPlugin(t: { url: string; apiKey: string }, name: string, bytes: Buffer, enabled = true): Promise<void> {
   const form = new FormData();
-  form.set('is_enabled', 'true');
+  form.set('is_enabled', enabled ? 'true' : 'false');
   form.set('package', new Blob([new Uint8Array(bytes)], { type: 'application/gzip' }), `${name}-1.0.0.tar.gz`);
   const res = await fetch(t.url + PLUGINS, { method: 'POST', headers: { authorization: t.apiKey }, body: form });
-  if (res.status !== 201) throw new Error(`plugin-commit: installing ${name} answered ${res.status}: ${(await res.text()).slice(0, 500)}`);
+  if (res.status !== 201) throw new Error(`installing ${name} answered ${res.status}: ${(await res.text()).slice(0, 500)}`);
 }
 
-async function remove(t: CommitTarget, name: string): Promise<void> {
+/** Deletes the plugin, enabled or not (`?force=true`). */
+export async function deletePlugin(t: { url: string; apiKey: string }, name: string): Promise<void> {
   const res = await fetch(`${t.url}${PLUGINS}${name}/?force=true`, { method: 'DELETE', headers: { authorization: t.apiKey } });
-  if (res.status >= 300) throw new Error(`plugin-commit: deleting ${name} answered ${res.status}: ${(await res.text()).slice(0, 500)}`);
+  if (res.status >= 300) throw new Error(`deleting ${name} answered ${res.status}: ${(await res.text()).slice(0, 500)}`);
 }
 
-/** Polls the server until `test` holds, or fails after `seconds`. */
-async function until(what: string, seconds: number, test: () => Promise<boolean>, pollMs = 50): Promise<void> {
+/** Polls until `test` holds, or fails after `seconds`. */
+export async function until(what: string, seconds: number, test: () => Promise<boolean>, pollMs = 50): Promise<void> {
   const end = performance.now() + seconds * 1000;
   while (!(await test())) {
-    if (performance.now() > end) throw new Error(`plugin-commit: timed out waiting for ${what}`);
+    if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, pollMs));
   }
 }
@@ -165,7 +196,7 @@ function commits(uuids: string[]): autocannon.Request[] {
 }
 
 /** CPU ticks (user + system) of the server's child processes: the plugin runner (docs/plugins.md, "The runner process"). */
-function childTicks(parent: number | undefined): number {
+export function childTicks(parent: number | undefined): number {
   let ticks = 0;
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -180,7 +211,7 @@ function childTicks(parent: number | undefined): number {
   return ticks;
 }
 
-const quantile = (sorted: number[], q: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!);
+export const quantile = (sorted: number[], q: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!);
 
 const line = (r: PluginCommitRow) =>
   `${Math.round(r.okPerSecond).toLocaleString('en-US').padStart(6)} commits/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms` +
@@ -199,7 +230,7 @@ export async function pluginCommitScenario(opts: BenchOptions, t: CommitTarget, 
   for (const [i, v] of VARIANTS.entries()) {
     const uuids = t.uuids.slice(i * size, (i + 1) * size);
     if (v.plugin !== undefined) {
-      await install(t, v.plugin, packages.get(v.plugin)!);
+      await installPlugin(t, v.plugin, packages.get(v.plugin)!);
       await until(`${v.plugin} to run`, 30, async () => (await t.child.call<number>('handlers', { type: v.event })) === 1);
     }
     const spec = { url: t.url, connections: opts.connections, headers: { authorization: `Bearer ${t.token}` }, requests: commits(uuids) };
@@ -248,7 +279,7 @@ export async function pluginCommitScenario(opts: BenchOptions, t: CommitTarget, 
       );
     }
     if (v.plugin !== undefined) {
-      await remove(t, v.plugin);
+      await deletePlugin(t, v.plugin);
       await until(`${v.plugin} to stop`, 30, async () => (await t.child.call<number>('handlers', { type: v.event })) === 0);
     }
     const cores = cpu.server + runner + (countPostgres ? cpu.postgres : 0);

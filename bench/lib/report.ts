@@ -11,6 +11,7 @@ import { targetCell } from './targets.ts';
 import type { RssSample } from './memory.ts';
 import { SCALE_TARGET, type ScaleSeed } from './scale.ts';
 import { CONSOLE_TARGETS, type ConsoleRow } from './console.ts';
+import { ATTACKS as ATTACK_CODE } from './plugin-isolation.ts';
 
 export interface Row extends LoadResult {
   scenario: string;
@@ -122,6 +123,89 @@ export interface PluginCommitRow extends Row {
   unloadedP99: number;
 }
 
+/** Latencies of one kind, ms. */
+export interface Latency {
+  count: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+/** plugin-isolation (lib/plugin-isolation.ts): the runner child's memory with `plugins` no-op plugins enabled, each having handled one event. */
+export interface IsolationMemoryRow {
+  engine: string;
+  /** Enabled plugins; 0: after every one was deleted. */
+  plugins: number;
+  /** Isolates the runner reported (one per loaded plugin). */
+  isolates: number;
+  /** The runner process's resident memory, MiB (its own stats: process.memoryUsage().rss). */
+  runnerRssMiB: number;
+  /** The plugins' QuickJS WebAssembly memories together, MiB (part of the RSS). */
+  quickjsMiB: number;
+  /** runnerRssMiB ÷ plugins. */
+  rssPerPluginMiB: number;
+  /** (runnerRssMiB − that with 1 plugin) ÷ (plugins − 1): what one more plugin costs. */
+  perPluginMiB: number;
+  /** The plugins installed since the row before: from the install's POST until GET shows its runtime `running`, ms. */
+  installs: number;
+  installToRunningP50: number;
+  installToRunningMax: number;
+}
+
+/** plugin-isolation: the first call after enabling a plugin, over `samples` enables (each from disabled). */
+export interface IsolationFirstCallRow {
+  engine: string;
+  samples: number;
+  /** From the PATCH is_enabled=True until its 200, ms. */
+  patch: Latency;
+  /** From the PATCH until GET shows the runtime `running`, ms. */
+  running: Latency;
+  /** From the PATCH until the handler's line for a plan committed once it was running is seen, ms. */
+  firstLine: Latency;
+  /** That plan's commit (updated_at) → the handler's line (server clock), ms. */
+  firstCall: Latency;
+  /** The same for the next plan committed (the second call), ms. */
+  warmCall: Latency;
+}
+
+/** plugin-isolation: one noisy-neighbour window: plain plan commits at a steady rate with the victim enabled, and an attacker or none. */
+export interface IsolationNoisyRow {
+  engine: string;
+  /** `none`, `none-again`, or `<attacker> <attack>`. */
+  window: string;
+  attacker: 'none' | 'pre' | 'post';
+  attack: string;
+  /** Plain commits sent per second. */
+  rate: number;
+  /** The plain commits' latencies (200s), sent and failed (any other answer). */
+  plain: Latency & { sent: number; failed: number };
+  /** ÷ the mean of the no-attacker windows' figure. */
+  plainP50Ratio: number;
+  plainP99Ratio: number;
+  /** The victim's handler latency: the plan's commit → its line, ms; `missing`: plans whose line never came. */
+  victim: Latency & { missing: number };
+  victimP50Ratio: number;
+  victimP99Ratio: number;
+  /** The attacker's HPI commits during the window (warm-up included): their latencies, and the creates or commits that failed. */
+  attacks: Latency & { failures: number };
+  /** Fault lines of the attacker saying its isolate was ended, and any other fault lines. */
+  isolatesEnded: number;
+  otherFaults: number;
+  /** The runner child's pid changed during the window (it was restarted). */
+  runnerRestarted: boolean;
+  /** The attacker's other fault lines and the server's lines about the runner process during the window (a few, cut). */
+  remarks: string[];
+  /** During the measurement; `server` includes the runner child, `other` does not. */
+  cpu: CpuShare;
+  runnerCores: number;
+}
+
+export interface IsolationResult {
+  memory: IsolationMemoryRow[];
+  firstCall: IsolationFirstCallRow[];
+  noisy: IsolationNoisyRow[];
+}
+
 /** One request kind of the scale scenario at one database size (lib/scale.ts). */
 export interface ScaleRow extends LoadResult {
   scenario: string;
@@ -166,6 +250,7 @@ export interface Report {
     concepts?: number;
     autocompleteProbes?: number;
     pluginLatencyProbes?: number;
+    isolation?: { plugins: number[]; samples: number; rate: number; attackers: string[]; attacks: string[] };
     scales?: Record<string, number[]>;
     scaleRounds?: number;
     consoleLoads?: number;
@@ -175,7 +260,7 @@ export interface Report {
   /** The Commands API scenarios (and their baselines). */
   rows: Row[];
   /** The plugin platform scenarios (absent in reports from before they existed). */
-  plugins?: { package?: PackageInfo; installs: InstallRow[]; fanout: FanoutRow[]; commits?: PluginCommitRow[] };
+  plugins?: { package?: PackageInfo; installs: InstallRow[]; fanout: FanoutRow[]; commits?: PluginCommitRow[]; isolation?: IsolationResult };
   /** The `workers` scenario: GET and create with 1 and 2 worker processes (absent in reports from before it existed). */
   workers?: WorkersRow[];
   /** The scale scenario: each size's seeding and size on disk, and each request's figures at each size. */
@@ -381,7 +466,6 @@ const commitCells = (r: PluginCommitRow) => [
   r.effects > 0 ? f1(r.handlerP99) : '–',
   r.unloadedEffects > 0 ? `${f1(r.unloadedP50)} / ${f1(r.unloadedP99)}` : '–',
   f0(r.serverMicrosPerRequest),
-  r.rss === undefined ? '–' : r.rss.warmed === undefined ? f0(r.rss.peak) : `${f0(r.rss.warmed)} → ${f0(r.rss.end)}`,
   f1(r.cpu.client),
   f1(r.engine === 'postgres' ? r.cpu.server + r.cpu.postgres : r.cpu.server),
   f1(r.runnerCores),
@@ -392,9 +476,83 @@ export const commitTextTable = (rows: PluginCommitRow[]) => table(COMMIT_HEAD, r
 export const installTextTable = (rows: InstallRow[]) => table(INSTALL_HEAD, rows, installCells, 2);
 export const fanoutTextTable = (rows: FanoutRow[]) => table(FANOUT_HEAD, rows, fanoutCells, 2);
 
+const ISO_MEMORY_HEAD = [
+  'engine',
+  'plugins',
+  'isolates',
+  'runner RSS MiB',
+  'QuickJS MiB',
+  'RSS ÷ plugins MiB',
+  'per plugin over 1 MiB',
+  'installs',
+  'install → running p50 / max ms',
+];
+const isoMemoryCells = (r: IsolationMemoryRow) => [
+  r.engine,
+  r.plugins === 0 ? '0 (all deleted)' : String(r.plugins),
+  String(r.isolates),
+  f1(r.runnerRssMiB),
+  f1(r.quickjsMiB),
+  Number.isFinite(r.rssPerPluginMiB) ? f2(r.rssPerPluginMiB) : '–',
+  Number.isFinite(r.perPluginMiB) ? f2(r.perPluginMiB) : '–',
+  String(r.installs),
+  r.installs > 0 ? `${f0(r.installToRunningP50)} / ${f0(r.installToRunningMax)}` : '–',
+];
+const pm = (l: Latency) => `${f1(l.p50)} / ${f1(l.max)}`;
+const ISO_FIRST_HEAD = ['engine', 'enables', 'PATCH answered ms', 'running ms', 'first line seen ms', 'first call ms', 'second call ms'];
+const isoFirstCells = (r: IsolationFirstCallRow) => [r.engine, String(r.samples), pm(r.patch), pm(r.running), pm(r.firstLine), pm(r.firstCall), pm(r.warmCall)];
+const ISO_NOISY_HEAD = [
+  'window',
+  'engine',
+  'plain p50 ms',
+  'plain p99 ms',
+  'plain max ms',
+  'plain ratio p50 / p99',
+  'plain ok / sent',
+  'victim p50 ms',
+  'victim p99 ms',
+  'victim max ms',
+  'victim ratio p50 / p99',
+  'victim lines',
+  'attacks',
+  'attack commit p50 ms',
+  'isolates ended',
+  'runner restarted',
+  'CPU server',
+  'CPU runner',
+  'CPU other',
+];
+const isoNoisyCells = (r: IsolationNoisyRow) => [
+  r.window,
+  r.engine,
+  f1(r.plain.p50),
+  f1(r.plain.p99),
+  f1(r.plain.max),
+  `${f2(r.plainP50Ratio)} / ${f2(r.plainP99Ratio)}`,
+  `${r.plain.count} / ${r.plain.sent}`,
+  f1(r.victim.p50),
+  f1(r.victim.p99),
+  f1(r.victim.max),
+  `${f2(r.victimP50Ratio)} / ${f2(r.victimP99Ratio)}`,
+  `${r.victim.count}${r.victim.missing ? ` (${r.victim.missing} missing)` : ''}`,
+  r.attacker === 'none' ? '–' : `${r.attacks.count}${r.attacks.failures ? ` (${r.attacks.failures} failed)` : ''}`,
+  r.attacker === 'none' ? '–' : f0(r.attacks.p50),
+  r.attacker === 'none' ? '–' : `${r.isolatesEnded}${r.otherFaults ? ` (+${r.otherFaults} other faults)` : ''}`,
+  r.runnerRestarted ? 'yes' : 'no',
+  f1(r.engine === 'postgres' ? r.cpu.server + r.cpu.postgres : r.cpu.server),
+  f1(r.runnerCores),
+  f1(r.engine === 'postgres' ? r.cpu.other : r.cpu.other + r.cpu.postgres),
+];
+export const isolationTextTables = (x: IsolationResult) =>
+  [
+    table(ISO_MEMORY_HEAD, x.memory, isoMemoryCells, 1),
+    table(ISO_FIRST_HEAD, x.firstCall, isoFirstCells, 1),
+    table(ISO_NOISY_HEAD, x.noisy, isoNoisyCells, 2),
+  ].join('\n\n');
+
 function pluginMarkdown(report: Report): string[] {
   const p = report.plugins;
-  if (p === undefined || (p.installs.length === 0 && p.fanout.length === 0 && (p.commits ?? []).length === 0)) return [];
+  if (p === undefined || (p.installs.length === 0 && p.fanout.length === 0 && (p.commits ?? []).length === 0 && p.isolation === undefined)) return [];
   const out: string[] = ['## Plugin platform', ''];
   if (p.installs.length > 0) {
     const pkg = p.package;
@@ -438,6 +596,32 @@ function pluginMarkdown(report: Report): string[] {
       ...[...new Map(p.commits.map((r) => [r.variant, r.description])).entries()].map(([v, d]) => `- **${v}**: ${d}`),
       '',
       mdTable(COMMIT_HEAD, p.commits, commitCells, 2),
+      '',
+    );
+  }
+  if (p.isolation !== undefined) {
+    const x = p.isolation;
+    const iso = report.settings.isolation;
+    out.push(
+      '### plugin-isolation',
+      '',
+      'Each enabled plugin has an isolate of its own, a worker thread of the runner child process (docs/plugins.md, "The runner process"). Real plugins built by the CLI\'s packaging, installed through the plugin API.',
+      '',
+      `**Runner memory**: no-op plugins (a PLAN_COMMAND__PRE_COMMIT handler returning []) installed and enabled one after another; at each count a plan commit gives every one an event, then the runner's own stats are read: its resident memory and its plugins' QuickJS WebAssembly memories. *per plugin over 1*: (RSS − RSS with 1 plugin) ÷ (plugins − 1). *install → running*: from the install's POST until GET shows the plugin's runtime \`running\`, over the plugins installed since the row before. The last row: after every plugin was deleted.`,
+      '',
+      mdTable(ISO_MEMORY_HEAD, x.memory, isoMemoryCells, 1),
+      '',
+      `**First call after enabling** (p50 / max over ${iso?.samples ?? '?'} enables, each from disabled): a plugin whose PLAN_COMMAND__POST_COMMIT handler logs the plan's uuid. From the PATCH is_enabled=True: its answer, the runtime \`running\` (GET polled every 5 ms), and the handler's line seen by the bench for a plan committed at once; *first call* / *second call*: the plan's commit (updated_at) → the handler's line on the server's log bus, for that plan and the next.`,
+      '',
+      mdTable(ISO_FIRST_HEAD, x.firstCall, isoFirstCells, 1),
+      '',
+      `**Noisy neighbour**: that plugin enabled (the victim) while plain plans are committed at a steady ${iso?.rate ?? '?'}/s (each sent when due, whatever the others wait for) for ${report.settings.warmup} s of warm-up and ${report.settings.duration} s measured. In each attack window an attacker plugin, whose HPI PRE_COMMIT (*pre*) or POST_COMMIT (*post*) handler runs the built-in its HPI's narrative names, is set off by an HPI created and committed every 1.5 s (back to back when the commit itself takes longer); a POST event given again is not attacked again. *plain*: the plan commits' latency; *victim*: its handler's, the plan's commit → its line; ratios to the mean of the *none* and *none-again* windows; *attacks*: the HPI commits of the window, warm-up included, with their latency; *isolates ended*: the attacker's fault lines saying so; *runner restarted*: the runner child's pid changed during the window.`,
+      '',
+      mdTable(ISO_NOISY_HEAD, x.noisy, isoNoisyCells, 2),
+      '',
+      ...x.noisy.flatMap((r) => r.remarks.map((n) => `- ${r.window} on ${r.engine}: ${n}`)),
+      ...(x.noisy.some((r) => r.remarks.length > 0) ? [''] : []),
+      ...(iso?.attacks ?? Object.keys(ATTACK_CODE)).map((name) => `- **${name}**: \`${ATTACK_CODE[name]}\``),
       '',
     );
   }
