@@ -94,6 +94,62 @@ describe('group commit (sqlite)', () => {
     assert.deepEqual(await names(storage, 'spec-'), ['spec-1=first', 'spec-2=second']);
   });
 
+  it('a write whose check is slow is set aside: the writes after it commit without it, and it runs again and commits once its check settles', async () => {
+    const before = { ...storage.groupCommit! };
+    const check = deferred();
+    const runs: string[] = [];
+    const done: string[] = [];
+    const write = (key: string, work: (trx: Kysely<Database>, hold: Hold) => Promise<void>) =>
+      storage
+        .transact(async (trx, hold) => {
+          runs.push(key);
+          await work(trx, hold);
+          return key;
+        })
+        .then((value) => {
+          done.push(value);
+          return value;
+        });
+    const slow = write('slow', async (trx, hold) => {
+      await trx.insertInto('staff').values({ key: 'park-slow', name: 'slow', created_at: 1 }).execute();
+      hold(check.promise);
+    });
+    const quick = [1, 2, 3].map((i) =>
+      write(`quick-${i}`, async (trx) => {
+        await trx
+          .insertInto('staff')
+          .values({ key: `park-quick-${i}`, name: 'quick', created_at: 2 })
+          .execute();
+      }),
+    );
+    // The writes after the slow one are answered while its check still runs.
+    assert.deepEqual(await Promise.all(quick), ['quick-1', 'quick-2', 'quick-3']);
+    assert.deepEqual(done, ['quick-1', 'quick-2', 'quick-3']);
+    assert.deepEqual(await names(storage, 'park-'), ['park-quick-1=quick', 'park-quick-2=quick', 'park-quick-3=quick']);
+    check.resolve();
+    assert.equal(await slow, 'slow');
+    assert.deepEqual(await names(storage, 'park-slow'), ['park-slow=slow']);
+    assert.equal(runs.filter((r) => r === 'slow').length, 2, 'the slow write ran again once its check settled');
+    assert.equal(storage.groupCommit!.parked - before.parked, 1);
+  });
+
+  it('a write set aside whose check refuses fails with the refusal, and writes nothing', async () => {
+    const check = deferred();
+    const slow = storage.transact(async (trx, hold) => {
+      await trx.insertInto('staff').values({ key: 'refused-later', name: 'no', created_at: 1 }).execute();
+      hold(check.promise);
+      return 'written';
+    });
+    const quick = storage.transact(async (trx) => {
+      await trx.insertInto('staff').values({ key: 'refused-quick', name: 'yes', created_at: 2 }).execute();
+      return 'quick';
+    });
+    assert.equal(await quick, 'quick');
+    check.reject(new Error('refused by its check'));
+    await assert.rejects(slow, /refused by its check/);
+    assert.deepEqual(await names(storage, 'refused-'), ['refused-quick=yes']);
+  });
+
   it('a refused write undoes the writes after it, which run again without it; the writes before it stay', async () => {
     const before = { ...storage.groupCommit! };
     const check = deferred();

@@ -126,6 +126,42 @@ for (const engine of ENGINES) {
       await disable('checker');
     });
 
+    it('a slow PRE handler holds up no other write: the commits after it are answered first, and it is called once', async () => {
+      await install(
+        'deliberate',
+        [
+          {
+            className: 'Think',
+            events: ['HISTORY_OF_PRESENT_ILLNESS_COMMAND__PRE_COMMIT'],
+            compute:
+              "    for (const end = Date.now() + 1200; Date.now() < end; );\n    this.log.info('thought about ' + this.event.target.id);\n    return [];",
+          },
+        ],
+        { limits: { timeout_ms: 3000 } },
+      );
+      const hpi = await api.command('hpi', { narrative: 'Needs a moment' });
+      const plans = await Promise.all([1, 2, 3].map((i) => api.command('plan', { narrative: `plain ${i}` })));
+      const answered: string[] = [];
+      const commit = (uuid: string, what: string) =>
+        api.call('POST', `${C}/${uuid}/commit/`).then((r) => {
+          assert.equal(r.status, 200, r.text);
+          answered.push(what);
+        });
+      const slow = commit(hpi.uuid, 'hpi');
+      // The plans are committed once the HPI's check is under way.
+      await eventually('the HPI check under way', () => api.app.pluginRuntime.runner.begun > 0);
+      await Promise.all(plans.map((p, i) => commit(p.uuid, `plan ${i + 1}`)));
+      await slow;
+      assert.deepEqual(answered.slice(-1), ['hpi'], JSON.stringify(answered));
+      assert.equal((await api.call('GET', `${C}/${hpi.uuid}/`)).json.state, 'committed');
+      assert.deepEqual(
+        lines('deliberate').map((e) => e.event),
+        [`thought about ${hpi.uuid}`],
+        'the handler was called once, though its write ran again',
+      );
+      await disable('deliberate');
+    });
+
     it("a plugin's slow POST handler holds up neither other events nor another plugin's handler of the same event", async () => {
       await install(
         'slowpoke',

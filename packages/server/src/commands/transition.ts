@@ -68,7 +68,7 @@ export async function transition<V extends Exclude<CommandVerb, 'created'>>(
 ): Promise<Committed<V extends 'deleted' ? null : CommandView>> {
   const staffKey = actingStaff(ctx);
   const engine = ctx.storage.engine;
-  return commandWrite(ctx, t.verb, uuid, idempotency, async ({ trx, hold, audit, auditRow }) => {
+  return commandWrite(ctx, t.verb, uuid, idempotency, async ({ trx, writeId, hold, audit, auditRow }) => {
     const row = await loadForWrite(trx, engine, uuid, ifMatch);
     if (row.state !== t.from) throw problem(NOT_IN_STATE[t.from]);
     const now = nowMicros();
@@ -76,7 +76,7 @@ export async function transition<V extends Exclude<CommandVerb, 'created'>>(
     const before = toView(row);
     const set = change === null ? null : { ...change, edited_by: withEditor(row.edited_by, staffKey), updated_at: now };
     const after = set === null ? null : toView({ ...row, ...set });
-    const events = commandEvents(ctx, staffKey, { action: ACTIONS[t.verb], command: after ?? before, previous: before });
+    const events = commandEvents(ctx, staffKey, { action: ACTIONS[t.verb], command: after ?? before, previous: before }, writeId);
     hold(events.pre(trx));
     if (set === null) {
       await deleteCommand(trx, uuid);
@@ -110,9 +110,9 @@ export async function commandWrite<T extends CommandView | null>(
 /** The plugin runtime's name of each verb's action (`PLAN_COMMAND__PRE_COMMIT`…). */
 const ACTIONS = { created: 'ORIGINATE', updated: 'UPDATE', committed: 'COMMIT', 'entered in error': 'ENTER_IN_ERROR', deleted: 'DELETE' } as const;
 
-/** The PRE and POST events of one command change, for the write transaction to run (nothing without a runtime). */
-export function commandEvents(ctx: Ctx, staffKey: string, change: CommandChangeEvent) {
-  const actor = { staffKey, requestId: ctx.requestId, depth: ctx.eventDepth ?? 0, rootId: ctx.eventRoot };
+/** The PRE and POST events of one command change made by the write `writeId`, for its transaction to run (nothing without a runtime). */
+export function commandEvents(ctx: Ctx, staffKey: string, change: CommandChangeEvent, writeId: number) {
+  const actor = { staffKey, requestId: ctx.requestId, depth: ctx.eventDepth ?? 0, rootId: ctx.eventRoot, write: writeId };
   return {
     pre: (trx: Kysely<Database>) => ctx.runtime?.pre(trx, change, actor) ?? Promise.resolve(),
     post: (trx: Kysely<Database>) => ctx.runtime?.post(trx, change, actor) ?? Promise.resolve(),

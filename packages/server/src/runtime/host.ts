@@ -61,9 +61,25 @@ const loadRetryDelayMs = (failures: number): number => Math.min(300_000, 1000 * 
 
 const callFailed = (outcome: CallResult['outcome']): CallResult => ({ outcome, logs: [], droppedLogLines: 0, reloaded: false });
 
+/** PRE decisions kept for a write that runs again (storage/group-commit.ts): the most recent ones. */
+const DECISIONS_KEPT = 1000;
+
+/**
+ * What a PRE decision is about: the write, and its change but for the times a run sets (so a
+ * second run of the same write with the same change finds the first run's decision); undefined
+ * for a change that names no write (nothing is kept).
+ */
+function decisionKey(change: CommandChangeEvent, actor: EventActor): string | undefined {
+  if (actor.write === undefined) return undefined;
+  const { created_at: _created, updated_at: _updated, ...command } = change.command;
+  return JSON.stringify([actor.write, change.action, command, change.previous]);
+}
+
 export class PluginHost implements PluginRuntime, CallRunner {
   /** The enabled plugins this process knows, whatever their state. */
   private plugins = new Map<string, EnabledPlugin>();
+  /** Recent PRE decisions, by decisionKey: a write run again with the same change is not checked twice. */
+  private readonly decisions = new Map<string, Promise<void>>();
   private byEvent = new Map<string, ActiveHandler[]>();
   private syncing: Promise<void> | null = null;
   private syncAgain = false;
@@ -309,10 +325,33 @@ export class PluginHost implements PluginRuntime, CallRunner {
     this.byEvent = byEvent;
   }
 
-  async pre(_trx: Kysely<Database>, change: CommandChangeEvent, actor: EventActor): Promise<void> {
+  /**
+   * The PRE event of a change. A write set aside by the SQLite group commit while its check ran
+   * runs again once the check has settled (docs/plugins.md, "Delivery and guarantees"): the same
+   * change of the same request gets the decision already made, without calling the handlers again.
+   */
+  pre(_trx: Kysely<Database>, change: CommandChangeEvent, actor: EventActor): Promise<void> {
     const types = commandEventNames(change.command.schema_key, 'PRE', change.action);
     const targets = types.flatMap((type) => this.handlersOf(type).map((handler) => ({ type, handler })));
-    if (targets.length === 0) return;
+    if (targets.length === 0) return Promise.resolve();
+    const key = decisionKey(change, actor);
+    const known = key === undefined ? undefined : this.decisions.get(key);
+    if (known !== undefined) return known;
+    const decision = this.decide(types, targets, change, actor);
+    if (key !== undefined) {
+      decision.catch(() => undefined);
+      this.decisions.set(key, decision);
+      if (this.decisions.size > DECISIONS_KEPT) this.decisions.delete(this.decisions.keys().next().value!);
+    }
+    return decision;
+  }
+
+  private async decide(
+    types: [string, string],
+    targets: Array<{ type: string; handler: ActiveHandler }>,
+    change: CommandChangeEvent,
+    actor: EventActor,
+  ): Promise<void> {
     const base = commandEvent(newEventId(), types[0], change, actor);
     const deadline = Date.now() + this.options.preBudgetMs;
     const errors: FieldProblem[] = [];

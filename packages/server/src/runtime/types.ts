@@ -73,6 +73,8 @@ export interface EventActor {
   requestId: string;
   /** 0 for a change a client asked for; n + 1 for a change made by an effect of an event at depth n. */
   depth: number;
+  /** The write the change is made by, the same in every run of it (storage/transaction.ts `writeId`). */
+  write?: number;
   /**
    * The root event of the chain a plugin's effect belongs to (its event's root); absent for a
    * client's change, whose own event is the root (docs/plugins.md, "Breadth limits").

@@ -10,6 +10,10 @@
 // before the COMMIT the checks are awaited in the order of the writes. A check that refuses
 // rolls back to its write's savepoint, which also undoes every write after it; those ran on top
 // of the refused write, so they are run again (docs/plugins.md "Delivery and guarantees").
+// A check still running PARK_AFTER_MS later does not hold the batch either: its write is set
+// aside the same way (the writes after it run again without it and commit), and runs again in a
+// later batch once its check has settled; the plugin runtime answers that second run's check
+// from the first one's decision when the change is the same (runtime/host.ts).
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { Database } from './schema.ts';
 import { holds, type Hold } from './holds.ts';
@@ -20,6 +24,8 @@ interface Job {
   work: Work<unknown>;
   resolve(value: unknown): void;
   reject(reason: unknown): void;
+  /** Times it was set aside for a slow check. */
+  parked: number;
 }
 
 type Result = { ok: true; value: unknown } | { ok: false; error: unknown };
@@ -39,25 +45,35 @@ const ROLLBACK = CompiledQuery.raw('ROLLBACK');
 
 /** Most writes in one transaction; keeps one batch's latency bounded. */
 const MAX_BATCH = 64;
+/** How long a batch waits for a write's check before it sets the write aside. */
+export const PARK_AFTER_MS = 100;
+/** A write is set aside at most this often; then its batch waits for its check. */
+const MAX_PARKS = 2;
+
+const SLOW = Symbol('slow');
 
 export class GroupCommit {
   private readonly queue: Job[] = [];
   private running = false;
-  /** Transactions committed or rolled back, and writes run in them (for tests and metrics). */
-  readonly stats = { batches: 0, writes: 0 };
+  /** Transactions committed or rolled back, writes run in them, and writes set aside for a slow check (for tests and metrics). */
+  readonly stats = { batches: 0, writes: 0, parked: 0 };
 
   constructor(private readonly db: Kysely<Database>) {}
 
   run<T>(work: Work<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, resolve: resolve as (v: unknown) => void, reject });
-      if (!this.running) {
-        this.running = true;
-        // A batch runs entirely in microtasks, so no request can join it once it starts. Start
-        // after the current I/O phase instead: every request already received gets in.
-        setImmediate(() => void this.drain());
-      }
+      this.enqueue({ work, resolve: resolve as (v: unknown) => void, reject, parked: 0 });
     });
+  }
+
+  private enqueue(job: Job): void {
+    this.queue.push(job);
+    if (!this.running) {
+      this.running = true;
+      // A batch runs entirely in microtasks, so no request can join it once it starts. Start
+      // after the current I/O phase instead: every request already received gets in.
+      setImmediate(() => void this.drain());
+    }
   }
 
   private async drain(): Promise<void> {
@@ -72,12 +88,13 @@ export class GroupCommit {
     this.stats.batches += 1;
     this.stats.writes += jobs.length;
     const results = new Map<Job, Result>();
+    const parked = new Set<Job>();
     try {
       await this.db.connection().execute(async (conn) => {
         await conn.executeQuery(BEGIN);
         try {
           let next = jobs;
-          for (let round = 0; next.length > 0; round++) next = await this.round(conn, next, round, results);
+          for (let round = 0; next.length > 0; round++) next = await this.round(conn, next, round, results, parked);
           await conn.executeQuery(COMMIT);
         } catch (error) {
           await conn.executeQuery(ROLLBACK).catch(() => undefined);
@@ -85,12 +102,14 @@ export class GroupCommit {
         }
       });
     } catch (error) {
-      // The batch as a whole did not commit: every write in it failed.
-      for (const job of jobs) job.reject(error);
+      // The batch as a whole did not commit: every write in it failed (those set aside run later).
+      for (const job of jobs) if (!parked.has(job)) job.reject(error);
       return;
     }
     for (const job of jobs) {
-      const result = results.get(job)!;
+      const result = results.get(job);
+      // A write set aside is answered by the batch it runs in later.
+      if (result === undefined) continue;
       if (result.ok) job.resolve(result.value);
       else job.reject(result.error);
     }
@@ -100,7 +119,7 @@ export class GroupCommit {
    * Runs `jobs` in order, each in a savepoint inside the one before, then awaits their checks in
    * the same order. Gives the jobs to run again: those after a write a check refused.
    */
-  private async round(conn: Kysely<Database>, jobs: Job[], round: number, results: Map<Job, Result>): Promise<Job[]> {
+  private async round(conn: Kysely<Database>, jobs: Job[], round: number, results: Map<Job, Result>, parked: Set<Job>): Promise<Job[]> {
     const ran: Ran[] = [];
     for (const job of jobs) {
       const savepoint = `w${round}_${ran.length}`;
@@ -117,8 +136,17 @@ export class GroupCommit {
     }
     for (const [i, { job, savepoint, settled, result }] of ran.entries()) {
       if (result.ok) {
+        const checks = settled();
+        // Looked at below, possibly not at all (a write set aside): a refusal is not unhandled.
+        checks.catch(() => undefined);
         try {
-          await settled();
+          if (job.parked < MAX_PARKS ? (await within(checks, PARK_AFTER_MS)) === SLOW : (await checks, false)) {
+            // Set aside until its check settles; the writes after it run again without it.
+            await this.rollbackTo(conn, savepoint, new Error('a write set aside could not be undone'));
+            parked.add(job);
+            this.park(job, checks);
+            return ran.slice(i + 1).map((r) => r.job);
+          }
         } catch (error) {
           await this.rollbackTo(conn, savepoint, error);
           results.set(job, { ok: false, error });
@@ -128,6 +156,14 @@ export class GroupCommit {
       results.set(job, result);
     }
     return [];
+  }
+
+  /** Runs the write again in a later batch once its check has settled (either way). */
+  private park(job: Job, checks: Promise<unknown>): void {
+    job.parked += 1;
+    this.stats.parked += 1;
+    const again = () => this.enqueue(job);
+    checks.then(again, again);
   }
 
   /** Undoes a write (and every write after it). If SQLite already rolled the whole transaction back, the batch fails with `error`. */
@@ -140,4 +176,11 @@ export class GroupCommit {
       throw error;
     }
   }
+}
+
+/** `promise`'s value, or SLOW if it has not settled within `ms`. */
+function within<T>(promise: Promise<T>, ms: number): Promise<T | typeof SLOW> {
+  let timer: NodeJS.Timeout | undefined;
+  const slow = new Promise<typeof SLOW>((resolve) => (timer = setTimeout(() => resolve(SLOW), ms)));
+  return Promise.race([promise, slow]).finally(() => clearTimeout(timer));
 }

@@ -41,12 +41,16 @@ export interface WriteContext {
 
 export interface Writer {
   trx: Kysely<Database>;
+  /** This write, the same in every run of it (the SQLite group commit may run a write again). */
+  writeId: number;
   /** Hands a check to the transaction: the write commits only if it resolves (storage/holds.ts). */
   hold: Hold;
   audit(entry: AuditEntry): Promise<void>;
   /** The audit row of `entry`, for a write that inserts it with its change in one statement. */
   auditRow(entry: AuditEntry): Insertable<AuditEventTable>;
 }
+
+let writes = 0;
 
 /** Idempotency keys are remembered this long. */
 export const IDEMPOTENCY_TTL_MICROS = 24 * 3600 * 1_000_000;
@@ -58,6 +62,7 @@ export async function writeTransaction<T>(
 ): Promise<Outcome<T> & { replayed: boolean }> {
   const fingerprint = idempotency && crypto.createHash('sha256').update(JSON.stringify(idempotency.request)).digest('hex');
   const principal = ctx.principal.credential;
+  const writeId = ++writes;
   return ctx.storage.transact(async (trx, hold) => {
     if (idempotency) {
       // Requests sharing a key wait for each other (PostgreSQL; SQLite transactions are serial),
@@ -81,6 +86,7 @@ export async function writeTransaction<T>(
     });
     const writer: Writer = {
       trx,
+      writeId,
       hold,
       auditRow,
       audit: async (e) => {
