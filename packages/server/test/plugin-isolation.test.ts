@@ -102,6 +102,23 @@ return [{ type: 'BIG' }];`;
     assert.equal(r.pid, pid);
   });
 
+  it("reading the runner's memory while a plugin's call runs waits for it and ends nothing", async () => {
+    const r = newRunner();
+    await r.load(await probePlugin('busy', "for (const end = Date.now() + 600; Date.now() < end; ); return [{ type: 'DONE' }];"));
+    const pid = r.pid;
+    const running = call(r, 'busy');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const stats = (await r.stats())!;
+    assert.deepEqual(effectsOf(await running), [{ type: 'DONE' }]);
+    assert.deepEqual(
+      stats.plugins.map((p) => p.name),
+      ['busy'],
+    );
+    assert.ok(stats.plugins[0]!.memoryBytes! > 0, JSON.stringify(stats));
+    assert.deepEqual(effectsOf(await call(r, 'busy')), [{ type: 'DONE' }]);
+    assert.equal(r.pid, pid);
+  });
+
   it("all of a plugin's modules share one runtime and one memory limit", async () => {
     const r = newRunner();
     // Each module keeps 30 MiB alive at load: two fit in 64 MiB (and the interpreter's own 16), three do not.

@@ -67,9 +67,10 @@ class IsolateThread {
       : `its isolate could not start: ${ready.kind === 'died' ? ready.why : 'it answered out of turn'}`;
   }
 
-  /** Sends the request; its answer, or `overran` (the thread was ended) after `guardMs`, or `died`. */
+  /** Sends the request; its answer, or `overran` (the thread was ended) after `guardMs`, or `died`. One at a time. */
   ask(request: IsolateRequest, guardMs: number): Promise<Answer> {
     if (this.ended !== null) return Promise.resolve({ kind: 'died', why: this.ended });
+    if (this.pending !== null) throw new Error('an isolate serves one request at a time');
     const answer = this.wait(guardMs);
     this.worker.postMessage(request);
     return answer;
@@ -144,7 +145,7 @@ async function loadIsolate(
 
 const unavailable = (message: string): CallResult => ({ outcome: { kind: 'unavailable', message }, logs: [], droppedLogLines: 0, reloaded: false });
 
-type Job = { kind: 'request'; request: RunnerRequest } | { kind: 'reload' };
+type Job = { kind: 'request'; request: RunnerRequest } | { kind: 'reload' } | { kind: 'memory'; answer: (bytes: number | null) => void };
 
 /** One plugin in the child: its isolate and the queue of its requests. */
 class Plugin {
@@ -173,6 +174,10 @@ class Plugin {
     this.running = true;
     try {
       for (let job = this.queue.shift(); job !== undefined; job = this.queue.shift()) {
+        if (job.kind === 'memory') {
+          job.answer(await this.askMemory());
+          continue;
+        }
         if (job.kind === 'reload') {
           await this.reload().catch((err: unknown) => {
             this.broken = `the plugin ${this.name} could not be loaded again: ${err instanceof Error ? err.message : String(err)}`;
@@ -263,9 +268,25 @@ class Plugin {
     this.thread?.terminate('it was ended on request');
   }
 
-  /** Bytes its runtime holds (null while it has no isolate or does not answer within a second). */
-  async memoryBytes(): Promise<number | null> {
-    if (this.thread === null) return null;
+  /**
+   * Bytes its runtime holds, asked between its calls (its isolate serves one request at a time);
+   * null while it has no isolate, or when its queue does not get there within a second.
+   */
+  memoryBytes(): Promise<number | null> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(null), 1000);
+      this.enqueue({
+        kind: 'memory',
+        answer: (bytes) => {
+          clearTimeout(timer);
+          resolve(bytes);
+        },
+      });
+    });
+  }
+
+  private async askMemory(): Promise<number | null> {
+    if (this.thread === null || !this.thread.alive) return null;
     const answer = await this.thread.ask({ op: 'memory' }, 1000);
     return answer.kind === 'response' && answer.response.op === 'memory' ? answer.response.bytes : null;
   }
