@@ -381,6 +381,8 @@ serve({
   lineLatencies,
   runnerStats,
   endRunner,
+  /** SQLite's group commit: transactions, writes in them, writes set aside for a slow check (null on PostgreSQL). */
+  groupCommit: () => (running!.storage.groupCommit === undefined ? null : { ...running!.storage.groupCommit }),
   clock: () => clockMs(),
   emitLogs,
   subscribers: () => running!.app.logs.subscribers,

@@ -25,6 +25,13 @@ import type { BenchOptions } from './options.ts';
 import type { PluginCommitRow } from './report.ts';
 
 const PLUGINS = '/core/api/v1/plugins/';
+
+/** SQLite's group commit counters (storage/group-commit.ts). */
+interface GroupCommitStats {
+  batches: number;
+  writes: number;
+  parked: number;
+}
 const API = '/core/api/v1/commands';
 
 /** Commits per second the staged fixtures of one variant are sized for (several times what either engine reaches). */
@@ -219,6 +226,7 @@ const line = (r: PluginCommitRow) =>
   (r.effects > 0
     ? `  handler latency p50 ${r.handlerP50.toFixed(1)} ms p99 ${r.handlerP99.toFixed(1)} ms max ${r.handlerMax.toFixed(1)} ms (${r.effects} effects)`
     : '') +
+  (r.writesPerBatch === null ? '' : `  ${r.writesPerBatch.toFixed(1)} writes/batch, ${r.parked} set aside`) +
   `  cpu client ${r.cpu.client.toFixed(2)} server ${r.cpu.server.toFixed(2)} runner ${r.runnerCores.toFixed(2)} pg ${r.cpu.postgres.toFixed(2)} other ${r.cpu.other.toFixed(2)}` +
   (r.non2xx + r.errors + r.timeouts ? `  non-2xx ${r.non2xx} errors ${r.errors} timeouts ${r.timeouts} ${JSON.stringify(r.statusCodes)}` : '');
 
@@ -246,8 +254,10 @@ export async function pluginCommitScenario(opts: BenchOptions, t: CommitTarget, 
     if (profiled) await t.child.call('profileStart');
     const stop = cpuMeter(t.child.pid === undefined ? undefined : [t.child.pid]); // the runner has its own column
     const runnerBefore = childTicks(t.child.pid);
+    const batchesBefore = await t.child.call<GroupCommitStats | null>('groupCommit');
     const result = await measure({ ...spec, duration: opts.duration });
     const cpu = stop();
+    const batchesAfter = await t.child.call<GroupCommitStats | null>('groupCommit');
     // USER_HZ is 100 on Linux: ticks ÷ 100 ÷ seconds = average cores.
     const runner = (childTicks(t.child.pid) - runnerBefore) / 100 / cpu.seconds;
     // POST events still in the outbox are delivered now: events/s counts this time too.
@@ -305,6 +315,11 @@ export async function pluginCommitScenario(opts: BenchOptions, t: CommitTarget, 
       unloadedEffects: unloaded.length,
       unloadedP50: quantile(unloaded, 0.5),
       unloadedP99: quantile(unloaded, 0.99),
+      writesPerBatch:
+        batchesBefore === null || batchesAfter === null
+          ? null
+          : (batchesAfter.writes - batchesBefore.writes) / Math.max(1, batchesAfter.batches - batchesBefore.batches),
+      parked: batchesBefore === null || batchesAfter === null ? null : batchesAfter.parked - batchesBefore.parked,
     };
     rows.push(row);
     console.log(`${t.engine.padEnd(8)}  plugin-commit ${v.name.padEnd(13)} ${line(row)}`);

@@ -121,6 +121,9 @@ export interface PluginCommitRow extends Row {
   unloadedEffects: number;
   unloadedP50: number;
   unloadedP99: number;
+  /** SQLite: writes per group-commit transaction during the measurement, and writes set aside for a slow PRE check (null on PostgreSQL). */
+  writesPerBatch: number | null;
+  parked: number | null;
 }
 
 /** Latencies of one kind, ms. */
@@ -445,6 +448,7 @@ const COMMIT_HEAD = [
   'handler p50 ms',
   'handler p99 ms',
   'one at a time p50/p99 ms',
+  'writes/batch (set aside)',
   'server µs/commit',
   'CPU client',
   'CPU server',
@@ -465,6 +469,7 @@ const commitCells = (r: PluginCommitRow) => [
   r.effects > 0 ? f1(r.handlerP50) : '–',
   r.effects > 0 ? f1(r.handlerP99) : '–',
   r.unloadedEffects > 0 ? `${f1(r.unloadedP50)} / ${f1(r.unloadedP99)}` : '–',
+  r.writesPerBatch === null ? '–' : `${f1(r.writesPerBatch)} (${r.parked})`,
   f0(r.serverMicrosPerRequest),
   f1(r.cpu.client),
   f1(r.engine === 'postgres' ? r.cpu.server + r.cpu.postgres : r.cpu.server),

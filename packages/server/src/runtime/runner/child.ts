@@ -14,7 +14,9 @@ import { compiledQuickJS } from '../sandbox/quickjs.ts';
 import { DEFAULT_SANDBOX_LIMITS, type CallResult } from '../sandbox/types.ts';
 import { isIsolate, runIsolate, type IsolateData } from './isolate.ts';
 import {
+  batchedSender,
   OVERRUN_MARGIN_MS,
+  unbatched,
   WORK_DIR_PREFIX,
   type IsolateRequest,
   type IsolateResponse,
@@ -32,15 +34,33 @@ const BOOTSTRAP_ALLOWANCE_MS = 2000;
 /** The V8 heap of an isolate's own thread (the plugin's QuickJS memory is apart, under its own limit). */
 const ISOLATE_HEAP_MB = 64;
 
-type Answer = { kind: 'response'; response: IsolateResponse } | { kind: 'overran' } | { kind: 'died'; why: string };
+type Answer =
+  | { kind: 'response'; response: IsolateResponse }
+  | { kind: 'overran' }
+  | { kind: 'died'; why: string }
+  /** The isolate ended before it started this request: it never ran, and may be asked of the next one. */
+  | { kind: 'cut' };
 
-/** One isolate thread: started, asked one thing at a time under a guard, ended. */
+/** A request the isolate was given: its guard, what to do when the isolate starts it, and who waits for its answer. */
+interface Asked {
+  guardMs: number;
+  onStart?: () => void;
+  resolve(answer: Answer): void;
+}
+
+/**
+ * One isolate thread: started, given requests that it serves one after another in the order
+ * given (several may be sent ahead, so it never waits for the main thread between two calls),
+ * each under a guard that starts when the isolate starts it, and ended.
+ */
 class IsolateThread {
-  private pending: ((answer: Answer) => void) | null = null;
+  /** In order; the first is the one the isolate serves now. */
+  private readonly asked: Asked[] = [];
+  private timer: NodeJS.Timeout | undefined;
   private ended: string | null = null;
 
   private constructor(private readonly worker: Worker) {
-    worker.on('message', (message: IsolateResponse) => this.settle({ kind: 'response', response: message }));
+    worker.on('message', (message: IsolateResponse) => this.answered({ kind: 'response', response: message }));
     worker.on('error', (err) => this.end(`${err.name}: ${err.message}`));
     worker.on('exit', (code) => this.end(`its thread exited with code ${code}`));
   }
@@ -59,7 +79,8 @@ class IsolateThread {
       return `its isolate could not start: ${err instanceof Error ? err.message : String(err)}`;
     }
     const thread = new IsolateThread(worker);
-    const ready = await thread.wait(START_ALLOWANCE_MS);
+    // Its first message, unasked, says it is ready.
+    const ready = await thread.expect(START_ALLOWANCE_MS);
     if (ready.kind === 'response' && ready.response.op === 'ready') return thread;
     thread.terminate();
     return ready.kind === 'overran'
@@ -67,38 +88,49 @@ class IsolateThread {
       : `its isolate could not start: ${ready.kind === 'died' ? ready.why : 'it answered out of turn'}`;
   }
 
-  /** Sends the request; its answer, or `overran` (the thread was ended) after `guardMs`, or `died`. One at a time. */
-  ask(request: IsolateRequest, guardMs: number): Promise<Answer> {
-    if (this.ended !== null) return Promise.resolve({ kind: 'died', why: this.ended });
-    if (this.pending !== null) throw new Error('an isolate serves one request at a time');
-    const answer = this.wait(guardMs);
+  /**
+   * Sends the request: its answer; `overran` (the thread is ended) when it runs past `guardMs`
+   * from the moment the isolate starts it (`onStart`); `died`; or `cut` when the isolate ended
+   * before it got to it.
+   */
+  ask(request: IsolateRequest, guardMs: number, onStart?: () => void): Promise<Answer> {
+    if (this.ended !== null) return Promise.resolve({ kind: 'cut' });
+    const answer = this.expect(guardMs, onStart);
     this.worker.postMessage(request);
     return answer;
   }
 
-  private wait(guardMs: number): Promise<Answer> {
+  private expect(guardMs: number, onStart?: () => void): Promise<Answer> {
     return new Promise<Answer>((resolve) => {
-      const timer = setTimeout(() => {
-        this.settle({ kind: 'overran' });
-        this.terminate();
-      }, guardMs);
-      this.pending = (answer) => {
-        clearTimeout(timer);
-        resolve(answer);
-      };
+      this.asked.push({ guardMs, onStart, resolve });
+      if (this.asked.length === 1) this.startFirst();
     });
   }
 
-  private settle(answer: Answer): void {
-    const pending = this.pending;
-    this.pending = null;
-    pending?.(answer);
+  private startFirst(): void {
+    const first = this.asked[0];
+    if (first === undefined) return;
+    first.onStart?.();
+    this.timer = setTimeout(() => {
+      this.answered({ kind: 'overran' });
+      this.terminate();
+    }, first.guardMs);
+  }
+
+  /** The request served now is answered; the next one starts. */
+  private answered(answer: Answer): void {
+    clearTimeout(this.timer);
+    this.asked.shift()?.resolve(answer);
+    if (this.ended === null) this.startFirst();
   }
 
   private end(why: string): void {
     if (this.ended !== null) return;
     this.ended = why;
-    this.settle({ kind: 'died', why });
+    clearTimeout(this.timer);
+    const [now, ...later] = this.asked.splice(0);
+    now?.resolve({ kind: 'died', why });
+    for (const waiting of later) waiting.resolve({ kind: 'cut' });
   }
 
   get alive(): boolean {
@@ -138,6 +170,7 @@ async function loadIsolate(
     };
   }
   if (answer.kind === 'died') return { ok: false, reasons: [`its isolate died while loading: ${answer.why}`] };
+  if (answer.kind === 'cut') return { ok: false, reasons: ['its isolate ended before it could load the plugin'] };
   const response = answer.response;
   if (response.op === 'loaded' && !response.ok) return { ok: false, reasons: response.reasons };
   return { ok: false, reasons: [`its isolate failed: ${response.op === 'failed' ? response.message : 'it answered out of turn'}`] };
@@ -145,7 +178,10 @@ async function loadIsolate(
 
 const unavailable = (message: string): CallResult => ({ outcome: { kind: 'unavailable', message }, logs: [], droppedLogLines: 0, reloaded: false });
 
-type Job = { kind: 'request'; request: RunnerRequest } | { kind: 'reload' } | { kind: 'memory'; answer: (bytes: number | null) => void };
+type Job = { kind: 'request'; request: RunnerRequest } | { kind: 'memory'; answer: (bytes: number | null) => void };
+
+/** Calls of one plugin sent to its isolate ahead of their turn, at most. */
+const CALLS_AHEAD = 8;
 
 /** One plugin in the child: its isolate and the queue of its requests. */
 class Plugin {
@@ -154,6 +190,8 @@ class Plugin {
   private loaded: PluginToLoad | null = null;
   /** Why it cannot run: loading it again after its isolate ended failed (until the next load). */
   private broken: string | null = null;
+  /** The load of a new isolate after the last one ended, while it is under way. */
+  private reloading: Promise<void> | null = null;
   private readonly queue: Job[] = [];
   private running = false;
 
@@ -164,24 +202,40 @@ class Plugin {
     private readonly forget: (plugin: Plugin) => void,
   ) {}
 
-  enqueue(job: Job, first = false): void {
-    if (first) this.queue.unshift(job);
-    else this.queue.push(job);
+  enqueue(job: Job): void {
+    this.queue.push(job);
     if (!this.running) void this.drain();
   }
 
+  /**
+   * Serves the queue in order. Calls are given to the isolate as they come, up to CALLS_AHEAD
+   * ahead of the one it runs; any other request waits until every call before it is answered.
+   */
   private async drain(): Promise<void> {
     this.running = true;
+    const calls = new Set<Promise<void>>();
     try {
-      for (let job = this.queue.shift(); job !== undefined; job = this.queue.shift()) {
-        if (job.kind === 'memory') {
-          job.answer(await this.askMemory());
+      for (;;) {
+        const job = this.queue.shift();
+        if (job === undefined) {
+          if (calls.size === 0) break;
+          await Promise.race(calls);
           continue;
         }
-        if (job.kind === 'reload') {
-          await this.reload().catch((err: unknown) => {
-            this.broken = `the plugin ${this.name} could not be loaded again: ${err instanceof Error ? err.message : String(err)}`;
-          });
+        if (job.kind === 'request' && job.request.op === 'call') {
+          while (calls.size >= CALLS_AHEAD) await Promise.race(calls);
+          const request = job.request;
+          const answered: Promise<void> = this.call(request).then(
+            (result) => this.reply({ id: request.id, op: 'called', result }),
+            (err: unknown) => this.reply({ id: request.id, op: 'failed', message: describeError(err) }),
+          );
+          calls.add(answered);
+          void answered.finally(() => calls.delete(answered));
+          continue;
+        }
+        await Promise.all(calls);
+        if (job.kind === 'memory') {
+          job.answer(await this.askMemory());
           continue;
         }
         const { request } = job;
@@ -190,7 +244,7 @@ class Plugin {
         try {
           response = await this.serve(request);
         } catch (err) {
-          response = { id: request.id, op: 'failed', message: err instanceof Error ? `${err.name}: ${err.message}` : 'unknown error' };
+          response = { id: request.id, op: 'failed', message: describeError(err) };
         }
         this.reply(response);
       }
@@ -204,6 +258,7 @@ class Plugin {
     switch (request.op) {
       case 'load': {
         // A new version gets a new isolate; a load that fails leaves the one loaded before in place.
+        await this.reloading;
         const result = await loadIsolate(this.wasm, request.plugin);
         if (!result.ok) return { id: request.id, op: 'loaded', answer: result };
         this.thread?.terminate();
@@ -213,54 +268,74 @@ class Plugin {
         return { id: request.id, op: 'loaded', answer: result.answer };
       }
       case 'unload':
+        await this.reloading;
         this.thread?.terminate();
         this.thread = null;
         this.loaded = null;
         return { id: request.id, op: 'unloaded' };
       case 'call':
-        return { id: request.id, op: 'called', result: await this.call(request) };
       case 'end-isolate':
       case 'stats':
       case 'check':
-        return { id: request.id, op: 'failed', message: `${request.op} is not a request on one plugin` };
+        return { id: request.id, op: 'failed', message: `${request.op} is not served here` };
     }
   }
 
+  /** One call: the host hears `begin` when its isolate starts it, and the result. */
   private async call(request: Extract<RunnerRequest, { op: 'call' }>): Promise<CallResult> {
-    if (this.loaded === null) return unavailable(`the plugin ${this.name} is not loaded`);
-    if (this.thread !== null && !this.thread.alive) this.thread = null;
-    if (this.thread === null && this.broken === null) await this.reload();
-    if (this.thread === null) return unavailable(this.broken ?? `the plugin ${this.name} is not loaded`);
-    const deadlineMs = limitsOf(this.loaded).deadlineMs;
     const { entry, handler, event, secrets } = request;
-    const answer = await this.thread.ask({ op: 'call', entry, handler, event, secrets }, deadlineMs + OVERRUN_MARGIN_MS);
-    if (answer.kind === 'response' && answer.response.op === 'called') return answer.response.result;
-    this.endIsolate();
-    if (answer.kind === 'overran') {
-      return { outcome: { kind: 'timeout', deadlineMs, ended: true }, logs: [], droppedLogLines: 0, reloaded: false };
+    for (;;) {
+      await this.ensureIsolate();
+      const thread = this.thread;
+      if (this.loaded === null || thread === null) return unavailable(this.broken ?? `the plugin ${this.name} is not loaded`);
+      const deadlineMs = limitsOf(this.loaded).deadlineMs;
+      const answer = await thread.ask({ op: 'call', entry, handler, event, secrets }, deadlineMs + OVERRUN_MARGIN_MS, () =>
+        this.reply({ id: request.id, op: 'begin' }),
+      );
+      // The isolate ended before this call's turn: it never ran, so the next isolate runs it.
+      if (answer.kind === 'cut') continue;
+      if (answer.kind === 'response' && answer.response.op === 'called') return answer.response.result;
+      thread.terminate();
+      void this.ensureIsolate();
+      if (answer.kind === 'overran') {
+        return { outcome: { kind: 'timeout', deadlineMs, ended: true }, logs: [], droppedLogLines: 0, reloaded: false };
+      }
+      const why = answer.kind === 'died' ? answer.why : answer.response.op === 'failed' ? answer.response.message : 'it answered out of turn';
+      return {
+        outcome: { kind: 'crashed', message: `the plugin's isolate failed (${why}); it is loaded again` },
+        logs: [],
+        droppedLogLines: 0,
+        reloaded: false,
+      };
     }
-    const why = answer.kind === 'died' ? answer.why : answer.response.op === 'failed' ? answer.response.message : 'it answered out of turn';
-    return { outcome: { kind: 'crashed', message: `the plugin's isolate failed (${why}); it is loaded again` }, logs: [], droppedLogLines: 0, reloaded: false };
   }
 
-  /** Ends the isolate; the plugin is loaded again in a new one before its next request. */
-  private endIsolate(): void {
-    this.thread?.terminate();
+  /** After its isolate ended, the plugin is loaded again in a new one (once, whoever asks). */
+  private ensureIsolate(): Promise<void> {
+    if (this.thread !== null && this.thread.alive) return Promise.resolve();
     this.thread = null;
-    if (this.loaded !== null) this.enqueue({ kind: 'reload' }, true);
+    if (this.loaded === null || this.broken !== null) return Promise.resolve();
+    this.reloading ??= this.reload().finally(() => (this.reloading = null));
+    return this.reloading;
   }
 
   private async reload(): Promise<void> {
-    if (this.thread !== null || this.loaded === null) return;
-    const result = await loadIsolate(this.wasm, this.loaded);
-    if (result.ok) {
-      this.thread = result.thread;
-      this.broken = null;
-    } else {
-      this.broken = `the plugin ${this.name} could not be loaded again after its isolate was ended: ${result.reasons.join('; ')}`;
-      // The host hears of it now, not at the plugin's next call: it is not running any more.
-      this.reply({ id: 0, op: 'lost', name: this.name, reason: this.broken });
+    const loaded = this.loaded!;
+    let reasons: string[];
+    try {
+      const result = await loadIsolate(this.wasm, loaded);
+      if (result.ok && this.loaded === loaded) {
+        this.thread = result.thread;
+        return;
+      }
+      if (result.ok) result.thread.terminate();
+      reasons = result.ok ? ['it was unloaded meanwhile'] : result.reasons;
+    } catch (err) {
+      reasons = [describeError(err)];
     }
+    this.broken = `the plugin ${this.name} could not be loaded again after its isolate was ended: ${reasons.join('; ')}`;
+    // The host hears of it now, not at the plugin's next call: it is not running any more.
+    this.reply({ id: 0, op: 'lost', name: this.name, reason: this.broken });
   }
 
   /** Ends its isolate now, whatever it runs (for tests and diagnostics): a call under way fails, the next one loads the plugin again. */
@@ -269,8 +344,8 @@ class Plugin {
   }
 
   /**
-   * Bytes its runtime holds, asked between its calls (its isolate serves one request at a time);
-   * null while it has no isolate, or when its queue does not get there within a second.
+   * Bytes its runtime holds, asked between its calls; null while it has no isolate, or when its
+   * queue does not get there within a second.
    */
   memoryBytes(): Promise<number | null> {
     return new Promise((resolve) => {
@@ -296,12 +371,14 @@ class Plugin {
   }
 }
 
+const describeError = (err: unknown): string => (err instanceof Error ? `${err.name}: ${err.message}` : 'unknown error');
+
 function serveChild(): void {
   // Compiled once for every isolate; requests that come meanwhile wait for it where they need it.
   const wasm = compiledQuickJS();
   wasm.catch(() => undefined); // each load reports it: "its isolate could not start: …"
   const plugins = new Map<string, Plugin>();
-  const send = (message: RunnerResponse): void => void process.send?.(message);
+  const send = batchedSender<RunnerResponse>((batch) => void process.send?.(batch));
   const pluginOf = (name: string): Plugin => {
     let plugin = plugins.get(name);
     if (plugin === undefined) {
@@ -329,7 +406,9 @@ function serveChild(): void {
   };
 
   process.on('message', (message: unknown) => {
-    const request = message as RunnerRequest;
+    for (const request of unbatched<RunnerRequest>(message)) serve(request);
+  });
+  const serve = (request: RunnerRequest): void => {
     if (typeof request !== 'object' || request === null || typeof request.id !== 'number') return;
     const fail = (err: unknown) => send({ id: request.id, op: 'failed', message: err instanceof Error ? `${err.name}: ${err.message}` : 'unknown error' });
     if (request.op === 'end-isolate') {
@@ -341,7 +420,7 @@ function serveChild(): void {
     else if (request.op === 'stats') void stats(request).catch(fail);
     else if (request.op === 'load') pluginOf(request.plugin.name).enqueue({ kind: 'request', request });
     else pluginOf(request.name).enqueue({ kind: 'request', request });
-  });
+  };
 }
 
 // The host is gone (or closed the channel): nothing is left to serve. A host that was killed

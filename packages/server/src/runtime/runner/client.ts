@@ -16,7 +16,9 @@ import { fileURLToPath } from 'node:url';
 import type { RunnablePlugin } from '../runnable.ts';
 import { DEFAULT_SANDBOX_LIMITS, type CallResult, type JsonObject } from '../sandbox/types.ts';
 import {
+  batchedSender,
   OVERRUN_MARGIN_MS,
+  unbatched,
   WORK_DIR_PREFIX,
   type LoadAnswer,
   type PluginToLoad,
@@ -71,6 +73,8 @@ interface Pending {
 
 interface ChildState {
   process: ChildProcess;
+  /** Sends a request in the batch of this turn of the event loop (protocol.ts `batchedSender`). */
+  send: (request: RunnerRequest) => void;
   dir: string;
   startedAt: number;
   exited: Promise<void>;
@@ -219,8 +223,7 @@ export class PluginRunner {
 
   private sendNow(child: ChildState, pending: Pending): void {
     pending.sent = true;
-    // A send on a channel that just closed fails here; the child's exit settles the request.
-    child.process.send(pending.request, (err) => void err);
+    child.send(pending.request);
   }
 
   private start(): void {
@@ -248,7 +251,16 @@ export class PluginRunner {
       return;
     }
     let exitedResolve!: () => void;
-    const child: ChildState = { process: proc, dir, startedAt: Date.now(), exited: new Promise((r) => (exitedResolve = r)) };
+    const child: ChildState = {
+      process: proc,
+      // A send on a channel that just closed fails here; the child's exit settles the requests.
+      send: batchedSender<RunnerRequest>((batch) => {
+        if (proc.connected) proc.send(batch, (err) => void err);
+      }),
+      dir,
+      startedAt: Date.now(),
+      exited: new Promise((r) => (exitedResolve = r)),
+    };
     this.child = child;
     let gone = false;
     const onGone = (why: string): void => {
@@ -263,7 +275,9 @@ export class PluginRunner {
       // The fork itself failed (no 'exit' follows), or a kill failed on a process already gone.
       if (proc.exitCode === null && proc.signalCode === null && proc.pid === undefined) onGone(`it could not start: ${err.message}`);
     });
-    proc.on('message', (message) => this.receive(child, message as RunnerResponse));
+    proc.on('message', (message) => {
+      for (const response of unbatched<RunnerResponse>(message)) this.receive(child, response);
+    });
     proc.stderr?.setEncoding('utf8');
     proc.stderr?.on('data', (text: string) => {
       const trimmed = text.trim();

@@ -60,7 +60,28 @@ export type RunnerResponse =
   /** Unasked (id 0): a loaded plugin whose isolate ended could not be loaded again; it answers `unavailable` until the next load. */
   | { id: 0; op: 'lost'; name: string; reason: string };
 
-/** The main thread → an isolate (one request at a time). */
+/**
+ * Messages between the host and the child go in batches: those sent in one turn of the event loop
+ * leave as one array, in order (one write to the channel instead of one per message), and each
+ * side takes an array apart in order. A single message is accepted too.
+ */
+export function batchedSender<M>(send: (batch: M[]) => void): (message: M) => void {
+  let batch: M[] = [];
+  return (message) => {
+    batch.push(message);
+    if (batch.length > 1) return;
+    setImmediate(() => {
+      const out = batch;
+      batch = [];
+      send(out);
+    });
+  };
+}
+
+/** The messages of what the channel delivered: a batch, or one message. */
+export const unbatched = <M>(received: unknown): M[] => (Array.isArray(received) ? (received as M[]) : [received as M]);
+
+/** The main thread → an isolate (in the order sent; it serves one at a time). */
 export type IsolateRequest =
   { op: 'load'; plugin: PluginToLoad } | { op: 'call'; entry: string; handler: string; event: JsonObject; secrets: Record<string, string> } | { op: 'memory' };
 
