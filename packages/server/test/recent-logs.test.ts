@@ -4,7 +4,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { eachEngine, startInstance, TEST_API_KEY, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type Instance } from './support/harness.ts';
-import { installPlugin } from './support/plugins.ts';
+import { installPlugin, untilRunning } from './support/plugins.ts';
 
 const RECENT = '/core/api/v1/logging/recent/';
 const HANDLERS = [{ className: 'Quiet', events: ['PLAN_COMMAND__POST_COMMIT'], compute: 'return [];' }];
@@ -17,6 +17,9 @@ eachEngine((engine) => {
       instance = await startInstance(engine);
       await installPlugin(instance.url, 'first-plugin', HANDLERS);
       await installPlugin(instance.url, 'second-plugin', HANDLERS);
+      // Loading is asynchronous: its lines would land between two reads of a test below.
+      await untilRunning(instance.url, 'first-plugin');
+      await untilRunning(instance.url, 'second-plugin');
     });
     after(async () => {
       await instance?.stop();

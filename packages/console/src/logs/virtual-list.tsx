@@ -81,7 +81,9 @@ export function VirtualList<T>({ id, label, items, shift, keyOf, rowClass, rende
   }, []);
 
   const onScroll = () => {
-    const el = box.current!;
+    // A scroll queued before the list left the page arrives after it left: nothing to place.
+    const el = box.current;
+    if (el === null) return;
     place.current = {
       top: el.scrollTop,
       shift: shiftNow.current,
@@ -92,8 +94,8 @@ export function VirtualList<T>({ id, label, items, shift, keyOf, rowClass, rende
   };
 
   const onKeyDown = (e: KeyboardEvent) => {
-    if (n === 0) return;
-    const el = box.current!;
+    const el = box.current;
+    if (n === 0 || el === null) return;
     const page = Math.max(1, Math.floor(el.clientHeight / ROW_HEIGHT) - 1);
     const current = activeIndex >= 0 ? activeIndex : -1;
     const from = current >= 0 ? current : Math.min(n - 1, Math.floor(el.scrollTop / ROW_HEIGHT));
@@ -133,9 +135,9 @@ export function VirtualList<T>({ id, label, items, shift, keyOf, rowClass, rende
 
   const onClick = (e: MouseEvent) => {
     const row = (e.target as HTMLElement).closest<HTMLElement>('[data-index]');
-    if (row === null) return;
+    const el = box.current;
+    if (row === null || el === null) return;
     // A picked row stays where it is: the list stops following the newest line.
-    const el = box.current!;
     place.current = { top: el.scrollTop, shift, height: el.clientHeight, follow: false };
     onActivate(Number(row.dataset.index));
   };
