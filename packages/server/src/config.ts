@@ -57,6 +57,8 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<string, string | undefined> = {}): Config {
   const get = (flag: string, name: string): string | undefined => flags[flag] ?? (env[name] === '' ? undefined : env[name]);
+  const integer = (flag: string, name: string, fallback: number, min: number, max: number): number =>
+    integerSetting(get(flag, name) ?? String(fallback), name, min, max);
   const dataDir = path.resolve(get('dataDir', 'CHARTA_DATA_DIR') ?? './data');
   const databaseUrl = get('databaseUrl', 'CHARTA_DATABASE_URL') ?? `sqlite:${path.join(dataDir, 'charta.db')}`;
   if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(databaseUrl)) {
@@ -92,38 +94,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
   const shutdownSeconds = Number(shutdownText);
   if (!Number.isFinite(shutdownSeconds) || shutdownSeconds <= 0 || shutdownSeconds > 3600)
     throw new ConfigError(`CHARTA_SHUTDOWN_TIMEOUT must be a number of seconds above 0 and at most 3600, got ${shutdownText}`);
-  const pluginMaxMemoryMb = integerSetting(get('pluginMaxMemoryMb', 'CHARTA_PLUGIN_MAX_MEMORY_MB') ?? '128', 'CHARTA_PLUGIN_MAX_MEMORY_MB', 1, 1024);
-  const pluginMaxTimeoutMs = integerSetting(get('pluginMaxTimeoutMs', 'CHARTA_PLUGIN_MAX_TIMEOUT_MS') ?? '5000', 'CHARTA_PLUGIN_MAX_TIMEOUT_MS', 10, 60000);
-  const pluginRunnerMaxMemoryMb = integerSetting(
-    get('pluginRunnerMaxMemoryMb', 'CHARTA_PLUGIN_RUNNER_MAX_MEMORY_MB') ?? '2048',
-    'CHARTA_PLUGIN_RUNNER_MAX_MEMORY_MB',
-    1,
-    65536,
-  );
-  const pluginMaxEffectsPerAnswer = integerSetting(
-    get('pluginMaxEffectsPerAnswer', 'CHARTA_PLUGIN_MAX_EFFECTS_PER_ANSWER') ?? String(DEFAULT_MAX_EFFECTS_PER_ANSWER),
-    'CHARTA_PLUGIN_MAX_EFFECTS_PER_ANSWER',
-    1,
-    100_000,
-  );
-  const pluginEffectsPerChange = integerSetting(
-    get('pluginEffectsPerChange', 'CHARTA_PLUGIN_EFFECTS_PER_CHANGE') ?? String(DEFAULT_EFFECTS_PER_CHANGE),
-    'CHARTA_PLUGIN_EFFECTS_PER_CHANGE',
-    1,
-    1_000_000,
-  );
-  const pluginDeliveryAttempts = integerSetting(
-    get('pluginDeliveryAttempts', 'CHARTA_PLUGIN_DELIVERY_ATTEMPTS') ?? String(DEFAULT_PLUGIN_DELIVERY_ATTEMPTS),
-    'CHARTA_PLUGIN_DELIVERY_ATTEMPTS',
-    1,
-    100,
-  );
-  const pluginRetryBaseMs = integerSetting(
-    get('pluginRetryBaseMs', 'CHARTA_PLUGIN_RETRY_BASE_MS') ?? String(DEFAULT_PLUGIN_RETRY_BASE_MS),
-    'CHARTA_PLUGIN_RETRY_BASE_MS',
-    1,
-    60_000,
-  );
+  const pluginMaxMemoryMb = integer('pluginMaxMemoryMb', 'CHARTA_PLUGIN_MAX_MEMORY_MB', 128, 1, 1024);
+  const pluginMaxTimeoutMs = integer('pluginMaxTimeoutMs', 'CHARTA_PLUGIN_MAX_TIMEOUT_MS', 5000, 10, 60000);
+  const pluginRunnerMaxMemoryMb = integer('pluginRunnerMaxMemoryMb', 'CHARTA_PLUGIN_RUNNER_MAX_MEMORY_MB', 2048, 1, 65536);
+  const pluginMaxEffectsPerAnswer = integer('pluginMaxEffectsPerAnswer', 'CHARTA_PLUGIN_MAX_EFFECTS_PER_ANSWER', DEFAULT_MAX_EFFECTS_PER_ANSWER, 1, 100_000);
+  const pluginEffectsPerChange = integer('pluginEffectsPerChange', 'CHARTA_PLUGIN_EFFECTS_PER_CHANGE', DEFAULT_EFFECTS_PER_CHANGE, 1, 1_000_000);
+  const pluginDeliveryAttempts = integer('pluginDeliveryAttempts', 'CHARTA_PLUGIN_DELIVERY_ATTEMPTS', DEFAULT_PLUGIN_DELIVERY_ATTEMPTS, 1, 100);
+  const pluginRetryBaseMs = integer('pluginRetryBaseMs', 'CHARTA_PLUGIN_RETRY_BASE_MS', DEFAULT_PLUGIN_RETRY_BASE_MS, 1, 60_000);
   const workersText = get('workers', 'CHARTA_WORKERS') ?? '1';
   const workers = /^[0-9]+$/.test(workersText) ? Number(workersText) : NaN;
   if (!(workers >= 1 && workers <= MAX_WORKERS))
@@ -135,12 +112,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
         'stalls all its requests (better-sqlite3 is synchronous), and the log stream would split into one per worker (docs/configuration.md, "Multi-process serving")',
     );
   }
-  const listCountCap = integerSetting(
-    get('listCountCap', 'CHARTA_LIST_COUNT_CAP') ?? String(DEFAULT_LIST_COUNT_CAP),
-    'CHARTA_LIST_COUNT_CAP',
-    1,
-    1_000_000_000,
-  );
+  const listCountCap = integer('listCountCap', 'CHARTA_LIST_COUNT_CAP', DEFAULT_LIST_COUNT_CAP, 1, 1_000_000_000);
   const consoleText = get('consoleDir', 'CHARTA_CONSOLE_DIR');
   const consoleDir = consoleText === undefined ? DEFAULT_CONSOLE_DIR : path.resolve(consoleText);
   const demoText = get('demo', 'CHARTA_DEMO');
