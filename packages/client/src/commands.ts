@@ -1,6 +1,6 @@
 // The nine Commands API endpoints. Calls that answer with a command resolve to a
 // CommandResult `{ command, etag, replayed }` (see index.ts).
-import type { AutocompleteOption, CappedPaginated, Command, Fields } from '@charta/server/schemas';
+import type { AutocompleteOption, Paginated, Command, Fields } from '@charta/server/schemas';
 import { paths } from './paths.ts';
 import type { Answer, QueryValue, Transport } from './transport.ts';
 
@@ -107,10 +107,10 @@ export class CommandsApi {
     return result(await this.transport.send<Command>('GET', paths.command(uuid)));
   }
 
-  async list(options: CommandListOptions = {}): Promise<CappedPaginated<Command>> {
+  async list(options: CommandListOptions = {}): Promise<Paginated<Command>> {
     const query: Record<string, QueryValue> = {};
     for (const [name, parameter] of Object.entries(COMMAND_QUERY_PARAMETERS)) query[parameter] = options[name as keyof CommandListOptions];
-    return (await this.transport.send<CappedPaginated<Command>>('GET', paths.commands(), { query })).data;
+    return (await this.transport.send<Paginated<Command>>('GET', paths.commands(), { query })).data;
   }
 
   /** PATCH: replaces the named fields' values; `null` clears a field. */

@@ -11,8 +11,7 @@
 // enterInError) resolves to a CommandResult `{ command, etag, replayed }`: `etag` is the
 // ETag header to pass back as `{ ifMatch: etag }`, `replayed` is true when the instance
 // replayed an earlier answer for the same Idempotency-Key. Everything else resolves to the
-// resource itself (Patient, Note, Fields, AutocompleteOption[], Paginated<…> or, for the
-// commands and notes lists, CappedPaginated<…> with `count_is_estimate`,
+// resource itself (Patient, Note, Fields, AutocompleteOption[], Paginated<…> for every list,
 // PluginSecretListing); commands.delete resolves to undefined.
 //
 // Failures: a non-2xx answer throws ChartaApiError (status, problem body, `<status> <code>:
@@ -30,7 +29,6 @@ import { ClientCredentials, Transport, staticCredentials, type Credentials, type
 export type {
   AutocompleteOption,
   BannerAlert,
-  CappedPaginated,
   Command,
   Fields,
   Note,

@@ -1,5 +1,5 @@
 // Patients and notes: what a note needs before commands can be written into it.
-import type { BannerAlert, CappedPaginated, CreateNote, CreatePatient, Note, Paginated, Patient } from '@charta/server/schemas';
+import type { BannerAlert, CreateNote, CreatePatient, Note, Paginated, Patient } from '@charta/server/schemas';
 import { paths } from './paths.ts';
 import type { Transport } from './transport.ts';
 
@@ -48,9 +48,9 @@ export class NotesApi {
     return (await this.transport.send<Note>('GET', paths.note(uuid))).data;
   }
 
-  async list(options: NoteListOptions = {}): Promise<CappedPaginated<Note>> {
+  async list(options: NoteListOptions = {}): Promise<Paginated<Note>> {
     const query = { patient_key: options.patientKey, limit: options.limit, offset: options.offset };
-    return (await this.transport.send<CappedPaginated<Note>>('GET', paths.notes(), { query })).data;
+    return (await this.transport.send<Paginated<Note>>('GET', paths.notes(), { query })).data;
   }
 
   async lock(uuid: string): Promise<Note> {

@@ -321,7 +321,7 @@ for (const engine of ENGINES) {
 
     it("reads a patient's banner alerts, paginated", async () => {
       const patient = await charta.patients.create({ firstName: 'Banner', lastName: 'Alerts' });
-      assert.deepEqual(await charta.patients.bannerAlerts(patient.key), { count: 0, next: null, previous: null, results: [] });
+      assert.deepEqual(await charta.patients.bannerAlerts(patient.key), { count: 0, count_is_estimate: false, next: null, previous: null, results: [] });
       for (const [i, key] of ['a', 'b'].entries()) {
         await upsertBannerAlert(instance.storage.db, {
           patient_key: patient.key,

@@ -4,6 +4,7 @@
 // schemas. The layout is described in the README.
 import crypto from 'node:crypto';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import { AjvCompiler } from '@fastify/ajv-compiler';
 import type { Config } from './config.ts';
 import type { Storage } from './storage/db.ts';
 import { sharedSchemas } from './http/schemas.ts';
@@ -37,6 +38,22 @@ declare module 'fastify' {
 
 export const VERSION = '0.1.0';
 
+/** How Fastify asks for a route part's validator (`@fastify/ajv-compiler`'s declared types name only the schema). */
+type CompileRoutePart = (route: { schema: unknown; httpPart?: string }) => unknown;
+type ValidatorPool = (externalSchemas: unknown, options: { customOptions?: object }) => CompileRoutePart;
+const validators = AjvCompiler() as unknown as ValidatorPool;
+
+/**
+ * Bodies are validated as sent (no coercion: `"1"` is not a number), but a query string has only
+ * text: its integers (`limit`, `offset`, http/pagination.ts) are coerced before they are checked,
+ * so its schema says what it takes and the OpenAPI document shows integers.
+ */
+const queryCoercingValidator: ValidatorPool = (externalSchemas, options) => {
+  const asSent = validators(externalSchemas, options);
+  const coercing = validators(externalSchemas, { ...options, customOptions: { ...options.customOptions, coerceTypes: true } });
+  return (route) => (route.httpPart === 'querystring' ? coercing(route) : asSent(route));
+};
+
 export async function buildApp(config: Config, storage: Storage): Promise<FastifyInstance> {
   const verbose = config.logLevel === 'debug' || config.logLevel === 'trace';
   const app = Fastify({
@@ -53,6 +70,7 @@ export async function buildApp(config: Config, storage: Storage): Promise<Fastif
     bodyLimit: config.bodyLimit,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: true } },
+    schemaController: { compilersFactory: { buildValidator: queryCoercingValidator as never } },
     genReqId: () => crypto.randomUUID(),
     frameworkErrors,
     trustProxy: false,

@@ -1,7 +1,7 @@
 // The public wire types of the API, for @charta/client (which declares @charta/server as a
 // dependency and imports this module with `import type` only: nothing here runs in a client).
 // Each feature defines its schemas in its own schemas.ts; this barrel only re-exports types.
-export type { CappedPaginated, Paginated } from './http/schemas.ts';
+export type { Paginated } from './http/schemas.ts';
 export type { AutocompleteOption, Command, CreateCommandBody, Fields, PatchCommandBody } from './commands/schemas.ts';
 export type { CreatePatient, Patient } from './patients/schemas.ts';
 export type { CreateNote, Note } from './notes/schemas.ts';

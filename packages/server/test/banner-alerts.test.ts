@@ -37,7 +37,7 @@ for (const engine of ENGINES) {
     it('an empty list for a patient without alerts', async () => {
       const r = await api.call('GET', path(patient));
       assert.equal(r.status, 200, r.text);
-      assert.deepEqual(r.json, { count: 0, next: null, previous: null, results: [] });
+      assert.deepEqual(r.json, { count: 0, count_is_estimate: false, next: null, previous: null, results: [] });
     });
 
     it('lists what the repository wrote, oldest first, in the documented shape; the same key replaces, keeping created_at', async () => {

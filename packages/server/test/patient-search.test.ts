@@ -73,8 +73,8 @@ for (const engine of ENGINES) {
         ['name=a%0Ab', 'name'],
         [`name=${'x'.repeat(101)}`, 'querystring.name'],
         ['name=a%20b%20c%20d%20e%20f', 'name'],
-        ['limit=0', 'limit'],
-        ['limit=1001', 'limit'],
+        ['limit=0', 'querystring.limit'],
+        ['limit=1001', 'querystring.limit'],
         ['offset=-1', 'querystring.offset'],
         ['nme=ada', 'querystring.nme'],
       ]) {

@@ -3,12 +3,12 @@
 import type { Ctx } from '../context.ts';
 import { KEY_RE } from '../lib/ids.ts';
 import { isoMicros } from '../lib/time.ts';
-import { invalid, problem, type FieldProblem } from '../http/problem.ts';
-import { moreAfter, pageLinks, parsePage } from '../http/pagination.ts';
+import { problem } from '../http/problem.ts';
+import { exactList, type List, type Page } from '../http/pagination.ts';
 import { actingStaff } from '../auth/acting-staff.ts';
 import { getPatient as findPatient } from '../storage/clinical-repository.ts';
 import { listBannerAlerts as listRows, type BannerAlertRow } from '../storage/banner-alerts-repository.ts';
-import type { BannerAlert, BannerAlertPage } from './schemas.ts';
+import type { BannerAlert } from './schemas.ts';
 
 function view(row: BannerAlertRow): BannerAlert {
   let placement: unknown;
@@ -28,18 +28,9 @@ function view(row: BannerAlertRow): BannerAlert {
   };
 }
 
-export async function listBannerAlerts(
-  ctx: Ctx,
-  patientKey: string,
-  query: Partial<Record<string, string>>,
-  baseUrl: string,
-  path: string,
-): Promise<BannerAlertPage> {
+export async function listBannerAlerts(ctx: Ctx, patientKey: string, page: Page): Promise<List<BannerAlert>> {
   actingStaff(ctx);
-  const errors: FieldProblem[] = [];
-  const page = parsePage(query, errors);
-  if (errors.length > 0) throw invalid(errors);
   if (!KEY_RE.test(patientKey) || (await findPatient(ctx.storage.reader, patientKey)) === undefined) throw problem('patient_not_found');
   const { rows, count } = await listRows(ctx.storage.reader, patientKey, page.limit, page.offset);
-  return { count, ...pageLinks(baseUrl, path, query, page, moreAfter(page, count)), results: rows.map(view) };
+  return exactList(page, count, rows.map(view));
 }

@@ -4,7 +4,7 @@ import type { Ctx } from '../context.ts';
 import { KEY_RE } from '../lib/ids.ts';
 import { isoMicros } from '../lib/time.ts';
 import { invalid, problem } from '../http/problem.ts';
-import { moreAfter, pageLinks, parsePage } from '../http/pagination.ts';
+import { exactList, type List, type Page } from '../http/pagination.ts';
 import { actingStaff } from '../auth/acting-staff.ts';
 import { getPatient as findPatient } from '../storage/clinical-repository.ts';
 import { listChartRows, type ChartEntity, type ChartRows } from '../storage/chart-repository.ts';
@@ -45,17 +45,25 @@ function view<E extends ChartEntity>(entity: E, row: ChartRows[E]): Record<strin
   return { ...base, coding, sig: m.sig, stopped_by_command: m.stopped_by_command };
 }
 
-export async function readChart(ctx: Ctx, entity: ChartEntity, patientKey: string, query: Partial<Record<string, string>>, baseUrl: string, path: string) {
+export async function readChart(
+  ctx: Ctx,
+  entity: ChartEntity,
+  patientKey: string,
+  query: { status?: string },
+  page: Page,
+): Promise<List<Record<string, unknown>>> {
   actingStaff(ctx);
   const errors: FieldProblem[] = [];
-  const page = parsePage(query, errors);
-  const asked = query['status'] ?? PICKABLE[entity];
+  const asked = query.status ?? PICKABLE[entity];
   const statuses = asked === 'all' ? STATUSES[entity] : asked.split(',');
   const unknown = statuses.filter((s) => !STATUSES[entity].includes(s));
   if (unknown.length > 0) errors.push({ field: 'status', message: `must be 'all' or a comma-separated list of ${STATUSES[entity].join(', ')}` });
   if (errors.length > 0) throw invalid(errors);
   if (!KEY_RE.test(patientKey) || (await findPatient(ctx.storage.reader, patientKey)) === undefined) throw problem('patient_not_found');
   const rows = await listChartRows(ctx.storage.reader, entity, patientKey, statuses);
-  const results = rows.slice(page.offset, page.offset + page.limit).map((r) => view(entity, r));
-  return { count: rows.length, ...pageLinks(baseUrl, path, query, page, moreAfter(page, rows.length)), results };
+  return exactList(
+    page,
+    rows.length,
+    rows.slice(page.offset, page.offset + page.limit).map((r) => view(entity, r)),
+  );
 }

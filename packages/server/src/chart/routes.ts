@@ -8,7 +8,8 @@ import { problemResponses as problems } from '../http/schemas.ts';
 import type { ChartEntity } from '../storage/chart-repository.ts';
 import { readChart } from './read.ts';
 import { listBannerAlerts } from './banner-alerts.ts';
-import { BannerAlertPageSchema, BannerAlertQuery, BannerAlertSchema, ChartParams, chartPage, chartQuery } from './schemas.ts';
+import { BannerAlertPageSchema, BannerAlertSchema, ChartParams, chartPage, chartQuery } from './schemas.ts';
+import { PageQuery, pageBody, pageOf } from '../http/pagination.ts';
 
 const tags = ['Patient chart'];
 const security = [{ bearer: [] }];
@@ -33,7 +34,8 @@ export async function chartRoutes(parent: FastifyInstance, { storage, publicUrl 
       },
       handler: async (request) => {
         const { key } = request.params;
-        return readChart(ctxOf(request, storage), entity, key, request.query, baseUrlOf(request, publicUrl), `/core/api/v1/patients/${key}/${PATHS[entity]}/`);
+        const list = await readChart(ctxOf(request, storage), entity, key, request.query, pageOf(request.query));
+        return pageBody(baseUrlOf(request, publicUrl), `/core/api/v1/patients/${key}/${PATHS[entity]}/`, request.query, list);
       },
     });
   }
@@ -45,12 +47,13 @@ export async function chartRoutes(parent: FastifyInstance, { storage, publicUrl 
       security,
       summary: "Banner alerts plugins added to the patient's chart, oldest first",
       params: ChartParams,
-      querystring: BannerAlertQuery,
+      querystring: PageQuery,
       response: { 200: Type.Ref('BannerAlertPage'), ...problems(400, 401, 403, 404) },
     },
     handler: async (request) => {
       const { key } = request.params;
-      return listBannerAlerts(ctxOf(request, storage), key, request.query, baseUrlOf(request, publicUrl), `/core/api/v1/patients/${key}/banner-alerts/`);
+      const list = await listBannerAlerts(ctxOf(request, storage), key, pageOf(request.query));
+      return pageBody(baseUrlOf(request, publicUrl), `/core/api/v1/patients/${key}/banner-alerts/`, request.query, list);
     },
   });
 }

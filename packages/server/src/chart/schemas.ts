@@ -1,6 +1,7 @@
 // Schemas of the patient's chart (docs/api.md, The patient's chart).
+import { PageParams } from '../http/pagination.ts';
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, pageOf, type Paginated } from '../http/schemas.ts';
+import { Nullable, PageOf } from '../http/schemas.ts';
 import type { ChartEntity } from '../storage/chart-repository.ts';
 import { STATUSES } from './read.ts';
 
@@ -39,18 +40,11 @@ export const chartQuery = (entity: ChartEntity) =>
   Type.Object(
     {
       status: Type.Optional(Type.String({ maxLength: 100, description: `'all' or a comma-separated list of ${STATUSES[entity].join(', ')}` })),
-      limit: Type.Optional(Type.String({ pattern: '^\\d+$' })),
-      offset: Type.Optional(Type.String({ pattern: '^\\d+$' })),
+      ...PageParams,
     },
     { additionalProperties: false },
   );
-export const chartPage = (entity: ChartEntity) =>
-  Type.Object({
-    count: Type.Integer(),
-    next: Type.Union([Type.String(), Type.Null()]),
-    previous: Type.Union([Type.String(), Type.Null()]),
-    results: Type.Array(ChartEntrySchemas[entity]),
-  });
+export const chartPage = (entity: ChartEntity) => PageOf(ChartEntrySchemas[entity]);
 
 /** A banner alert a plugin shows on the patient's chart (docs/api.md, "Banner alerts"). */
 export const BannerAlertSchema = Type.Object(
@@ -66,9 +60,4 @@ export const BannerAlertSchema = Type.Object(
   { $id: 'BannerAlert' },
 );
 export type BannerAlert = Static<typeof BannerAlertSchema>;
-export const BannerAlertPageSchema = pageOf(Type.Ref('BannerAlert'), 'BannerAlertPage');
-export type BannerAlertPage = Paginated<BannerAlert>;
-export const BannerAlertQuery = Type.Object(
-  { limit: Type.Optional(Type.String({ pattern: '^\\d+$' })), offset: Type.Optional(Type.String({ pattern: '^\\d+$' })) },
-  { additionalProperties: false },
-);
+export const BannerAlertPageSchema = PageOf(Type.Ref('BannerAlert'), 'BannerAlertPage');

@@ -3,7 +3,7 @@ import type { Ctx } from '../context.ts';
 import { KEY_RE, UUID_RE } from '../lib/ids.ts';
 import { DAY_MICROS, parseDateMicros, parseTimestampMicros } from '../lib/time.ts';
 import { invalid, type FieldProblem } from '../http/problem.ts';
-import { parsePage, type CappedList } from '../http/pagination.ts';
+import type { List, Page } from '../http/pagination.ts';
 import { listCommands as queryCommands, type CommandFilter, type CommandOrder } from '../storage/commands-repository.ts';
 import { kindKeys } from './kinds/index.ts';
 import { COMMAND_STATES, toView, type CommandView } from './representation.ts';
@@ -13,11 +13,12 @@ export const LIST_FILTERS = ['patient_key', 'note_key', 'originator_key', 'commi
 export const TIME_FILTERS = ['created_at', 'updated_at'].flatMap((c) => ['', '__lt', '__lte', '__gt', '__gte'].map((s) => c + s));
 export const ORDERINGS = ['created_at', '-created_at', 'updated_at', '-updated_at'] as const;
 
+/** The filters and ordering of the querystring (its page is parsed apart). */
 export type ListQuery = Partial<Record<string, string>>;
 
-export type CommandList = CappedList<CommandView>;
+export type CommandList = List<CommandView>;
 
-export async function listCommands(ctx: Ctx, query: ListQuery, countCap: number): Promise<CommandList> {
+export async function listCommands(ctx: Ctx, query: ListQuery, page: Page, countCap: number): Promise<CommandList> {
   actingStaff(ctx);
   const errors: FieldProblem[] = [];
   const filter: CommandFilter = { times: [] };
@@ -47,7 +48,6 @@ export async function listCommands(ctx: Ctx, query: ListQuery, countCap: number)
   }
   const ordering = q.ordering ?? 'created_at';
   need('ordering', (ORDERINGS as readonly string[]).includes(ordering), `must be one of ${ORDERINGS.join(', ')}`);
-  const page = parsePage(q, errors);
   if (errors.length > 0) throw invalid(errors);
   const order: CommandOrder = {
     column: ordering.replace('-', '') as CommandOrder['column'],

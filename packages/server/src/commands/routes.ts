@@ -5,7 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { problem, invalid } from '../http/problem.ts';
 import { baseUrlOf, ctxOf, expectEmptyBody, idempotencyOf, requireBody, type FeatureOptions } from '../http/request.ts';
-import { cappedPageBody } from '../http/pagination.ts';
+import { pageBody, pageOf } from '../http/pagination.ts';
 import { EmptyBody, problemResponses as problems } from '../http/schemas.ts';
 import { UUID_RE } from '../lib/ids.ts';
 import {
@@ -52,9 +52,9 @@ export async function commandRoutes(parent: FastifyInstance, { storage, publicUr
   app.get('/core/api/v1/commands', {
     schema: { tags, security, summary: 'List commands', querystring: ListCommandsQuery, response: { 200: ref('CommandPage'), ...problems(400, 401, 403) } },
     handler: async (request, reply) => {
-      const query = request.query;
-      const list = await listCommands(ctxOf(request, storage), query, listCountCap);
-      return sendCommandPage(reply, cappedPageBody(baseUrlOf(request, publicUrl), BASE, query, list));
+      const { limit, offset, ...filters } = request.query;
+      const list = await listCommands(ctxOf(request, storage), filters, pageOf({ limit, offset }), listCountCap);
+      return sendCommandPage(reply, pageBody(baseUrlOf(request, publicUrl), BASE, request.query, list));
     },
   });
 

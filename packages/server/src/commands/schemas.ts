@@ -1,7 +1,8 @@
 // Schemas of the Commands API: the command resource, its page, the create and change bodies,
 // the fields of a kind and an autocomplete option (docs/api.md, The nine Commands API endpoints).
+import { PageParams } from '../http/pagination.ts';
 import { Type, type Static, type TOptional, type TString } from '@sinclair/typebox';
-import { Key, Nullable, Timestamp, Uuid, cappedPageOf } from '../http/schemas.ts';
+import { Key, Nullable, Timestamp, Uuid, PageOf } from '../http/schemas.ts';
 import { MAX_SEARCH_TERM } from '../terminology/normalize.ts';
 import { LIST_FILTERS, ORDERINGS, TIME_FILTERS } from './list.ts';
 
@@ -24,7 +25,7 @@ export const CommandSchema = Type.Object(
 );
 export type Command = Static<typeof CommandSchema>;
 
-export const CommandPageSchema = cappedPageOf(Type.Ref('Command'), 'CommandPage');
+export const CommandPageSchema = PageOf(Type.Ref('Command'), 'CommandPage');
 
 const ValuesSchema = Type.Record(Type.String(), Type.Unknown(), { description: 'Field name → value; see the fields endpoint' });
 
@@ -98,8 +99,7 @@ export const ListCommandsQuery = Type.Object(
   {
     ...filters,
     ordering: Type.Optional(Type.Union(ORDERINGS.map((o) => Type.Literal(o)))),
-    limit: Type.Optional(Type.String({ pattern: '^\\d+$', description: '1–1000, default 20' })),
-    offset: Type.Optional(Type.String({ pattern: '^\\d+$', description: 'default 0' })),
+    ...PageParams,
   },
   { additionalProperties: false },
 );

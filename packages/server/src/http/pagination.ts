@@ -1,5 +1,9 @@
-// limit/offset pagination with absolute next/previous links (DRF's page shape).
-import type { FieldProblem } from './problem.ts';
+// One way to page a list (docs/api.md, "Pagination"): `limit` and `offset` in the querystring,
+// validated by the route's TypeBox schema (PageParams; query strings are coerced to integers,
+// app.ts), one page shape on the wire (count, count_is_estimate, next, previous, results), and
+// the absolute next/previous links built here only. An operation answers a List; its route
+// turns it into the page with pageBody.
+import { Type } from '@sinclair/typebox';
 
 export interface Page {
   limit: number;
@@ -10,20 +14,17 @@ export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 1000;
 const MAX_OFFSET = 10_000_000;
 
-export function parsePage(query: Partial<Record<string, string>>, errors: FieldProblem[]): Page {
-  const limit = parseCount(query.limit, DEFAULT_LIMIT, 1, MAX_LIMIT);
-  const offset = parseCount(query.offset, 0, 0, MAX_OFFSET);
-  if (limit === undefined) errors.push({ field: 'limit', message: `must be an integer from 1 to ${MAX_LIMIT}` });
-  if (offset === undefined) errors.push({ field: 'offset', message: `must be an integer from 0 to ${MAX_OFFSET}` });
-  return { limit: limit ?? DEFAULT_LIMIT, offset: offset ?? 0 };
-}
+/** The page parameters of every list's querystring schema: `Type.Object({ ...PageParams, ...filters })`. */
+export const PageParams = {
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, description: `Rows per page, 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT})` })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_OFFSET, description: 'Rows to skip (default 0)' })),
+};
 
-function parseCount(text: string | undefined, fallback: number, min: number, max: number): number | undefined {
-  if (text === undefined) return fallback;
-  if (!/^\d{1,9}$/.test(text)) return undefined;
-  const n = Number(text);
-  return n >= min && n <= max ? n : undefined;
-}
+/** The querystring of a list with nothing but its page. */
+export const PageQuery = Type.Object(PageParams, { additionalProperties: false });
+
+/** The page a validated querystring asks for, defaults filled in. */
+export const pageOf = (query: { limit?: number; offset?: number }): Page => ({ limit: query.limit ?? DEFAULT_LIMIT, offset: query.offset ?? 0 });
 
 /**
  * How far a list that grows without bound (commands, notes) counts its matching rows exactly,
@@ -31,40 +32,40 @@ function parseCount(text: string | undefined, fallback: number, min: number, max
  */
 export const DEFAULT_LIST_COUNT_CAP = 10_000;
 
-/** An exact count says whether rows follow the page. */
-export const moreAfter = (page: Page, count: number) => page.offset + page.limit < count;
-
-/** `next` (when `hasNext`) and `previous` as absolute URLs keeping every other query parameter. */
-export function pageLinks(baseUrl: string, path: string, query: Partial<Record<string, string>>, page: Page, hasNext: boolean) {
-  const link = (offset: number) => {
-    const params = new URLSearchParams();
-    for (const [k, v] of Object.entries(query)) if (v !== undefined && k !== 'offset' && k !== 'limit') params.set(k, v);
-    params.set('limit', String(page.limit));
-    params.set('offset', String(offset));
-    return `${baseUrl}${path}?${params.toString()}`;
-  };
-  return {
-    next: hasNext ? link(page.offset + page.limit) : null,
-    previous: page.offset > 0 ? link(Math.max(0, page.offset - page.limit)) : null,
-  };
-}
-
-/** One page of a list whose count is capped (commands, notes, patients; docs/api.md, "Pagination"). */
-export interface CappedList<T> {
+/** One page of a list, as an operation answers it. */
+export interface List<T> {
   page: Page;
   hasNext: boolean;
-  /** Exact, or `offset + countCap` with `countIsEstimate` when more rows match. */
+  /** Exact, or `offset + countCap` with `countIsEstimate` when more rows match (a capped count). */
   count: number;
   countIsEstimate: boolean;
   results: T[];
 }
 
-/** A capped list as the wire page: count, count_is_estimate, next, previous, results. */
-export function cappedPageBody<T>(baseUrl: string, path: string, query: Partial<Record<string, string>>, list: CappedList<T>) {
+/** A page of a list whose count is exact. */
+export const exactList = <T>(page: Page, count: number, results: T[]): List<T> => ({
+  page,
+  hasNext: page.offset + page.limit < count,
+  count,
+  countIsEstimate: false,
+  results,
+});
+
+/** The wire page of `list`, its `next` and `previous` absolute URLs keeping every other query parameter. */
+export function pageBody<T>(baseUrl: string, path: string, query: object, list: List<T>) {
+  const { page } = list;
+  const link = (offset: number) => {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(query)) if (v !== undefined && k !== 'offset' && k !== 'limit') params.set(k, String(v));
+    params.set('limit', String(page.limit));
+    params.set('offset', String(offset));
+    return `${baseUrl}${path}?${params.toString()}`;
+  };
   return {
     count: list.count,
     count_is_estimate: list.countIsEstimate,
-    ...pageLinks(baseUrl, path, query, list.page, list.hasNext),
+    next: list.hasNext ? link(page.offset + page.limit) : null,
+    previous: page.offset > 0 ? link(Math.max(0, page.offset - page.limit)) : null,
     results: list.results,
   };
 }

@@ -27,30 +27,13 @@ export const ProblemSchema = Type.Object(
   { $id: 'Problem', additionalProperties: true, description: 'RFC 9457 problem details' },
 );
 
-export const pageOf = <T extends TSchema>(item: T, id: string) =>
-  Type.Object(
-    {
-      count: Type.Integer(),
-      next: Nullable(Type.String({ format: 'uri' })),
-      previous: Nullable(Type.String({ format: 'uri' })),
-      results: Type.Array(item),
-    },
-    { $id: id },
-  );
-
-export interface Paginated<T> {
-  count: number;
-  next: string | null;
-  previous: string | null;
-  results: T[];
-}
-
 /**
- * The page of a list that grows without bound (commands, notes): its count is exact up to a cap
- * past the page's offset; beyond, `count` is that bound and `count_is_estimate` is true
- * (docs/api.md, "Pagination").
+ * The one page shape of every list (docs/api.md, "Pagination"), built by http/pagination.ts
+ * pageBody. A list that grows without bound (commands, notes, patients) counts its matching rows
+ * exactly up to a cap past the page's offset; beyond, `count` is that bound and
+ * `count_is_estimate` is true. Every other list's count is exact.
  */
-export const cappedPageOf = <T extends TSchema>(item: T, id: string) =>
+export const PageOf = <T extends TSchema>(item: T, id?: string) =>
   Type.Object(
     {
       count: Type.Integer({
@@ -61,11 +44,15 @@ export const cappedPageOf = <T extends TSchema>(item: T, id: string) =>
       previous: Nullable(Type.String({ format: 'uri' })),
       results: Type.Array(item),
     },
-    { $id: id },
+    id === undefined ? {} : { $id: id },
   );
 
-export interface CappedPaginated<T> extends Paginated<T> {
+export interface Paginated<T> {
+  count: number;
   count_is_estimate: boolean;
+  next: string | null;
+  previous: string | null;
+  results: T[];
 }
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {

@@ -2,20 +2,20 @@
 import type { Ctx } from '../context.ts';
 import { KEY_RE } from '../lib/ids.ts';
 import { invalid, type FieldProblem } from '../http/problem.ts';
-import { parsePage, type CappedList } from '../http/pagination.ts';
+import type { List, Page } from '../http/pagination.ts';
 import { listNotes as queryNotes } from '../storage/clinical-repository.ts';
-import type { Note } from './schemas.ts';
+import type { ListNotesQuery, Note } from './schemas.ts';
+import type { Static } from '@sinclair/typebox';
 import { actingStaff } from '../auth/acting-staff.ts';
 import { toView } from './representation.ts';
 
-export type NoteList = CappedList<Note>;
+export type NoteList = List<Note>;
 
-export async function listNotes(ctx: Ctx, query: Partial<Record<string, string>>, countCap: number): Promise<NoteList> {
+export async function listNotes(ctx: Ctx, query: Static<typeof ListNotesQuery>, page: Page, countCap: number): Promise<NoteList> {
   actingStaff(ctx);
   const errors: FieldProblem[] = [];
   if (query.patient_key !== undefined && !KEY_RE.test(query.patient_key))
     errors.push({ field: 'patient_key', message: 'must be 32 lowercase hexadecimal characters' });
-  const page = parsePage(query, errors);
   const deleted = query.deleted === undefined ? undefined : ({ true: true, false: false } as Record<string, boolean>)[query.deleted];
   if (query.deleted !== undefined && deleted === undefined) errors.push({ field: 'deleted', message: 'must be true or false' });
   if (errors.length > 0) throw invalid(errors);

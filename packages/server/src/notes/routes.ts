@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { baseUrlOf, ctxOf, expectEmptyBody, type FeatureOptions } from '../http/request.ts';
-import { cappedPageBody } from '../http/pagination.ts';
+import { pageBody, pageOf } from '../http/pagination.ts';
 import { problemResponses as problems } from '../http/schemas.ts';
 import { CreateNoteBody, ListNotesQuery, NoteParams as params, noteComponents } from './schemas.ts';
 import { createNote } from './create.ts';
@@ -36,8 +36,8 @@ export async function noteRoutes(parent: FastifyInstance, { storage, publicUrl, 
     },
     handler: async (request) => {
       const query = request.query;
-      const list = await listNotes(ctxOf(request, storage), query, listCountCap);
-      return cappedPageBody(baseUrlOf(request, publicUrl), '/core/api/v1/notes', query, list);
+      const list = await listNotes(ctxOf(request, storage), query, pageOf(query), listCountCap);
+      return pageBody(baseUrlOf(request, publicUrl), '/core/api/v1/notes', query, list);
     },
   });
   app.get('/core/api/v1/notes/:uuid', {

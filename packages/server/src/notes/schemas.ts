@@ -1,6 +1,7 @@
 // Schemas of the Notes API (docs/api.md, Notes).
+import { PageParams } from '../http/pagination.ts';
 import { Type, type Static } from '@sinclair/typebox';
-import { Key, Timestamp, Uuid, cappedPageOf } from '../http/schemas.ts';
+import { Key, Timestamp, Uuid, PageOf } from '../http/schemas.ts';
 
 export const NOTE_TYPES = ['encounter', 'review', 'data_import', 'letter', 'message', 'phone_call'] as const;
 
@@ -18,7 +19,7 @@ export const NoteSchema = Type.Object(
   { $id: 'Note' },
 );
 export type Note = Static<typeof NoteSchema>;
-export const NotePageSchema = cappedPageOf(Type.Ref('Note'), 'NotePage');
+export const NotePageSchema = PageOf(Type.Ref('Note'), 'NotePage');
 
 export const CreateNoteBody = Type.Object(
   {
@@ -38,8 +39,7 @@ export const ListNotesQuery = Type.Object(
   {
     patient_key: Type.Optional(Type.String({ maxLength: 64 })),
     deleted: Type.Optional(Type.String({ maxLength: 5, description: 'true: only deleted notes; false: only notes not deleted; absent: both' })),
-    limit: Type.Optional(Type.String({ pattern: '^\\d+$' })),
-    offset: Type.Optional(Type.String({ pattern: '^\\d+$' })),
+    ...PageParams,
   },
   { additionalProperties: false },
 );

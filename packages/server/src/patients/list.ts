@@ -1,21 +1,21 @@
 // GET /core/api/v1/patients: find patients by name, paginated (docs/api.md, "GET /core/api/v1/patients").
 import type { Ctx } from '../context.ts';
 import { invalid, type FieldProblem } from '../http/problem.ts';
-import { parsePage, type CappedList } from '../http/pagination.ts';
+import type { List, Page } from '../http/pagination.ts';
 import { listPatients as queryPatients } from '../storage/clinical-repository.ts';
-import type { Patient } from './schemas.ts';
+import type { ListPatientsQuery, Patient } from './schemas.ts';
+import type { Static } from '@sinclair/typebox';
 import { actingStaff } from '../auth/acting-staff.ts';
 import { toView } from './representation.ts';
 
 const MAX_WORDS = 5;
 
-export type PatientList = CappedList<Patient>;
+export type PatientList = List<Patient>;
 
-export async function listPatients(ctx: Ctx, query: Partial<Record<string, string>>, countCap: number): Promise<PatientList> {
+export async function listPatients(ctx: Ctx, query: Static<typeof ListPatientsQuery>, page: Page, countCap: number): Promise<PatientList> {
   actingStaff(ctx);
   const errors: FieldProblem[] = [];
   const words = query.name === undefined ? [] : nameWords(query.name, errors);
-  const page = parsePage(query, errors);
   if (errors.length > 0) throw invalid(errors);
   const list = await queryPatients(ctx.storage.reader, words, page.limit, page.offset, countCap);
   return { page, hasNext: list.hasNext, count: list.count, countIsEstimate: list.countIsEstimate, results: list.rows.map(toView) };

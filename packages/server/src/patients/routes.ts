@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { baseUrlOf, ctxOf, type FeatureOptions } from '../http/request.ts';
-import { cappedPageBody } from '../http/pagination.ts';
+import { pageBody, pageOf } from '../http/pagination.ts';
 import { problemResponses as problems } from '../http/schemas.ts';
 import { CreatePatientBody, ListPatientsQuery, PatientParams, patientComponents } from './schemas.ts';
 import { createPatient } from './create.ts';
@@ -40,8 +40,8 @@ export async function patientRoutes(parent: FastifyInstance, { storage, publicUr
     },
     handler: async (request) => {
       const query = request.query;
-      const list = await listPatients(ctxOf(request, storage), query, listCountCap);
-      return cappedPageBody(baseUrlOf(request, publicUrl), '/core/api/v1/patients', query, list);
+      const list = await listPatients(ctxOf(request, storage), query, pageOf(query), listCountCap);
+      return pageBody(baseUrlOf(request, publicUrl), '/core/api/v1/patients', query, list);
     },
   });
   app.get('/core/api/v1/patients/:key', {

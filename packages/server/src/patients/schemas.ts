@@ -1,13 +1,14 @@
 // Schemas of the Patients API (docs/api.md, Patients).
+import { PageParams } from '../http/pagination.ts';
 import { Type, type Static } from '@sinclair/typebox';
-import { Key, Nullable, Timestamp, cappedPageOf } from '../http/schemas.ts';
+import { Key, Nullable, Timestamp, PageOf } from '../http/schemas.ts';
 
 export const PatientSchema = Type.Object(
   { key: Key, first_name: Type.String(), last_name: Type.String(), birth_date: Nullable(Type.String({ format: 'date' })), created_at: Timestamp },
   { $id: 'Patient' },
 );
 export type Patient = Static<typeof PatientSchema>;
-export const PatientPageSchema = cappedPageOf(Type.Ref('Patient'), 'PatientPage');
+export const PatientPageSchema = PageOf(Type.Ref('Patient'), 'PatientPage');
 
 export const CreatePatientBody = Type.Object(
   {
@@ -26,8 +27,7 @@ export const PatientParams = Type.Object({ key: Type.String() });
 export const ListPatientsQuery = Type.Object(
   {
     name: Type.Optional(Type.String({ maxLength: 100, description: 'Words (at most 5) that must each appear in "first last", ignoring case' })),
-    limit: Type.Optional(Type.String({ pattern: '^\\d+$', description: '1–1000, default 20' })),
-    offset: Type.Optional(Type.String({ pattern: '^\\d+$', description: 'default 0' })),
+    ...PageParams,
   },
   { additionalProperties: false },
 );

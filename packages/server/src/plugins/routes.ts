@@ -8,7 +8,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import multipart from '@fastify/multipart';
 import { Type } from '@sinclair/typebox';
 import { baseUrlOf, ctxOf, type FeatureOptions } from '../http/request.ts';
-import { moreAfter, pageLinks, parsePage } from '../http/pagination.ts';
+import { PageQuery, pageBody, pageOf } from '../http/pagination.ts';
 import { invalid, problem, Problem, type FieldProblem } from '../http/problem.ts';
 import { EmptyBody, problemResponses } from '../http/schemas.ts';
 import { DEFAULT_LIMITS } from './inspection/index.ts';
@@ -34,7 +34,6 @@ import {
   DeadLetterSchema,
   DeletePluginQuery,
   PluginPage,
-  PluginPageQuery,
   PluginParams as params,
   PluginSchema,
   SecretChangeBody,
@@ -193,16 +192,12 @@ export async function pluginRoutes(parent: FastifyInstance, { storage, publicUrl
       tags,
       security,
       summary: 'List plugins',
-      querystring: PluginPageQuery,
+      querystring: PageQuery,
       response: { 200: PluginPage, ...problems(400, 401, 403) },
     },
     handler: async (request) => {
-      const query = request.query;
-      const errors: FieldProblem[] = [];
-      const page = parsePage(query, errors);
-      if (errors.length > 0) throw invalid(errors);
-      const { count, results } = await listPlugins(ctxOf(request, storage), base(request), page);
-      return { count, ...pageLinks(base(request), `${BASE}/`, query, page, moreAfter(page, count)), results };
+      const list = await listPlugins(ctxOf(request, storage), base(request), pageOf(request.query));
+      return pageBody(base(request), `${BASE}/`, request.query, list);
     },
   });
 
@@ -290,18 +285,13 @@ export async function pluginRoutes(parent: FastifyInstance, { storage, publicUrl
       security,
       summary: "The plugin's dead letters, newest first: POST events whose handler still failed after its last attempt",
       params,
-      querystring: PluginPageQuery,
+      querystring: PageQuery,
       response: { 200: DeadLetterPage, ...problems(400, 401, 403, 404) },
     },
     handler: async (request) => {
       const name = pluginName(request.params.name);
-      const query = request.query;
-      const errors: FieldProblem[] = [];
-      const page = parsePage(query, errors);
-      if (errors.length > 0) throw invalid(errors);
-      const { count, results } = await listDeadLetters(ctxOf(request, storage), name, page);
-      const path = `${BASE}/${encodeURIComponent(name)}/dead-letters/`;
-      return { count, ...pageLinks(base(request), path, query, page, moreAfter(page, count)), results };
+      const list = await listDeadLetters(ctxOf(request, storage), name, pageOf(request.query));
+      return pageBody(base(request), `${BASE}/${encodeURIComponent(name)}/dead-letters/`, request.query, list);
     },
   });
 

@@ -1,5 +1,6 @@
 // Schemas of the plugin API (docs/plugins.md).
 import { Type, type Static } from '@sinclair/typebox';
+import { PageOf } from '../http/schemas.ts';
 import { GRANT_NAMES } from '../runtime/grants.ts';
 
 export const PluginParams = Type.Object({ name: Type.String({ description: 'Plugin name (slug)' }) });
@@ -56,17 +57,7 @@ export const PluginSchema = Type.Object(
 
 export type Plugin = Static<typeof PluginSchema>;
 
-export const PluginPageQuery = Type.Object(
-  { limit: Type.Optional(Type.String({ pattern: '^\\d+$' })), offset: Type.Optional(Type.String({ pattern: '^\\d+$' })) },
-  { additionalProperties: false },
-);
-
-export const PluginPage = Type.Object({
-  count: Type.Integer(),
-  next: Type.Union([Type.String(), Type.Null()]),
-  previous: Type.Union([Type.String(), Type.Null()]),
-  results: Type.Array(Type.Ref('Plugin')),
-});
+export const PluginPage = PageOf(Type.Ref('Plugin'));
 
 export const DeletePluginQuery = Type.Object(
   { force: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])) },
@@ -113,12 +104,7 @@ export const DeadLetterSchema = Type.Object(
   { $id: 'DeadLetter', description: 'A POST event whose handler still failed after its last attempt (docs/plugins.md, "Delivery and guarantees")' },
 );
 
-export const DeadLetterPage = Type.Object({
-  count: Type.Integer(),
-  next: Type.Union([Type.String(), Type.Null()]),
-  previous: Type.Union([Type.String(), Type.Null()]),
-  results: Type.Array(Type.Ref('DeadLetter')),
-});
+export const DeadLetterPage = PageOf(Type.Ref('DeadLetter'));
 
 export type SecretListing = Static<typeof SecretListingSchema>;
 export type DeadLetter = Static<typeof DeadLetterSchema>;

@@ -1,6 +1,6 @@
 // Schemas of the reference data admin API (docs/api.md): closed bodies (additionalProperties:
 // false), every string bounded.
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { Nullable } from '../http/schemas.ts';
 import { CodeSystems } from '../terminology/code-systems.ts';
 import { LANGUAGE_CODES } from './languages.ts';
@@ -156,12 +156,6 @@ export const DispenseUnitBody = Type.Object(
 );
 export const DispenseUnit = Type.Object({ ncpdp_quantity_qualifier_code: Type.String(), description: Type.String(), created_at: Timestamp });
 
-export const PageQuery = Type.Object(
-  { limit: Type.Optional(Type.String({ pattern: '^\\d+$' })), offset: Type.Optional(Type.String({ pattern: '^\\d+$' })) },
-  closed,
-);
-export const referencePage = (item: TSchema) =>
-  Type.Object({ count: Type.Integer(), next: Nullable(Type.String()), previous: Nullable(Type.String()), results: Type.Array(item) });
 export const PartnerParams = Type.Object({
   id: Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description: 'Lab partner id' }),
 });

@@ -19,12 +19,14 @@ export function readDispenseUnits(): add.DispenseUnitInput[] {
   });
 }
 
+const DISPENSE_UNITS = { table: 'dispense_units' } as const;
+
 /** Loads the starter dispense units when the catalogue is empty; returns how many it added. */
 export async function loadDispenseUnits(storage: Storage, units = readDispenseUnits()): Promise<number> {
-  if (units.length === 0 || (await repo.countDispenseUnits(storage.db)) > 0) return 0;
+  if (units.length === 0 || (await repo.catalogueCount(storage.db, DISPENSE_UNITS)) > 0) return 0;
   try {
     return await storage.transact(async (trx) => {
-      if ((await repo.countDispenseUnits(trx)) > 0) return 0;
+      if ((await repo.catalogueCount(trx, DISPENSE_UNITS)) > 0) return 0;
       const seen = new Set<string>();
       for (const unit of units) {
         const code = unit.ncpdp_quantity_qualifier_code.toUpperCase();

@@ -1,6 +1,6 @@
 // Reference data of the instance: rows of the catalogues (migration 004) and the staff columns
 // they added. Lookups are by primary key or a unique natural key; lists are by creation order.
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type {
   Database,
   DispenseUnitTable,
@@ -34,6 +34,28 @@ export interface Window {
 
 const count = (row: { n: unknown } | undefined) => Number(row?.n ?? 0);
 
+/** A catalogue's table, the column that breaks ties of `created_at` in its order, and the column of its parent (a lab test's partner). */
+export interface CatalogueTable {
+  table: 'staff' | 'lab_partners' | 'lab_tests' | 'pharmacies' | 'reason_for_visit_codings' | 'questionnaires' | 'educational_materials' | 'dispense_units';
+  key: string;
+  parentColumn?: string;
+}
+
+const parentClause = (t: Omit<CatalogueTable, 'key'>, parentId: string | undefined) =>
+  t.parentColumn === undefined || parentId === undefined ? sql`` : sql`where ${sql.ref(t.parentColumn)} = ${parentId}`;
+
+/** One page of a catalogue's rows, by creation order (`parentId`: only a parent's entries). */
+export const catalogueRows = async <R>(db: Db, t: CatalogueTable, w: Window, parentId?: string): Promise<R[]> =>
+  (
+    await sql<R>`select * from ${sql.table(t.table)} ${parentClause(t, parentId)} order by created_at, ${sql.ref(t.key)} limit ${w.limit} offset ${w.offset}`.execute(
+      db,
+    )
+  ).rows;
+
+/** How many rows a catalogue holds (`parentId`: a parent's entries). */
+export const catalogueCount = async (db: Db, t: Omit<CatalogueTable, 'key'>, parentId?: string): Promise<number> =>
+  count((await sql<{ n: unknown }>`select count(*) as n from ${sql.table(t.table)} ${parentClause(t, parentId)}`.execute(db)).rows[0]);
+
 // Staff ------------------------------------------------------------------------------------
 
 export const insertStaffMember = (db: Db, row: Omit<StaffRow, never>) => db.insertInto('staff').values(row).execute();
@@ -43,15 +65,6 @@ export const staffByKeys = (db: Db, keys: string[]) =>
   keys.length === 0 ? Promise.resolve([]) : db.selectFrom('staff').selectAll().where('key', 'in', keys).execute();
 export const findStaffByName = (db: Db, firstName: string, lastName: string, role: string) =>
   db.selectFrom('staff').selectAll().where('first_name', '=', firstName).where('last_name', '=', lastName).where('role', '=', role).executeTakeFirst();
-export const listStaff = (db: Db, w: Window) =>
-  db.selectFrom('staff').selectAll().orderBy('created_at').orderBy('key').limit(w.limit).offset(w.offset).execute();
-export const countStaff = async (db: Db) =>
-  count(
-    await db
-      .selectFrom('staff')
-      .select((eb) => eb.fn.countAll().as('n'))
-      .executeTakeFirst(),
-  );
 
 // Lab partners and their tests ---------------------------------------------------------------
 
@@ -60,15 +73,6 @@ export const labPartnerById = (db: Db, id: string) => db.selectFrom('lab_partner
 export const labPartnerByName = (db: Db, name: string) => db.selectFrom('lab_partners').selectAll().where('name', '=', name).executeTakeFirst();
 export const labPartnersByIds = (db: Db, ids: string[]) =>
   ids.length === 0 ? Promise.resolve([]) : db.selectFrom('lab_partners').selectAll().where('id', 'in', ids).execute();
-export const listLabPartners = (db: Db, w: Window) =>
-  db.selectFrom('lab_partners').selectAll().orderBy('created_at').orderBy('id').limit(w.limit).offset(w.offset).execute();
-export const countLabPartners = async (db: Db) =>
-  count(
-    await db
-      .selectFrom('lab_partners')
-      .select((eb) => eb.fn.countAll().as('n'))
-      .executeTakeFirst(),
-  );
 
 export const insertLabTest = (db: Db, row: LabTestRow) => db.insertInto('lab_tests').values(row).execute();
 export const labTestById = (db: Db, id: string) => db.selectFrom('lab_tests').selectAll().where('id', '=', id).executeTakeFirst();
@@ -76,16 +80,6 @@ export const labTestByOrderCode = (db: Db, partnerId: string, orderCode: string)
   db.selectFrom('lab_tests').selectAll().where('partner_id', '=', partnerId).where('order_code', '=', orderCode).executeTakeFirst();
 export const labTestsByIds = (db: Db, ids: string[]) =>
   ids.length === 0 ? Promise.resolve([]) : db.selectFrom('lab_tests').selectAll().where('id', 'in', ids).execute();
-export const listLabTests = (db: Db, partnerId: string, w: Window) =>
-  db.selectFrom('lab_tests').selectAll().where('partner_id', '=', partnerId).orderBy('created_at').orderBy('id').limit(w.limit).offset(w.offset).execute();
-export const countLabTests = async (db: Db, partnerId: string) =>
-  count(
-    await db
-      .selectFrom('lab_tests')
-      .select((eb) => eb.fn.countAll().as('n'))
-      .where('partner_id', '=', partnerId)
-      .executeTakeFirst(),
-  );
 
 // Pharmacies ---------------------------------------------------------------------------------
 
@@ -93,15 +87,6 @@ export const insertPharmacy = (db: Db, row: PharmacyRow) => db.insertInto('pharm
 export const pharmacyById = (db: Db, ncpdpId: string) => db.selectFrom('pharmacies').selectAll().where('ncpdp_id', '=', ncpdpId).executeTakeFirst();
 export const pharmaciesByIds = (db: Db, ids: string[]) =>
   ids.length === 0 ? Promise.resolve([]) : db.selectFrom('pharmacies').selectAll().where('ncpdp_id', 'in', ids).execute();
-export const listPharmacies = (db: Db, w: Window) =>
-  db.selectFrom('pharmacies').selectAll().orderBy('created_at').orderBy('ncpdp_id').limit(w.limit).offset(w.offset).execute();
-export const countPharmacies = async (db: Db) =>
-  count(
-    await db
-      .selectFrom('pharmacies')
-      .select((eb) => eb.fn.countAll().as('n'))
-      .executeTakeFirst(),
-  );
 
 // Reason-for-visit codings -------------------------------------------------------------------
 
@@ -111,15 +96,6 @@ export const reasonForVisitByCode = (db: Db, system: string, code: string) =>
   db.selectFrom('reason_for_visit_codings').selectAll().where('system', '=', system).where('code', '=', code).executeTakeFirst();
 export const reasonsForVisitByIds = (db: Db, ids: string[]) =>
   ids.length === 0 ? Promise.resolve([]) : db.selectFrom('reason_for_visit_codings').selectAll().where('id', 'in', ids).execute();
-export const listReasonsForVisit = (db: Db, w: Window) =>
-  db.selectFrom('reason_for_visit_codings').selectAll().orderBy('created_at').orderBy('id').limit(w.limit).offset(w.offset).execute();
-export const countReasonsForVisit = async (db: Db) =>
-  count(
-    await db
-      .selectFrom('reason_for_visit_codings')
-      .select((eb) => eb.fn.countAll().as('n'))
-      .executeTakeFirst(),
-  );
 
 // Questionnaires -----------------------------------------------------------------------------
 
@@ -143,15 +119,6 @@ export const questionsOf = (db: Db, questionnaireIds: string[]) =>
         .orderBy('questionnaire_id')
         .orderBy('position')
         .execute();
-export const listQuestionnaires = (db: Db, w: Window) =>
-  db.selectFrom('questionnaires').selectAll().orderBy('created_at').orderBy('id').limit(w.limit).offset(w.offset).execute();
-export const countQuestionnaires = async (db: Db) =>
-  count(
-    await db
-      .selectFrom('questionnaires')
-      .select((eb) => eb.fn.countAll().as('n'))
-      .executeTakeFirst(),
-  );
 
 // Educational materials ----------------------------------------------------------------------
 
@@ -160,15 +127,6 @@ export const materialById = (db: Db, id: string) => db.selectFrom('educational_m
 export const materialByTitle = (db: Db, title: string) => db.selectFrom('educational_materials').selectAll().where('title', '=', title).executeTakeFirst();
 export const materialsByIds = (db: Db, ids: string[]) =>
   ids.length === 0 ? Promise.resolve([]) : db.selectFrom('educational_materials').selectAll().where('id', 'in', ids).execute();
-export const listMaterials = (db: Db, w: Window) =>
-  db.selectFrom('educational_materials').selectAll().orderBy('created_at').orderBy('id').limit(w.limit).offset(w.offset).execute();
-export const countMaterials = async (db: Db) =>
-  count(
-    await db
-      .selectFrom('educational_materials')
-      .select((eb) => eb.fn.countAll().as('n'))
-      .executeTakeFirst(),
-  );
 
 // Dispense units -----------------------------------------------------------------------------
 
@@ -176,12 +134,3 @@ export const insertDispenseUnit = (db: Db, row: DispenseUnitRow) => db.insertInt
 export const dispenseUnitByCode = (db: Db, code: string) => db.selectFrom('dispense_units').selectAll().where('code', '=', code).executeTakeFirst();
 export const dispenseUnitsByCodes = (db: Db, codes: string[]) =>
   codes.length === 0 ? Promise.resolve([]) : db.selectFrom('dispense_units').selectAll().where('code', 'in', codes).execute();
-export const listDispenseUnits = (db: Db, w: Window) =>
-  db.selectFrom('dispense_units').selectAll().orderBy('created_at').orderBy('code').limit(w.limit).offset(w.offset).execute();
-export const countDispenseUnits = async (db: Db) =>
-  count(
-    await db
-      .selectFrom('dispense_units')
-      .select((eb) => eb.fn.countAll().as('n'))
-      .executeTakeFirst(),
-  );
