@@ -5,7 +5,7 @@
 import { pathToFileURL } from 'node:url';
 import { commandKinds } from '../packages/server/src/commands/kinds/index.ts';
 import type { CommandKind, FieldDef } from '../packages/server/src/commands/kinds/types.ts';
-import { CodeSystems } from '../packages/server/src/terminology/code-systems.ts';
+import { CodeSystems } from '@charta/api/constants';
 
 const systemNames = new Map<string, string>(Object.entries(CodeSystems).map(([name, system]) => [system, name]));
 

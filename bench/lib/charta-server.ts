@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { prepareStorage, startServer, type Running } from '../../packages/server/src/server.ts';
-import { CodeSystems } from '../../packages/server/src/terminology/code-systems.ts';
+import { CodeSystems } from '@charta/api/constants';
 import { storeConcepts } from '../../packages/server/src/terminology/store.ts';
 import { nowMicros } from '../../packages/server/src/lib/time.ts';
 import type { RunnerStats } from '../../packages/server/src/runtime/runner/client.ts';

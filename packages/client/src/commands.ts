@@ -1,6 +1,6 @@
 // The nine Commands API endpoints. Calls that answer with a command resolve to a
 // CommandResult `{ command, etag, replayed }` (see index.ts).
-import type { AutocompleteOption, Paginated, Command, Fields } from '@charta/server/schemas';
+import type { AutocompleteOption, Paginated, Command, Fields } from '@charta/api';
 import { paths } from './paths.ts';
 import type { Answer, QueryValue, Transport } from './transport.ts';
 

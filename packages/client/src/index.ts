@@ -34,10 +34,12 @@ export type {
   Note,
   Paginated,
   Patient,
-  PluginSecretChange,
-  PluginSecretListing,
+  Plugin,
+  DeadLetter as PluginDeadLetter,
+  SecretChange as PluginSecretChange,
+  SecretListing as PluginSecretListing,
   Token,
-} from '@charta/server/schemas';
+} from '@charta/api';
 export { ChartaApiError, ChartaError, ChartaNetworkError, type ProblemDetails } from './errors.ts';
 export {
   COMMAND_QUERY_PARAMETERS,

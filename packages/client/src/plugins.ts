@@ -1,6 +1,6 @@
 // Plugin endpoints @charta/client covers: a plugin's secrets (an API key, or a token with the scope
 // system/Plugins.*). Values go in; only names come back.
-import type { PluginSecretChange, PluginSecretListing } from '@charta/server/schemas';
+import type { SecretChange as PluginSecretChange, SecretListing as PluginSecretListing } from '@charta/api';
 import { paths } from './paths.ts';
 import type { Transport } from './transport.ts';
 

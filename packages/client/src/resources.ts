@@ -1,5 +1,5 @@
 // Patients and notes: what a note needs before commands can be written into it.
-import type { BannerAlert, CreateNote, CreatePatient, Note, Paginated, Patient } from '@charta/server/schemas';
+import type { BannerAlert, CreateNote, CreatePatient, Note, Paginated, Patient } from '@charta/api';
 import { paths } from './paths.ts';
 import type { Transport } from './transport.ts';
 

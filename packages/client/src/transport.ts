@@ -1,6 +1,6 @@
 // One HTTP exchange with the instance: URL and trailing slash, credentials, body encoding,
 // response decoding, and the mapping of failures to ChartaApiError / ChartaNetworkError.
-import type { Token } from '@charta/server/schemas';
+import type { Token } from '@charta/api';
 import { ChartaApiError, ChartaNetworkError, toProblem } from './errors.ts';
 import { paths, withSlashRule, type Method } from './paths.ts';
 

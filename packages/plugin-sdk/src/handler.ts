@@ -3,9 +3,9 @@
 // and a logger whose lines reach `charta logs` tagged with the plugin's name.
 import type { Effect } from './effects.ts';
 import type { EventName, PluginEvent } from './events.ts';
+import type { LogLevel } from '@charta/api/constants';
 
-export type LogLevel = 'debug' | 'info' | 'warning' | 'error';
-export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warning', 'error'];
+export { LOG_LEVELS, type LogLevel } from '@charta/api/constants';
 
 /**
  * `this.log`: each call is one line on the instance's log stream (`charta logs`), tagged with the

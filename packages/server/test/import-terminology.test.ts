@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ENGINES, createDatabase, testConfig, type TestDatabase } from './support/harness.ts';
-import { CodeSystems } from '../src/terminology/code-systems.ts';
+import { CodeSystems } from '@charta/api/constants';
 import { openStorage, type Storage } from '../src/storage/db.ts';
 import { findConcept, countConcepts } from '../src/storage/concepts-repository.ts';
 import { searchConcepts } from '../src/terminology/search.ts';

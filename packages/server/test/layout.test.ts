@@ -1,27 +1,19 @@
-// The shape of the server (README, layout): the HTTP layer imports no feature, each feature with
-// routes keeps its schemas beside them and registers as one Fastify plugin, and handlers read
-// typed requests (the TypeBox type provider) rather than casting them.
+// The shape of the server (docs/architecture.md, "Code layout"): the HTTP layer imports no feature,
+// each feature with routes takes its wire schemas from @charta/api (no feature declares its own)
+// and registers as one Fastify plugin, and handlers read typed requests (the TypeBox type
+// provider) rather than casting them.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 
 const src = path.resolve(import.meta.dirname, '..', 'src');
-const FEATURES = [
-  'commands',
-  'notes',
-  'patients',
-  'auth',
-  'plugins',
-  'logs',
-  'chart',
-  'reference',
-  'terminology',
-  'options',
-  'autocomplete',
-  'demo',
-  'console',
-];
+/** The layers below the features (what every feature may use); every other folder is a feature. */
+const BELOW = ['http', 'lib', 'storage', 'signals'];
+const FEATURES = fs
+  .readdirSync(src, { withFileTypes: true })
+  .filter((d) => d.isDirectory() && !BELOW.includes(d.name))
+  .map((d) => d.name);
 
 const filesOf = (dir: string): string[] =>
   fs
@@ -41,12 +33,16 @@ describe('server layout', () => {
     }
   });
 
-  it('every feature with routes has a schemas.ts and is registered with app.register', () => {
+  it('finds the features in the tree', () => {
+    for (const feature of ['commands', 'notes', 'patients', 'plugins', 'runtime', 'autocomplete', 'reference']) assert.ok(FEATURES.includes(feature), feature);
+  });
+
+  it('every feature with routes takes its schemas from @charta/api and is registered with app.register', () => {
     const app = fs.readFileSync(path.join(src, 'app.ts'), 'utf8');
     const withRoutes = fs.readdirSync(src).filter((d) => fs.existsSync(path.join(src, d, 'routes.ts')));
     assert.ok(withRoutes.length >= 8, withRoutes.join());
     for (const feature of withRoutes) {
-      assert.ok(fs.existsSync(path.join(src, feature, 'schemas.ts')), `${feature}/schemas.ts`);
+      assert.ok(!fs.existsSync(path.join(src, feature, 'schemas.ts')), `${feature}/schemas.ts: wire shapes live in @charta/api`);
       const plugin = /export async function (\w+Routes)\(/.exec(fs.readFileSync(path.join(src, feature, 'routes.ts'), 'utf8'))?.[1];
       assert.ok(plugin !== undefined, `${feature}/routes.ts exports its plugin`);
       assert.match(app, new RegExp(`await app\\.register\\(${plugin}\\b`), `app.ts registers ${plugin}`);

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { CompiledQuery, sql } from 'kysely';
 import { ENGINES, startInstance, type Instance } from './support/harness.ts';
-import { CodeSystems } from '../src/terminology/code-systems.ts';
+import { CodeSystems } from '@charta/api/constants';
 import { storeConcepts } from '../src/terminology/store.ts';
 import { conceptSearchQueries, withWordIndex } from '../src/storage/concepts-repository.ts';
 import type { ConceptRecord } from '../src/terminology/systems.ts';

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { commandKinds, getKind, kindKeys } from '../src/commands/kinds/index.ts';
 import type { CommandKind, FieldDef } from '../src/commands/kinds/types.ts';
-import { CodeSystems } from '../src/terminology/code-systems.ts';
+import { CodeSystems } from '@charta/api/constants';
 import { missingRequired, validateValues, type FieldError } from '../src/commands/check-values.ts';
 
 function kind(key: string): CommandKind {

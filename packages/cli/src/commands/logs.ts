@@ -15,8 +15,8 @@ import { EXIT, Failure, UsageError, envelope, printLine, type ExitCode } from '.
 import { resolveTarget, type TargetFlags } from '../target.ts';
 
 export const LOGGING_PATH = '/core/api/v1/logging/';
-export const LEVELS = ['debug', 'info', 'warning', 'error'] as const;
-export type LogLevel = (typeof LEVELS)[number];
+export { LOG_LEVELS as LEVELS, type LogLevel } from '@charta/api/constants';
+import { LOG_LEVELS as LEVELS, type LogLevel } from '@charta/api/constants';
 /** How long a signal-triggered close waits for the server's acknowledgement. */
 const CLOSE_GRACE_MS = 1000;
 

@@ -14,10 +14,13 @@ const TEMPLATE_DIR = fileURLToPath(new URL('../../templates/plugin/', import.met
 /** Template files whose name cannot be kept as is (npm leaves `.gitignore` out of packages). */
 const RENAMED: Record<string, string> = { gitignore: '.gitignore' };
 
-/** The directory of the @charta/plugin-sdk this tool uses, which new projects depend on. */
-export function sdkDirectory(): string {
-  return path.dirname(fileURLToPath(import.meta.resolve('@charta/plugin-sdk/package.json')));
+/** The directory of a package of this tool's own, which new projects depend on. */
+function packageDirectory(name: string): string {
+  return path.dirname(fileURLToPath(import.meta.resolve(`${name}/package.json`)));
 }
+
+/** The directory of the @charta/plugin-sdk this tool uses, which new projects depend on. */
+export const sdkDirectory = (): string => packageDirectory('@charta/plugin-sdk');
 
 export function manifestFor(answers: Answers): ChartaManifest {
   const manifest: ChartaManifest = {
@@ -58,7 +61,9 @@ function packageJson(answers: Answers): object {
       deploy: 'charta plugin install .',
     },
     devDependencies: {
-      // Not on the npm registry yet: the SDK that came with this charta tool.
+      // Not on the npm registry yet: the SDK that came with this charta tool, and the wire
+      // contract it is typed with.
+      '@charta/api': `file:${packageDirectory('@charta/api')}`,
       '@charta/plugin-sdk': `file:${sdkDirectory()}`,
       '@types/node': '^20.19.0',
       tsx: '^4.20.0',

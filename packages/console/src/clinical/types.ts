@@ -1,53 +1,10 @@
 // The clinical records as the API answers them (docs/api.md, "Patients", "Notes", "Commands",
 // "Fields", "Autocomplete", "The patient's chart"), and their paths.
-export interface Patient {
-  key: string;
-  first_name: string;
-  last_name: string;
-  birth_date: string | null;
-  created_at: string;
-}
+export type { Command, CommandState, Note, Patient } from '@charta/api';
+import type { Fields, Note } from '@charta/api';
 
-export interface Note {
-  uuid: string;
-  patient_key: string;
-  note_type: string;
-  title: string;
-  locked: boolean;
-  deleted: boolean;
-  created_at: string;
-  updated_at: string;
-}
-
-export type CommandState = 'staged' | 'committed' | 'entered_in_error';
-
-export interface Command {
-  uuid: string;
-  state: CommandState;
-  created_at: string;
-  updated_at: string;
-  schema_key: string;
-  patient_key: string;
-  note_key: string;
-  originated_by: string;
-  edited_by: string[];
-  committed_by: string | null;
-  entered_in_error_by: string | null;
-  data: Record<string, unknown>;
-}
-
-export interface Field {
-  name: string;
-  type: string;
-  required: boolean;
-  choices: Array<{ value: string; text: string }>;
-  /** Only on an AutocompleteField holding a list of options. */
-  max_items?: number;
-  /** Only on an AutocompleteField that also takes free text (an UNSTRUCTURED coding). */
-  free_text?: true;
-  /** Only on a questionnaire's question: its text. */
-  label?: string;
-}
+/** A field of a kind as `/fields/` lists it. */
+export type Field = Fields['fields'][number];
 
 /** A coded value: a concept of a code system, or free text (system UNSTRUCTURED, the text as its code). */
 export interface Coding {
@@ -69,13 +26,7 @@ export interface Option {
   extra?: { coding?: Coding[] } & Record<string, unknown>;
 }
 
-export interface Page<T> {
-  count: number;
-  count_is_estimate?: boolean;
-  next: string | null;
-  previous: string | null;
-  results: T[];
-}
+export type { Paginated as Page } from '@charta/api';
 
 const V1 = '/core/api/v1';
 const q = (params: Record<string, string>) => new URLSearchParams(params).toString();
@@ -96,8 +47,5 @@ export const paths = {
     `${V1}/commands/${uuid}/fields/${encodeURIComponent(field)}/autocomplete/?${q({ search_term: term, limit: '20' })}`,
 };
 
-/** Notes of these types take commands (docs/api.md, "Notes"). */
-export const TAKES_COMMANDS = ['encounter', 'review', 'data_import'];
-
-/** Whether commands of the note can be added or changed (docs/api.md, "Note rules"). */
-export const writable = (note: Note) => TAKES_COMMANDS.includes(note.note_type) && !note.locked && !note.deleted;
+/** Whether commands of the note can be added or changed: the server says so (docs/api.md, "Notes"). */
+export const writable = (note: Note) => note.takes_commands;

@@ -2,20 +2,13 @@
 // entry the server sent (docs/api.md, "Log stream"), its JSON, and what the filters look at.
 // The server's own "N log lines dropped (slow consumer)" notices are rows of their own kind.
 
-export const LEVELS = ['debug', 'info', 'warning', 'error'] as const;
-export type Level = (typeof LEVELS)[number];
+import { LOG_LEVELS, type LogLevel } from '@charta/api/constants';
 
-export interface LogEntry {
-  event: string;
-  level: string;
-  timestamp: string;
-  source: string;
-  plugin?: string;
-  request_id?: string;
-  handler?: string;
-  event_type?: string;
-  success?: boolean;
-}
+export type { LogEntry } from '@charta/api';
+import type { LogEntry } from '@charta/api';
+
+export const LEVELS = LOG_LEVELS;
+export type Level = LogLevel;
 
 export interface Row {
   /** Increasing in arrival order. */

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import { problemResponses } from '../http/schemas.ts';
 import { requireBody, type FeatureOptions } from '../http/request.ts';
-import { TokenRequestBody, TokenSchema } from './schemas.ts';
+import { TokenRequestBody, TokenSchema } from '@charta/api';
 import { issueToken, type TokenRequest } from './token.ts';
 
 export async function authRoutes(app: FastifyInstance, { storage, tokenRateLimit: perMinute }: FeatureOptions & { tokenRateLimit: number }) {

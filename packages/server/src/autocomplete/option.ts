@@ -1,5 +1,5 @@
 // Building option documents and their wire form.
-import { CodeSystems } from '../terminology/code-systems.ts';
+import { CodeSystems } from '@charta/api/constants';
 import type { Concept } from '../terminology/search.ts';
 import type { Coding, OptionDoc, PickedOption } from './types.ts';
 

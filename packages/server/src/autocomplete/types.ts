@@ -4,7 +4,7 @@
 import type { Kysely } from 'kysely';
 import type { Engine } from '../storage/db.ts';
 import type { Database } from '../storage/schema.ts';
-import type { StaffRole } from '../reference/systems.ts';
+import type { StaffRole } from '@charta/api/constants';
 
 export interface Coding {
   code: string;

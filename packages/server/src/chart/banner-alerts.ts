@@ -8,7 +8,7 @@ import { exactList, type List, type Page } from '../http/pagination.ts';
 import { actingStaff } from '../auth/acting-staff.ts';
 import { getPatient as findPatient } from '../storage/clinical-repository.ts';
 import { listBannerAlerts as listRows, type BannerAlertRow } from '../storage/banner-alerts-repository.ts';
-import type { BannerAlert } from './schemas.ts';
+import type { BannerAlert } from '@charta/api';
 
 function view(row: BannerAlertRow): BannerAlert {
   let placement: unknown;

@@ -6,7 +6,7 @@ import { listChartRows, type ChartEntity, type ChartRows } from '../storage/char
 import { matchesAllWords, normalizeText, parseSearchTerm } from '../terminology/normalize.ts';
 import { optionDoc } from '../autocomplete/option.ts';
 import type { OptionDoc } from '../autocomplete/types.ts';
-import { CodeSystems } from '../terminology/code-systems.ts';
+import { CodeSystems } from '@charta/api/constants';
 
 /** The statuses in which a chart row can be picked. */
 export const PICKABLE: Record<ChartEntity, string> = { condition: 'active', medication: 'active', goal: 'open' };

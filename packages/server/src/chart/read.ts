@@ -10,12 +10,9 @@ import { getPatient as findPatient } from '../storage/clinical-repository.ts';
 import { listChartRows, type ChartEntity, type ChartRows } from '../storage/chart-repository.ts';
 import type { FieldProblem } from '../http/problem.ts';
 import { PICKABLE } from './options.ts';
+import { CHART_STATUSES } from '@charta/api/constants';
 
-export const STATUSES: Record<ChartEntity, readonly string[]> = {
-  condition: ['active', 'entered_in_error'],
-  medication: ['active', 'stopped', 'entered_in_error'],
-  goal: ['open', 'closed', 'entered_in_error'],
-};
+const STATUSES: Record<ChartEntity, readonly string[]> = CHART_STATUSES;
 
 function view<E extends ChartEntity>(entity: E, row: ChartRows[E]): Record<string, unknown> {
   const base = {

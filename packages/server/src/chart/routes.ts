@@ -8,8 +8,9 @@ import { problemResponses as problems } from '../http/schemas.ts';
 import type { ChartEntity } from '../storage/chart-repository.ts';
 import { readChart } from './read.ts';
 import { listBannerAlerts } from './banner-alerts.ts';
-import { BannerAlertPageSchema, BannerAlertSchema, ChartParams, chartPage, chartQuery } from './schemas.ts';
-import { PageQuery, pageBody, pageOf } from '../http/pagination.ts';
+import { BannerAlertPageSchema, BannerAlertSchema, ChartParams, chartPage, chartQuery } from '@charta/api';
+import { pageBody, pageOf } from '../http/pagination.ts';
+import { PageQuery } from '@charta/api';
 
 const tags = ['Patient chart'];
 const security = [{ bearer: [] }];

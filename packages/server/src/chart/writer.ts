@@ -22,7 +22,7 @@ import { lockPatient } from '../storage/clinical-repository.ts';
 import { problem } from '../http/problem.ts';
 import type { OptionDoc } from '../autocomplete/types.ts';
 import { PICKABLE } from './options.ts';
-import { CodeSystems } from '../terminology/code-systems.ts';
+import { CodeSystems } from '@charta/api/constants';
 
 export type { ChartEntity } from '../storage/chart-repository.ts';
 

@@ -4,7 +4,7 @@ import { invalid, problem } from '../http/problem.ts';
 import { searchOptions, toWire } from '../autocomplete/index.ts';
 import { fieldsFor, getKind } from './kinds/index.ts';
 import type { FieldDef } from './kinds/types.ts';
-import { CodeSystems } from '../terminology/code-systems.ts';
+import { CodeSystems } from '@charta/api/constants';
 import { getCommand } from './get.ts';
 
 export interface FieldsView {

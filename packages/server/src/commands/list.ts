@@ -6,12 +6,9 @@ import { invalid, type FieldProblem } from '../http/problem.ts';
 import type { List, Page } from '../http/pagination.ts';
 import { listCommands as queryCommands, type CommandFilter, type CommandOrder } from '../storage/commands-repository.ts';
 import { kindKeys } from './kinds/index.ts';
-import { COMMAND_STATES, toView, type CommandView } from './representation.ts';
+import { toView, type CommandView } from './representation.ts';
+import { COMMAND_STATES, ORDERINGS, TIME_FILTERS } from '@charta/api/constants';
 import { actingStaff } from '../auth/acting-staff.ts';
-
-export const LIST_FILTERS = ['patient_key', 'note_key', 'originator_key', 'committer_key', 'schema_key', 'state'] as const;
-export const TIME_FILTERS = ['created_at', 'updated_at'].flatMap((c) => ['', '__lt', '__lte', '__gt', '__gte'].map((s) => c + s));
-export const ORDERINGS = ['created_at', '-created_at', 'updated_at', '-updated_at'] as const;
 
 /** The filters and ordering of the querystring (its page is parsed apart). */
 export type ListQuery = Partial<Record<string, string>>;

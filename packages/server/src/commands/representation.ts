@@ -1,21 +1,10 @@
 // A command row as the API shows it (snake_case, ISO timestamps with microseconds), and its ETag.
 import type { CommandTable } from '../storage/schema.ts';
 import { isoMicros } from '../lib/time.ts';
+import type { Command } from '@charta/api';
 
-export interface CommandView {
-  uuid: string;
-  state: string;
-  created_at: string;
-  updated_at: string;
-  schema_key: string;
-  patient_key: string;
-  note_key: string;
-  originated_by: string;
-  edited_by: string[];
-  committed_by: string | null;
-  entered_in_error_by: string | null;
-  data: Record<string, unknown>;
-}
+/** A command as the API shows it: the wire's Command (@charta/api). */
+export type CommandView = Command;
 
 /** A view's stored `data`: its JSON text as written, and the object once something read it. */
 interface StoredData {
@@ -33,10 +22,10 @@ export function toView(row: CommandTable): CommandView {
   const stored: StoredData = { text: row.data };
   const view = {
     uuid: row.uuid,
-    state: row.state,
+    state: row.state as Command['state'],
     created_at: isoMicros(row.created_at),
     updated_at: isoMicros(row.updated_at),
-    schema_key: row.schema_key,
+    schema_key: row.schema_key as Command['schema_key'],
     patient_key: row.patient_key,
     note_key: row.note_uuid,
     originated_by: row.originated_by,
@@ -85,6 +74,3 @@ export function commandPageJson(page: { results: CommandView[] }): string {
 export function etagOf(view: { uuid: string; updated_at: string }): string {
   return `"${view.updated_at.replace(/\D/g, '')}"`;
 }
-
-export const COMMAND_STATES = ['staged', 'committed', 'entered_in_error'] as const;
-export type CommandState = (typeof COMMAND_STATES)[number];

@@ -6,7 +6,8 @@ import { Type } from '@sinclair/typebox';
 import { problem, invalid } from '../http/problem.ts';
 import { baseUrlOf, ctxOf, expectEmptyBody, idempotencyOf, requireBody, type FeatureOptions } from '../http/request.ts';
 import { pageBody, pageOf } from '../http/pagination.ts';
-import { EmptyBody, problemResponses as problems } from '../http/schemas.ts';
+import { problemResponses as problems } from '../http/schemas.ts';
+import { EmptyBody } from '@charta/api';
 import { UUID_RE } from '../lib/ids.ts';
 import {
   AutocompleteParams,
@@ -22,7 +23,7 @@ import {
   TransitionHeaders,
   type CreateCommandBody,
   type CreateCommandFormBody,
-} from './schemas.ts';
+} from '@charta/api';
 import { ifMatchOf, sendCommand, sendCommandPage } from './reply.ts';
 import { createCommand } from './create.ts';
 import { getCommand } from './get.ts';

@@ -7,9 +7,7 @@ import { getNoteLocked } from '../storage/clinical-repository.ts';
 import { getCommandWithNoteForUpdate, type NoteState } from '../storage/commands-repository.ts';
 import { problem } from '../http/problem.ts';
 import { etagOf, toView } from './representation.ts';
-
-/** Note types that accept commands. */
-export const COMMAND_NOTE_TYPES: readonly string[] = ['encounter', 'review', 'data_import'];
+import { noteTakesCommands } from '@charta/api/constants';
 
 /** 400 `Note has an invalid type or state` unless the note takes commands now. */
 export async function assertNoteWritable(trx: Kysely<Database>, engine: Engine, noteUuid: string) {
@@ -20,7 +18,7 @@ export async function assertNoteWritable(trx: Kysely<Database>, engine: Engine, 
 }
 
 function checkNote(note: NoteState): void {
-  if (!COMMAND_NOTE_TYPES.includes(note.note_type) || note.locked !== 0 || note.deleted !== 0) throw problem('note_invalid');
+  if (!noteTakesCommands({ note_type: note.note_type, locked: note.locked !== 0, deleted: note.deleted !== 0 })) throw problem('note_invalid');
 }
 
 /**

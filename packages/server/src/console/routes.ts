@@ -2,12 +2,15 @@
 // are the only unauthenticated thing it adds: the page holds no data, and every call it makes goes
 // to the authenticated API. index.html is revalidated on every load, hashed assets are cached for
 // a year, and every answer carries the console's Content-Security-Policy.
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { catalog, problem } from '../http/problem.ts';
 import { loadConsoleFiles, type ConsoleFile } from './files.ts';
 import { contentSecurityPolicy } from './policy.ts';
-import { ConsoleFileParams } from './schemas.ts';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+
+/** The path of a file under /console/ (relative to the build directory): served files, not the API's wire. */
+const ConsoleFileParams = Type.Object({ '*': Type.String({ maxLength: 300 }) });
 
 export const CONSOLE_PATH = '/console/';
 

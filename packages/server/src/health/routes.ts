@@ -7,7 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FeatureOptions } from '../http/request.ts';
 import { getSetting } from '../storage/settings-repository.ts';
 import { problemResponses } from '../http/schemas.ts';
-import { HealthStatus, PUBLIC } from './schemas.ts';
+import { HealthStatus, PUBLIC } from '@charta/api';
 
 export async function healthRoutes(parent: FastifyInstance, { storage }: FeatureOptions) {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();

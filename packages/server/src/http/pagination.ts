@@ -1,27 +1,14 @@
 // One way to page a list (docs/api.md, "Pagination"): `limit` and `offset` in the querystring,
-// validated by the route's TypeBox schema (PageParams; query strings are coerced to integers,
-// app.ts), one page shape on the wire (count, count_is_estimate, next, previous, results), and
-// the absolute next/previous links built here only. An operation answers a List; its route
-// turns it into the page with pageBody.
-import { Type } from '@sinclair/typebox';
+// validated by the route's TypeBox schema (@charta/api PageParams; query strings are coerced to
+// integers, app.ts), one page shape on the wire (count, count_is_estimate, next, previous,
+// results), and the absolute next/previous links built here only. An operation answers a List;
+// its route turns it into the page with pageBody.
+import { DEFAULT_LIMIT } from '@charta/api/constants';
 
 export interface Page {
   limit: number;
   offset: number;
 }
-
-export const DEFAULT_LIMIT = 20;
-export const MAX_LIMIT = 1000;
-const MAX_OFFSET = 10_000_000;
-
-/** The page parameters of every list's querystring schema: `Type.Object({ ...PageParams, ...filters })`. */
-export const PageParams = {
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, description: `Rows per page, 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT})` })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_OFFSET, description: 'Rows to skip (default 0)' })),
-};
-
-/** The querystring of a list with nothing but its page. */
-export const PageQuery = Type.Object(PageParams, { additionalProperties: false });
 
 /** The page a validated querystring asks for, defaults filled in. */
 export const pageOf = (query: { limit?: number; offset?: number }): Page => ({ limit: query.limit ?? DEFAULT_LIMIT, offset: query.offset ?? 0 });

@@ -7,31 +7,10 @@ import crypto from 'node:crypto';
 import os from 'node:os';
 import { isoMicros, nowMicros, parseTimestampMicros } from '../lib/time.ts';
 
-export const LEVELS = ['debug', 'info', 'warning', 'error'] as const;
-export type LogLevel = (typeof LEVELS)[number];
-export type LogSource = 'server' | 'plugin';
+import { LOG_LEVELS as LEVELS, OPTIONAL_MEMBERS, type LogEntry, type LogLevel, type LogSource } from '@charta/api';
 
-export interface LogEntry {
-  /** One line of text. */
-  event: string;
-  level: LogLevel;
-  /** ISO 8601 with microseconds, UTC. */
-  timestamp: string;
-  source: LogSource;
-  plugin?: string;
-  request_id?: string;
-  /** The plugin handler a line is about (`<entry>:<export>`). */
-  handler?: string;
-  /** The event the handler was given, e.g. `PLAN_COMMAND__POST_COMMIT`. */
-  event_type?: string;
-  /** false on every line that reports a failure of a plugin (docs/plugins.md, "Faults"); absent elsewhere. */
-  success?: boolean;
-  /** On a failure line: what failed (`timeout`, `out-of-memory`, `threw`…, `effect`, `load`; docs/plugins.md, "Faults"). */
-  fault?: string;
-}
-
-/** The optional members of an entry, in the order a line shows them. */
-export const OPTIONAL_MEMBERS = ['plugin', 'request_id', 'handler', 'event_type', 'success', 'fault'] as const;
+// The entry's shape is the wire's (@charta/api); the bus's own modules and tests name it from here.
+export type { LogEntry, LogLevel, LogSource };
 
 export type LogInput = Omit<LogEntry, 'timestamp' | 'source'> & { source?: LogSource };
 

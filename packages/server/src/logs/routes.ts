@@ -15,7 +15,7 @@ import { nowMicros, parseTimestampMicros } from '../lib/time.ts';
 import { Consumer, DEFAULT_CONSUMER_LIMITS, type ConsumerLimits } from './consumer.ts';
 import { FirstMessageGate, type GateOptions } from './first-message.ts';
 import { matches, type LogBus, type LogFilter } from './bus.ts';
-import { LogRecentPage, LogRecentQuery, LogStreamQuery, type LogStreamOptions } from './schemas.ts';
+import { LogRecentPage, LogRecentQuery, LogStreamQuery, type LogStreamOptions } from '@charta/api';
 import { normalizePluginName } from '../plugins/name.ts';
 
 declare module 'fastify' {

@@ -5,7 +5,7 @@ import { nowMicros } from '../lib/time.ts';
 import { problem } from '../http/problem.ts';
 import { getNoteLocked, updateNote } from '../storage/clinical-repository.ts';
 import { writeTransaction } from '../storage/transaction.ts';
-import type { Note } from './schemas.ts';
+import type { Note } from '@charta/api';
 import { actingStaff } from '../auth/acting-staff.ts';
 import { noteUuid, toView } from './representation.ts';
 

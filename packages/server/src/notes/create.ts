@@ -5,7 +5,7 @@ import { nowMicros } from '../lib/time.ts';
 import { problem } from '../http/problem.ts';
 import { getPatient, insertNote } from '../storage/clinical-repository.ts';
 import { writeTransaction } from '../storage/transaction.ts';
-import type { CreateNote, Note } from './schemas.ts';
+import type { CreateNote, Note } from '@charta/api';
 import { actingStaff } from '../auth/acting-staff.ts';
 import { toView } from './representation.ts';
 

@@ -2,7 +2,7 @@
 import type { Ctx } from '../context.ts';
 import { problem } from '../http/problem.ts';
 import { getNote as findNote } from '../storage/clinical-repository.ts';
-import type { Note } from './schemas.ts';
+import type { Note } from '@charta/api';
 import { actingStaff } from '../auth/acting-staff.ts';
 import { noteUuid, toView } from './representation.ts';
 

@@ -4,7 +4,7 @@ import { KEY_RE } from '../lib/ids.ts';
 import { invalid, type FieldProblem } from '../http/problem.ts';
 import type { List, Page } from '../http/pagination.ts';
 import { listNotes as queryNotes } from '../storage/clinical-repository.ts';
-import type { ListNotesQuery, Note } from './schemas.ts';
+import type { ListNotesQuery, Note } from '@charta/api';
 import type { Static } from '@sinclair/typebox';
 import { actingStaff } from '../auth/acting-staff.ts';
 import { toView } from './representation.ts';

@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox';
 import { baseUrlOf, ctxOf, expectEmptyBody, type FeatureOptions } from '../http/request.ts';
 import { pageBody, pageOf } from '../http/pagination.ts';
 import { problemResponses as problems } from '../http/schemas.ts';
-import { CreateNoteBody, ListNotesQuery, NoteParams as params, noteComponents } from './schemas.ts';
+import { CreateNoteBody, ListNotesQuery, NoteParams as params, noteComponents } from '@charta/api';
 import { createNote } from './create.ts';
 import { getNote } from './get.ts';
 import { listNotes } from './list.ts';

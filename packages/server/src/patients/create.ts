@@ -5,7 +5,7 @@ import { nowMicros, parseDateMicros } from '../lib/time.ts';
 import { invalid } from '../http/problem.ts';
 import { insertPatient } from '../storage/clinical-repository.ts';
 import { writeTransaction } from '../storage/transaction.ts';
-import type { CreatePatient, Patient } from './schemas.ts';
+import type { CreatePatient, Patient } from '@charta/api';
 import { actingStaff } from '../auth/acting-staff.ts';
 import { toView } from './representation.ts';
 

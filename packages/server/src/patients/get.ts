@@ -3,7 +3,7 @@ import type { Ctx } from '../context.ts';
 import { KEY_RE } from '../lib/ids.ts';
 import { problem } from '../http/problem.ts';
 import { getPatient as findPatient } from '../storage/clinical-repository.ts';
-import type { Patient } from './schemas.ts';
+import type { Patient } from '@charta/api';
 import { actingStaff } from '../auth/acting-staff.ts';
 import { toView } from './representation.ts';
 

@@ -3,7 +3,7 @@ import type { Ctx } from '../context.ts';
 import { invalid, type FieldProblem } from '../http/problem.ts';
 import type { List, Page } from '../http/pagination.ts';
 import { listPatients as queryPatients } from '../storage/clinical-repository.ts';
-import type { ListPatientsQuery, Patient } from './schemas.ts';
+import type { ListPatientsQuery, Patient } from '@charta/api';
 import type { Static } from '@sinclair/typebox';
 import { actingStaff } from '../auth/acting-staff.ts';
 import { toView } from './representation.ts';

@@ -1,7 +1,7 @@
 // A patient row as the API shows it (docs/api.md, "Patients").
 import { isoMicros } from '../lib/time.ts';
 import type { PatientTable } from '../storage/schema.ts';
-import type { Patient } from './schemas.ts';
+import type { Patient } from '@charta/api';
 
 export const toView = (row: PatientTable): Patient => ({
   key: row.key,

@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox';
 import { baseUrlOf, ctxOf, type FeatureOptions } from '../http/request.ts';
 import { pageBody, pageOf } from '../http/pagination.ts';
 import { problemResponses as problems } from '../http/schemas.ts';
-import { CreatePatientBody, ListPatientsQuery, PatientParams, patientComponents } from './schemas.ts';
+import { CreatePatientBody, ListPatientsQuery, PatientParams, patientComponents } from '@charta/api';
 import { createPatient } from './create.ts';
 import { getPatient } from './get.ts';
 import { listPatients } from './list.ts';

@@ -8,9 +8,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import multipart from '@fastify/multipart';
 import { Type } from '@sinclair/typebox';
 import { baseUrlOf, ctxOf, type FeatureOptions } from '../http/request.ts';
-import { PageQuery, pageBody, pageOf } from '../http/pagination.ts';
+import { pageBody, pageOf } from '../http/pagination.ts';
+import { PageQuery } from '@charta/api';
 import { invalid, problem, Problem, type FieldProblem } from '../http/problem.ts';
-import { EmptyBody, problemResponses } from '../http/schemas.ts';
+import { problemResponses } from '../http/schemas.ts';
+import { EmptyBody } from '@charta/api';
 import { DEFAULT_LIMITS } from './inspection/index.ts';
 import { installPlugin } from './install.ts';
 import { extractMetadata } from './extract-metadata.ts';
@@ -38,7 +40,7 @@ import {
   PluginSchema,
   SecretChangeBody,
   SecretListingSchema,
-} from './schemas.ts';
+} from '@charta/api';
 
 const BASE = '/core/api/v1/plugins';
 const tags = ['Plugins'];

@@ -9,7 +9,8 @@ import { newKey, newUuid } from '../lib/ids.ts';
 import { nowMicros } from '../lib/time.ts';
 import { indexEntries } from './search-index.ts';
 import { pharmacyAddress, staffText } from './options.ts';
-import { IndexSystems, INTERNAL_SYSTEM, type QuestionKind, type StaffRole } from './systems.ts';
+import { IndexSystems } from './systems.ts';
+import { INTERNAL_SYSTEM, type QuestionKind, type StaffRole } from '@charta/api/constants';
 
 type Trx = Kysely<Database>;
 

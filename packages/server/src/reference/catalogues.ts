@@ -10,7 +10,7 @@ import type { FieldProblem } from '../http/problem.ts';
 import * as repo from '../storage/reference-repository.ts';
 import * as add from './catalogue.ts';
 import * as view from './representation.ts';
-import * as schemas from './schemas.ts';
+import * as schemas from '@charta/api';
 
 type Db = Kysely<Database>;
 

@@ -1,6 +1,6 @@
 // Reference entries as autocomplete options (the option document of the spec). What a search
 // offers and what a picked value is stored as are built here, from the stored rows only.
-import { CodeSystems } from '../terminology/code-systems.ts';
+import { CodeSystems } from '@charta/api/constants';
 import { optionDoc } from '../autocomplete/option.ts';
 import type { OptionDoc } from '../autocomplete/types.ts';
 import type {
@@ -14,8 +14,9 @@ import type {
   ReasonForVisitRow,
   StaffRow,
 } from '../storage/reference-repository.ts';
-import { languageName } from './languages.ts';
-import { INTERNAL_SYSTEM, LAB_ORDER_CODE_SYSTEM, NCI_THESAURUS_SYSTEM } from './systems.ts';
+import { languageName } from '@charta/api/constants';
+import { LAB_ORDER_CODE_SYSTEM, NCI_THESAURUS_SYSTEM } from './systems.ts';
+import { INTERNAL_SYSTEM } from '@charta/api/constants';
 
 /** "Alex Demo, MD" (no credentials: "Alex Demo"); staff made for credentials have only `name`. */
 export function staffText(row: Pick<StaffRow, 'first_name' | 'last_name' | 'credentials' | 'name'>): string {

@@ -9,7 +9,7 @@ import * as repo from '../storage/reference-repository.ts';
 import * as add from './catalogue.ts';
 import { isUniqueViolation } from '../storage/errors.ts';
 import { readStarterRows, STARTER_DIR } from '../terminology/starter.ts';
-import { INTERNAL_SYSTEM, type QuestionKind, type StaffRole } from './systems.ts';
+import { INTERNAL_SYSTEM, type QuestionKind, type StaffRole } from '@charta/api/constants';
 
 /** The rows of dispense-units.tsv (`ncpdp_code`, `display`; header first; may hold no rows). */
 export function readDispenseUnits(): add.DispenseUnitInput[] {

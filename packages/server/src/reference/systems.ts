@@ -16,13 +16,5 @@ export const IndexSystems = {
 
 /** Coding system of a lab partner's order code (the partner is the command's lab_partner). */
 export const LAB_ORDER_CODE_SYSTEM = 'charta:lab-order-code';
-/** Codes local to the instance (reason-for-visit codings, questionnaire codes), as the original names them. */
-export const INTERNAL_SYSTEM = 'INTERNAL';
 /** NCPDP quantity units of measure are NCI Thesaurus codes. */
 export const NCI_THESAURUS_SYSTEM = 'http://ncicb.nci.nih.gov/xml/owl/EVS/Thesaurus.owl';
-
-export const STAFF_ROLES = ['provider', 'nurse', 'staff'] as const;
-export type StaffRole = (typeof STAFF_ROLES)[number];
-
-export const QUESTION_KINDS = ['TXT', 'INT', 'SING', 'MULT'] as const;
-export type QuestionKind = (typeof QUESTION_KINDS)[number];

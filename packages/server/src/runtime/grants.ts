@@ -1,17 +1,12 @@
 // The grants an administrator may give a plugin (docs/plugins.md, "Grants"): each widens what the
-// plugin may do past its default reach, and nothing else does. This is the one list of them: install
-// and update accept only these names, the plugin object shows them, the runtime reads them.
+// plugin may do past its default reach, and nothing else does. Their one list is in @charta/api;
+// here: checking names, the stored column. Install and update accept only these names, the plugin
+// object shows them, the runtime reads them.
 import { invalid, type FieldProblem } from '../http/problem.ts';
 
-export const GRANTS = {
-  'effects:any-command': 'Effects may commit, enter in error, edit or delete commands the plugin did not originate (of the patients it may reach).',
-  'effects:instance': "Effects may reach any patient of the instance, not only the event's.",
-} as const satisfies Record<string, string>;
+import { GRANT_NAMES, GRANTS, type Grant } from '@charta/api/constants';
 
-export type Grant = keyof typeof GRANTS;
-
-/** Every grant name, sorted. */
-export const GRANT_NAMES = (Object.keys(GRANTS) as Grant[]).sort();
+export { GRANT_NAMES, type Grant };
 
 export const isGrant = (name: string): name is Grant => Object.hasOwn(GRANTS, name);
 

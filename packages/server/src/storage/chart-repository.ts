@@ -6,7 +6,9 @@ import type { ChartChangeTable, ConditionTable, Database, GoalTable, MedicationT
 
 type Db = Kysely<Database>;
 
-export type ChartEntity = 'condition' | 'medication' | 'goal';
+import type { ChartEntity } from '@charta/api/constants';
+
+export type { ChartEntity };
 export const CHART_TABLES = { condition: 'conditions', medication: 'medications', goal: 'goals' } as const;
 type ChartTable = (typeof CHART_TABLES)[ChartEntity];
 

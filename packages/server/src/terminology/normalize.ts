@@ -17,7 +17,7 @@ export function codeKey(code: string): string {
 }
 
 /** Longest search term accepted, in characters. */
-export const MAX_SEARCH_TERM = 200;
+
 /** Words of a search term used; the rest are ignored. */
 export const MAX_SEARCH_WORDS = 8;
 

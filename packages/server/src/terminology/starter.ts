@@ -4,7 +4,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { CodeSystems } from './code-systems.ts';
+import { CodeSystems } from '@charta/api/constants';
 import type { Storage } from '../storage/db.ts';
 import { getSetting, putSetting } from '../storage/settings-repository.ts';
 import { nowMicros } from '../lib/time.ts';

@@ -1,6 +1,6 @@
 // The code systems Charta keeps terminologies for, the names `import-terminology --system`
 // takes, and the record every importer and the starter set produce.
-import { CodeSystems } from './code-systems.ts';
+import { CodeSystems } from '@charta/api/constants';
 
 /** `--system` names of import-terminology, and the coding system string each fills. */
 export const TERMINOLOGIES = {

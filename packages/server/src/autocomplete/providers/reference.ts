@@ -8,7 +8,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.ts';
 import * as repo from '../../storage/reference-repository.ts';
 import { inOrder, isEmptyTerm, searchIds } from '../../reference/search-index.ts';
-import { IndexSystems, STAFF_ROLES } from '../../reference/systems.ts';
+import { IndexSystems } from '../../reference/systems.ts';
+import { STAFF_ROLES } from '@charta/api/constants';
 import {
   dispenseUnitOption,
   labPartnerOption,
@@ -22,7 +23,7 @@ import {
   staffOption,
   staffText,
 } from '../../reference/options.ts';
-import { languageName } from '../../reference/languages.ts';
+import { languageName } from '@charta/api/constants';
 import { matchesAllWords, normalizeText, parseSearchTerm } from '../../terminology/normalize.ts';
 import { codingsOf } from '../option.ts';
 import type { OptionDoc, OptionProvider, OptionSource, PickedOption, SourceContext } from '../types.ts';

@@ -1,6 +1,6 @@
 // Options from the terminologies: concepts of the field's systems, searched by code and words;
 // a picked option must name an active concept of one of them, or be free text (UNSTRUCTURED).
-import { CodeSystems } from '../../terminology/code-systems.ts';
+import { CodeSystems } from '@charta/api/constants';
 import { findConcept } from '../../storage/concepts-repository.ts';
 import { searchConcepts, toConcept } from '../../terminology/search.ts';
 import { codingsOf, conceptOption, unstructuredOption } from '../option.ts';

@@ -1,6 +1,6 @@
 // Command kind `diagnose`: a new diagnosis coded with ICD-10.
 import type { CommandKind } from './types.ts';
-import { CodeSystems } from '../../terminology/code-systems.ts';
+import { CodeSystems } from '@charta/api/constants';
 import { problem } from '../../http/problem.ts';
 import { codingOf, textOf } from '../../chart/writer.ts';
 

@@ -1,6 +1,6 @@
 // Command kind `instruct`: an instruction given to the patient.
 import type { CommandKind } from './types.ts';
-import { CodeSystems } from '../../terminology/code-systems.ts';
+import { CodeSystems } from '@charta/api/constants';
 
 export const instructKind: CommandKind = {
   key: 'instruct',

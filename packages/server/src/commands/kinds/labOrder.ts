@@ -1,7 +1,7 @@
 // Command kind `labOrder`: an order for laboratory tests sent to a lab partner.
 import type { CommandKind } from './types.ts';
 import { diagnosesField, providerField } from './shared-fields.ts';
-import { CodeSystems } from '../../terminology/code-systems.ts';
+import { CodeSystems } from '@charta/api/constants';
 import { LAB_ORDER_CODE_SYSTEM } from '../../reference/systems.ts';
 
 export const labOrderKind: CommandKind = {

@@ -1,6 +1,6 @@
 // Command kind `perform`: a procedure performed during the visit.
 import type { CommandKind } from './types.ts';
-import { CodeSystems } from '../../terminology/code-systems.ts';
+import { CodeSystems } from '@charta/api/constants';
 
 export const performKind: CommandKind = {
   key: 'perform',

@@ -1,7 +1,7 @@
 // Command kind `reasonForVisit`: why the patient came in.
 import type { CommandKind } from './types.ts';
-import { CodeSystems } from '../../terminology/code-systems.ts';
-import { INTERNAL_SYSTEM } from '../../reference/systems.ts';
+import { CodeSystems } from '@charta/api/constants';
+import { INTERNAL_SYSTEM } from '@charta/api/constants';
 
 export const reasonForVisitKind: CommandKind = {
   key: 'reasonForVisit',

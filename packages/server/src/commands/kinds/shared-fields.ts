@@ -1,6 +1,6 @@
 // Field definitions shared by more than one command kind, so that a field that means the same in
 // two kinds is defined once (docs/command-kinds.md lists each kind's fields).
-import { CodeSystems } from '../../terminology/code-systems.ts';
+import { CodeSystems } from '@charta/api/constants';
 import type { FieldDef } from './types.ts';
 import { achievementStatusChoices, goalPriorityChoices } from './choices.ts';
 

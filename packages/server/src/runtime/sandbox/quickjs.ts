@@ -25,13 +25,14 @@ import type {
   SandboxLogLine,
 } from './types.ts';
 import { DEFAULT_SANDBOX_LIMITS } from './types.ts';
+import { LOG_LEVELS } from '@charta/api/constants';
 
 const BOOTSTRAP_BUDGET_MS = 10_000;
 /** WebAssembly pages are 64 KiB. */
 const PAGE_BYTES = 65_536;
 /** The interpreter's own memory before any plugin code: its stack, static data and first heap (the build's initial memory). */
 export const INTERPRETER_BYTES = 16 * 1024 * 1024;
-const LEVELS: ReadonlySet<string> = new Set(['debug', 'info', 'warning', 'error']);
+const LEVELS: ReadonlySet<string> = new Set(LOG_LEVELS);
 
 type Settled = { state: 'fulfilled'; value: QuickJSHandle } | { state: 'rejected'; error: QuickJSHandle } | { state: 'timeout' } | { state: 'stuck' };
 

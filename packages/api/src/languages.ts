@@ -1,4 +1,4 @@
-// Language codes of educational materials (the original's list) and their names.
+// Language codes of educational materials (the original's list) and their names: a wire fact (the admin API takes these codes).
 export const LANGUAGE_NAMES: Readonly<Record<string, string>> = {
   'en-us': 'English (United States)',
   'es-us': 'Spanish (United States)',

@@ -1,7 +1,6 @@
 // Schemas of the Patients API (docs/api.md, Patients).
-import { PageParams } from '../http/pagination.ts';
 import { Type, type Static } from '@sinclair/typebox';
-import { Key, Nullable, Timestamp, PageOf } from '../http/schemas.ts';
+import { Key, Nullable, Timestamp, PageOf, PageParams } from './common.ts';
 
 export const PatientSchema = Type.Object(
   { key: Key, first_name: Type.String(), last_name: Type.String(), birth_date: Nullable(Type.String({ format: 'date' })), created_at: Timestamp },

@@ -1,18 +1,19 @@
 // Schemas of the Commands API: the command resource, its page, the create and change bodies,
 // the fields of a kind and an autocomplete option (docs/api.md, The nine Commands API endpoints).
-import { PageParams } from '../http/pagination.ts';
 import { Type, type Static, type TOptional, type TString } from '@sinclair/typebox';
-import { Key, Nullable, Timestamp, Uuid, PageOf } from '../http/schemas.ts';
-import { MAX_SEARCH_TERM } from '../terminology/normalize.ts';
-import { LIST_FILTERS, ORDERINGS, TIME_FILTERS } from './list.ts';
+import { Key, Nullable, Timestamp, Uuid, PageOf, PageParams } from './common.ts';
+import { COMMAND_EVENT_PREFIXES, COMMAND_STATES, LIST_FILTERS, MAX_SEARCH_TERM, ORDERINGS, TIME_FILTERS, type CommandKindKey } from './constants.ts';
 
 export const CommandSchema = Type.Object(
   {
     uuid: Uuid,
-    state: Type.Union([Type.Literal('staged'), Type.Literal('committed'), Type.Literal('entered_in_error')]),
+    state: Type.Union(COMMAND_STATES.map((s) => Type.Literal(s))),
     created_at: Timestamp,
     updated_at: Timestamp,
-    schema_key: Type.String(),
+    schema_key: Type.Union(
+      (Object.keys(COMMAND_EVENT_PREFIXES) as CommandKindKey[]).map((k) => Type.Literal(k)),
+      { description: 'The command kind' },
+    ),
     patient_key: Key,
     note_key: Uuid,
     originated_by: Key,

@@ -1,6 +1,6 @@
-// Schemas of the log stream (docs/api.md).
+// The log stream's entries and options (docs/api.md, "Log stream").
 import { Type, type Static } from '@sinclair/typebox';
-import { LEVELS, type LogLevel } from './bus.ts';
+import { LOG_LEVELS as LEVELS, type LogLevel } from './constants.ts';
 
 export const LogStreamQuery = Type.Object(
   {
@@ -28,3 +28,28 @@ export type LogRecentOptions = Static<typeof LogRecentQuery>;
 export const LogRecentPage = Type.Object({
   results: Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'Log entries, oldest first, as the stream sends them' }),
 });
+
+export type LogSource = 'server' | 'plugin';
+
+/** One entry of the log stream, as every consumer gets it. */
+export interface LogEntry {
+  /** One line of text. */
+  event: string;
+  level: LogLevel;
+  /** ISO 8601 with microseconds, UTC. */
+  timestamp: string;
+  source: LogSource;
+  plugin?: string;
+  request_id?: string;
+  /** The plugin handler a line is about (`<entry>:<export>`). */
+  handler?: string;
+  /** The event the handler was given, e.g. `PLAN_COMMAND__POST_COMMIT`. */
+  event_type?: string;
+  /** false on every line that reports a failure of a plugin (docs/plugins.md, "Faults"); absent elsewhere. */
+  success?: boolean;
+  /** On a failure line: what failed (`timeout`, `out-of-memory`, `threw`…, `effect`, `load`; docs/plugins.md, "Faults"). */
+  fault?: string;
+}
+
+/** The optional members of an entry, in the order a line shows them. */
+export const OPTIONAL_MEMBERS = ['plugin', 'request_id', 'handler', 'event_type', 'success', 'fault'] as const;

@@ -1,9 +1,7 @@
 // Schemas of the Notes API (docs/api.md, Notes).
-import { PageParams } from '../http/pagination.ts';
 import { Type, type Static } from '@sinclair/typebox';
-import { Key, Timestamp, Uuid, PageOf } from '../http/schemas.ts';
-
-export const NOTE_TYPES = ['encounter', 'review', 'data_import', 'letter', 'message', 'phone_call'] as const;
+import { Key, Timestamp, Uuid, PageOf, PageParams } from './common.ts';
+import { NOTE_TYPES, NOTE_TYPES_TAKING_COMMANDS } from './constants.ts';
 
 export const NoteSchema = Type.Object(
   {
@@ -13,6 +11,9 @@ export const NoteSchema = Type.Object(
     title: Type.String(),
     locked: Type.Boolean(),
     deleted: Type.Boolean(),
+    takes_commands: Type.Boolean({
+      description: `Whether commands can be added to the note or changed in it now: a note of type ${NOTE_TYPES_TAKING_COMMANDS.join(', ')}, neither locked nor deleted`,
+    }),
     created_at: Timestamp,
     updated_at: Timestamp,
   },

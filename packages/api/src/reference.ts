@@ -1,10 +1,8 @@
 // Schemas of the reference data admin API (docs/api.md): closed bodies (additionalProperties:
 // false), every string bounded.
 import { Type } from '@sinclair/typebox';
-import { Nullable } from '../http/schemas.ts';
-import { CodeSystems } from '../terminology/code-systems.ts';
-import { LANGUAGE_CODES } from './languages.ts';
-import { QUESTION_KINDS, STAFF_ROLES, INTERNAL_SYSTEM } from './systems.ts';
+import { Nullable } from './common.ts';
+import { CodeSystems, INTERNAL_SYSTEM, LANGUAGE_CODES, QUESTION_KINDS, STAFF_ROLES } from './constants.ts';
 
 /** One line of text: 1 to `max` characters, at least one not blank, no control characters. */
 const Text = (max: number, description?: string) =>

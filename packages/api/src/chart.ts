@@ -1,9 +1,7 @@
 // Schemas of the patient's chart (docs/api.md, The patient's chart).
-import { PageParams } from '../http/pagination.ts';
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, PageOf } from '../http/schemas.ts';
-import type { ChartEntity } from '../storage/chart-repository.ts';
-import { STATUSES } from './read.ts';
+import { Nullable, PageOf, PageParams } from './common.ts';
+import { CHART_STATUSES as STATUSES, type ChartEntity } from './constants.ts';
 
 const Iso = Type.String({ description: 'ISO 8601 UTC timestamp with microseconds' });
 const Coding = Type.Object({ system: Type.String(), code: Type.String(), display: Type.String() });

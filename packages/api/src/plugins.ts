@@ -1,7 +1,7 @@
 // Schemas of the plugin API (docs/plugins.md).
 import { Type, type Static } from '@sinclair/typebox';
-import { PageOf } from '../http/schemas.ts';
-import { GRANT_NAMES } from '../runtime/grants.ts';
+import { PageOf } from './common.ts';
+import { GRANT_NAMES, PLUGIN_RUNTIME_STATES } from './constants.ts';
 
 export const PluginParams = Type.Object({ name: Type.String({ description: 'Plugin name (slug)' }) });
 
@@ -25,10 +25,13 @@ export const PluginSchema = Type.Object(
     updated_at: Type.String(),
     runtime: Type.Object(
       {
-        state: Type.Union([Type.Literal('running'), Type.Literal('loading'), Type.Literal('failing'), Type.Literal('cannot-run'), Type.Literal('stopped')], {
-          description:
-            'running: loaded, its handlers get their events; loading: not loaded yet; failing: its load failed and is tried again at retry_at (its handlers answer unavailable); cannot-run: nothing here can run until the plugin changes; stopped: disabled',
-        }),
+        state: Type.Union(
+          PLUGIN_RUNTIME_STATES.map((s) => Type.Literal(s)),
+          {
+            description:
+              'running: loaded, its handlers get their events; loading: not loaded yet; failing: its load failed and is tried again at retry_at (its handlers answer unavailable); cannot-run: nothing here can run until the plugin changes; stopped: disabled',
+          },
+        ),
         detail: Type.Union([Type.String(), Type.Null()], { description: 'failing or cannot-run: why' }),
         since: Type.Union([Type.String(), Type.Null()], { description: 'When it entered this state' }),
         retry_at: Type.Union([Type.String(), Type.Null()], { description: 'failing: when its load is tried again' }),

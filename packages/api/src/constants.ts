@@ -1,0 +1,82 @@
+// The constants of the wire contract (docs/architecture.md, "The contract package"): what the API
+// takes and answers, named once for the server, the client, the console, the plugin SDK and the
+// CLI. Nothing here imports a schema library, so a browser bundle that needs a list pays for the
+// list only.
+export * from './events.ts';
+import type { CommandKindKey } from './events.ts';
+export { CodeSystems } from './code-systems.ts';
+export { LANGUAGE_CODES, LANGUAGE_NAMES, languageName } from './languages.ts';
+
+/** The name a person reads of each command kind (the kinds are the keys of COMMAND_EVENT_PREFIXES; docs/command-kinds.md). */
+export const COMMAND_KIND_LABELS: Readonly<Record<CommandKindKey, string>> = {
+  assess: 'Assess',
+  diagnose: 'Diagnose',
+  educationalMaterial: 'Educational material',
+  goal: 'Goal',
+  hpi: 'History of present illness',
+  instruct: 'Instruct',
+  labOrder: 'Lab order',
+  medicationStatement: 'Medication statement',
+  perform: 'Perform',
+  plan: 'Plan',
+  prescribe: 'Prescribe',
+  questionnaire: 'Questionnaire',
+  reasonForVisit: 'Reason for visit',
+  stopMedication: 'Stop medication',
+  updateGoal: 'Update goal',
+};
+
+/** The filters of `GET /core/api/v1/commands` (docs/api.md, "Filters"). */
+export const LIST_FILTERS = ['patient_key', 'note_key', 'originator_key', 'committer_key', 'schema_key', 'state'] as const;
+export const TIME_FILTERS = ['created_at', 'updated_at'].flatMap((c) => ['', '__lt', '__lte', '__gt', '__gte'].map((s) => c + s));
+export const ORDERINGS = ['created_at', '-created_at', 'updated_at', '-updated_at'] as const;
+
+/** The longest autocomplete `search_term`, in characters. */
+export const MAX_SEARCH_TERM = 200;
+
+/** Page parameters of every list (docs/api.md, "Pagination"). */
+export const DEFAULT_LIMIT = 20;
+export const MAX_LIMIT = 1000;
+export const MAX_OFFSET = 10_000_000;
+
+export const NOTE_TYPES = ['encounter', 'review', 'data_import', 'letter', 'message', 'phone_call'] as const;
+export type NoteType = (typeof NOTE_TYPES)[number];
+/** Notes of these types take commands (docs/api.md, "Notes"). */
+export const NOTE_TYPES_TAKING_COMMANDS: readonly NoteType[] = ['encounter', 'review', 'data_import'];
+/** The note rule: commands can be added to a note, or changed in it, when its type takes them and it is neither locked nor deleted. */
+export const noteTakesCommands = (note: { note_type: string; locked: boolean; deleted: boolean }): boolean =>
+  (NOTE_TYPES_TAKING_COMMANDS as readonly string[]).includes(note.note_type) && !note.locked && !note.deleted;
+
+/** The levels of the log stream, least severe first. */
+export const LOG_LEVELS = ['debug', 'info', 'warning', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** A chart entry's kinds and the statuses each may have (docs/api.md, "The patient's chart"). */
+export const CHART_STATUSES = {
+  condition: ['active', 'entered_in_error'],
+  medication: ['active', 'stopped', 'entered_in_error'],
+  goal: ['open', 'closed', 'entered_in_error'],
+} as const satisfies Record<string, readonly string[]>;
+export type ChartEntity = keyof typeof CHART_STATUSES;
+
+/** The grants an administrator may give a plugin, each with what it allows (docs/plugins.md, "Grants"). */
+export const GRANTS = {
+  'effects:any-command': 'Effects may commit, enter in error, edit or delete commands the plugin did not originate (of the patients it may reach).',
+  'effects:instance': "Effects may reach any patient of the instance, not only the event's.",
+} as const satisfies Record<string, string>;
+export type Grant = keyof typeof GRANTS;
+/** Every grant name, sorted. */
+export const GRANT_NAMES = (Object.keys(GRANTS) as Grant[]).sort();
+
+/** Where a plugin stands in the runtime (docs/plugins.md, "Faults"). */
+export const PLUGIN_RUNTIME_STATES = ['running', 'loading', 'failing', 'cannot-run', 'stopped'] as const;
+export type PluginRuntimeState = (typeof PLUGIN_RUNTIME_STATES)[number];
+
+export const STAFF_ROLES = ['provider', 'nurse', 'staff'] as const;
+export type StaffRole = (typeof STAFF_ROLES)[number];
+
+export const QUESTION_KINDS = ['TXT', 'INT', 'SING', 'MULT'] as const;
+export type QuestionKind = (typeof QUESTION_KINDS)[number];
+
+/** Codes local to the instance (reason-for-visit codings, questionnaire codes), as the original names them. */
+export const INTERNAL_SYSTEM = 'INTERNAL';
