@@ -3,9 +3,8 @@
 // subscriber (log stream consumers) and relay (PostgreSQL NOTIFY) at once. Each plugin's fault
 // lines are also kept apart (its last ones, and counts over the last hour and day), so that no
 // other plugin's flood pushes them out of the history (docs/plugins.md, "Faults"). Never throws.
-import crypto from 'node:crypto';
-import os from 'node:os';
 import { isoMicros, nowMicros, parseTimestampMicros } from '../lib/time.ts';
+import { processOrigin } from '../lib/ids.ts';
 
 export const LEVELS = ['debug', 'info', 'warning', 'error'] as const;
 export type LogLevel = (typeof LEVELS)[number];
@@ -143,7 +142,7 @@ export function copyOptional(from: Record<string, unknown> | LogInput, to: LogEn
 
 export class LogBus {
   /** Names this bus across processes (host, pid, random): a relay skips its own entries. */
-  readonly origin = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
+  readonly origin = processOrigin();
   private readonly ring: Array<Recorded | undefined>;
   private next = 0;
   private seq = 0;

@@ -10,8 +10,6 @@
 // dead letter. A claim lasts CLAIM_MICROS: if the process dies meanwhile, another delivers the
 // event again. Redelivery keeps the event's id, so each effect's idempotency key (event, handler,
 // event name, index) keeps it from being applied twice.
-import crypto from 'node:crypto';
-import os from 'node:os';
 import type { Kysely } from 'kysely';
 import type { Storage } from '../storage/db.ts';
 import type { Database } from '../storage/schema.ts';
@@ -26,6 +24,7 @@ import {
 import { insertDeadLetter } from '../storage/plugin-dead-letters-repository.ts';
 import { Problem } from '../http/problem.ts';
 import { nowMicros } from '../lib/time.ts';
+import { processOrigin } from '../lib/ids.ts';
 import type { LogBus } from '../logs/bus.ts';
 import type { JsonObject } from './sandbox/types.ts';
 import { describeOutcome, type ActiveHandler, type CallFault, type HandlerCalls } from './calls.ts';
@@ -75,7 +74,7 @@ type Attempt =
 
 export class Delivery {
   /** Names this process in claims. */
-  readonly claimer = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
+  readonly claimer = processOrigin();
   private running: Promise<void> | null = null;
   private again = false;
   private closed = false;
