@@ -2,9 +2,11 @@
 // NOTIFY on `charta_logs` (payload: the JSON entry plus `origin`, at most 7,900 bytes); entries
 // from other processes arrive by LISTEN on a dedicated connection (not the pool) and are
 // delivered locally. A process skips its own entries by their origin. The connection, its
-// reconnection and the queue of entries waiting for it are storage/pg-notify.ts's: entries emitted while the connection is away are queued (up
+// reconnection and the queue of entries waiting for it are storage/pg-notify.ts's, shared with the
+// signal relay (signals/pg-relay.ts): entries emitted while the connection is away are queued (up
 // to MAX_PENDING) and published once it is back. Every entry is counted as relayed or dropped,
 // never silently lost; after a reconnection the counts are logged (docs/api.md, "Log stream").
+// The log stream is a sink: nothing reacts to what an entry says (docs/architecture.md, "Signals").
 import { openNotifyChannel, MAX_PAYLOAD_BYTES, type RelayStats } from '../storage/pg-notify.ts';
 import { copyOptional, isLevel, type LogBus, type LogEntry } from './bus.ts';
 

@@ -26,6 +26,7 @@ import { Problem } from '../http/problem.ts';
 import { nowMicros } from '../lib/time.ts';
 import { processOrigin } from '../lib/ids.ts';
 import type { LogBus } from '../logs/bus.ts';
+import type { Signals } from '../signals/bus.ts';
 import type { JsonObject } from './sandbox/types.ts';
 import { describeOutcome, type ActiveHandler, type CallFault, type HandlerCalls } from './calls.ts';
 import { eventPatient, renamed } from './events.ts';
@@ -95,6 +96,8 @@ export class Delivery {
   constructor(
     private readonly storage: Storage,
     private readonly logs: LogBus,
+    /** Handed to the operations effects call (they signal what they write). */
+    private readonly signals: Signals,
     private readonly host: Dispatcher & PluginRuntime,
     private readonly policy: RetryPolicy,
     /** The effects one chain of changes may apply (docs/plugins.md, "Breadth limits"). */
@@ -293,7 +296,7 @@ export class Delivery {
     if (answer.effects.length === 0) return null;
     try {
       await applyEffects(
-        { storage: this.storage, logs: this.logs, runtime: this.host, calls: this.host.calls, effectsPerChange: this.effectsPerChange },
+        { storage: this.storage, logs: this.logs, signals: this.signals, runtime: this.host, calls: this.host.calls, effectsPerChange: this.effectsPerChange },
         handler,
         {
           id: String(event.id),

@@ -5,6 +5,7 @@
 import type { Config } from '../config.ts';
 import type { Storage } from '../storage/db.ts';
 import type { LogBus } from '../logs/bus.ts';
+import type { SignalBus } from '../signals/bus.ts';
 import { pluginSecretValues } from '../storage/plugin-secrets-repository.ts';
 import { PluginRunner } from './runner/client.ts';
 import { runnablePlugin } from './runnable.ts';
@@ -15,10 +16,10 @@ import { PluginHost } from './host.ts';
 export const PRE_BUDGET_MS = 2000;
 /** The longest chain of events that effects may cause (a client's change is depth 0). */
 export const MAX_EVENT_DEPTH = 5;
-/** How often each process looks for plugin changes and undelivered events. */
+/** How often each process looks for plugin changes and undelivered events on its own (signals tell it sooner: docs/architecture.md, "Signals"). */
 export const POLL_MS = 500;
 
-export function createPluginRuntime(config: Config, storage: Storage, logs: LogBus): PluginHost {
+export function createPluginRuntime(config: Config, storage: Storage, logs: LogBus, signals: SignalBus): PluginHost {
   const runner = new PluginRunner({
     onNotice: (level, message) => logs.emit({ level, event: `plugin runtime: ${message}`, ...(level === 'error' ? { success: false } : {}) }),
     maxTotalMemoryBytes: config.pluginRunnerMaxMemoryMb * 1024 * 1024,
@@ -27,6 +28,7 @@ export function createPluginRuntime(config: Config, storage: Storage, logs: LogB
   return new PluginHost({
     storage,
     logs,
+    signals,
     runner,
     readRunnable: (pkg) => runnablePlugin(pkg, limits),
     checkPackage: (pkg) => checkPackage(runner, pkg, limits),

@@ -1,5 +1,6 @@
-// PostgreSQL only: one NOTIFY channel between the processes on a database, the machinery of the
-// log stream's relay (logs/pg-relay.ts), for any relay between processes. Payloads published here go out with NOTIFY on the channel;
+// PostgreSQL only: one NOTIFY channel between the processes on a database, the machinery the log
+// stream's relay (logs/pg-relay.ts) and the signal relay (signals/pg-relay.ts) share
+// (docs/architecture.md, "Signals"). Payloads published here go out with NOTIFY on the channel;
 // payloads from other processes arrive by LISTEN on a dedicated connection (not the pool). A lost
 // connection is re-established (retried every second at most) and LISTENs again; payloads
 // published meanwhile are queued (up to `maxPending`) and sent once it is back. Every payload is
