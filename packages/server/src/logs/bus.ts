@@ -5,6 +5,7 @@
 // other plugin's flood pushes them out of the history (docs/plugins.md, "Faults"). Never throws.
 import { isoMicros, nowMicros, parseTimestampMicros } from '../lib/time.ts';
 import { processOrigin } from '../lib/ids.ts';
+import { rewordLogs } from '../lib/test-hooks.ts';
 
 export const LEVELS = ['debug', 'info', 'warning', 'error'] as const;
 export type LogLevel = (typeof LEVELS)[number];
@@ -150,6 +151,8 @@ export class LogBus {
   private readonly faults = new Map<string, PluginFaults>();
   private readonly listeners = new Set<LogListener>();
   private readonly relays = new Set<(entry: LogEntry) => void>();
+  /** Tests only (lib/test-hooks.ts, CHARTA_TEST_REWORD_LOGS): every line's text reworded. */
+  private readonly reword = rewordLogs();
 
   constructor(readonly capacity = DEFAULT_CAPACITY) {
     this.ring = new Array<Recorded | undefined>(capacity);
@@ -158,7 +161,8 @@ export class LogBus {
   /** An entry of this process: recorded, delivered, and relayed to other processes. */
   emit(input: LogInput): LogEntry {
     const micros = nowMicros();
-    const entry: LogEntry = { event: oneLine(input.event), level: input.level, timestamp: isoMicros(micros), source: input.source ?? 'server' };
+    const event = this.reword === undefined ? input.event : this.reword(input.event);
+    const entry: LogEntry = { event: oneLine(event), level: input.level, timestamp: isoMicros(micros), source: input.source ?? 'server' };
     copyOptional(input, entry);
     this.deliver(entry, micros);
     for (const relay of this.relays) {

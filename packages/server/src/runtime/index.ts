@@ -11,6 +11,7 @@ import { PluginRunner } from './runner/client.ts';
 import { runnablePlugin } from './runnable.ts';
 import { checkPackage } from './check.ts';
 import { PluginHost } from './host.ts';
+import { pluginPollMs } from '../lib/test-hooks.ts';
 
 /** Total time of the handlers of one PRE or after-search event, in milliseconds. */
 export const PRE_BUDGET_MS = 2000;
@@ -35,7 +36,7 @@ export function createPluginRuntime(config: Config, storage: Storage, logs: LogB
     secretsOf: pluginSecretValues,
     preBudgetMs: PRE_BUDGET_MS,
     maxDepth: MAX_EVENT_DEPTH,
-    pollMs: POLL_MS,
+    pollMs: pluginPollMs(POLL_MS),
     retry: { attempts: config.pluginDeliveryAttempts, baseMs: config.pluginRetryBaseMs },
     effects: { maxPerAnswer: config.pluginMaxEffectsPerAnswer, perChange: config.pluginEffectsPerChange },
   });
