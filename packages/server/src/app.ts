@@ -23,6 +23,7 @@ import { chartRoutes } from './chart/routes.ts';
 import { pluginRoutes } from './plugins/routes.ts';
 import { referenceRoutes } from './reference/routes.ts';
 import { LogBus } from './logs/bus.ts';
+import { SignalBus } from './signals/bus.ts';
 import { logRoutes } from './logs/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { consoleRoutes } from './console/routes.ts';
@@ -33,6 +34,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The plugin runtime of this process (runtime/): loaded on ready, stopped on close. */
     pluginRuntime: PluginHost;
+    /** The signal channel of this process (signals/): what the runtime reacts to. */
+    signals: SignalBus;
   }
 }
 
@@ -76,8 +79,9 @@ export async function buildApp(config: Config, storage: Storage): Promise<Fastif
     trustProxy: false,
   });
 
-  app.decorate('logs', new LogBus()); // the log stream's bus (logs/)
-  const runtime = createPluginRuntime(config, storage, app.logs);
+  app.decorate('logs', new LogBus()); // the log stream's bus (logs/): a sink
+  app.decorate('signals', new SignalBus()); // what the runtime reacts to (signals/)
+  const runtime = createPluginRuntime(config, storage, app.logs, app.signals);
   app.decorate('pluginRuntime', runtime);
   app.addHook('onReady', () => runtime.start());
   app.addHook('onClose', () => runtime.close());

@@ -5,14 +5,17 @@
 import type { Principal } from './auth/principal.ts';
 import type { Storage } from './storage/db.ts';
 import type { LogBus } from './logs/bus.ts';
+import type { Signals } from './signals/bus.ts';
 import type { PluginRuntime } from './runtime/types.ts';
 
 export interface Ctx {
   storage: Storage;
   principal: Principal;
   requestId: string;
-  /** The log stream's bus; operations emit after their transaction committed. */
+  /** The log stream's bus; operations emit after their transaction committed. A sink: nothing reacts to its lines. */
   logs?: LogBus;
+  /** The signal channel (signals/): what the runtime reacts to, emitted after the transaction committed. */
+  signals?: Signals;
   /** The plugin runtime (runtime/): absent where no plugin may run (unit tests of operations). */
   runtime?: PluginRuntime;
   /** How deep in a chain of plugin effects this operation runs (0, or absent, for a client's request). */

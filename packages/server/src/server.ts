@@ -18,6 +18,7 @@ import { loadDispenseUnits } from './reference/starter.ts';
 import { nowMicros } from './lib/time.ts';
 import { buildApp } from './app.ts';
 import { startPgRelay, type PgRelay } from './logs/pg-relay.ts';
+import { startSignalRelay, type SignalRelay } from './signals/pg-relay.ts';
 
 export interface Running {
   app: FastifyInstance;
@@ -26,7 +27,7 @@ export interface Running {
   /**
    * Graceful shutdown (docs/configuration.md, "Stopping"): stop accepting, let in-flight requests
    * finish (at most `shutdownTimeoutMs`, then their connections are cut), close the log stream's
-   * WebSockets with a close frame, the log relay and the database. `complete` is false if the
+   * WebSockets with a close frame, the log and signal relays and the database. `complete` is false if the
    * timeout cut requests off.
    */
   close(): Promise<{ complete: boolean }>;
@@ -93,8 +94,15 @@ export async function startServer(
     ? { storage: openStorage(config.databaseUrl, { synchronous: config.sqliteSynchronous }), firstStart: undefined }
     : await prepareStorage(config);
   const app = await buildApp(config, storage);
-  // Log stream across processes (PostgreSQL LISTEN/NOTIFY on a dedicated connection).
+  // The log stream and the signals across processes (PostgreSQL LISTEN/NOTIFY, each on its own
+  // channel and dedicated connection: docs/architecture.md, "Signals"). On SQLite there is one
+  // process (`--workers` above 1 is refused): the signals stay in it.
   let relay: PgRelay | undefined;
+  let signalRelay: SignalRelay | undefined;
+  const stopRelays = async () => {
+    await relay?.stop();
+    await signalRelay?.stop();
+  };
   if (storage.engine === 'postgres') {
     try {
       relay = await startPgRelay(
@@ -103,7 +111,14 @@ export async function startServer(
         (err) => app.log.warn({ err }, 'log relay: connection trouble'),
         (stats) => app.log.warn(stats, 'log relay: reconnected and listening again; entries relayed and dropped so far'),
       );
+      signalRelay = await startSignalRelay(
+        config.databaseUrl,
+        app.signals,
+        (err) => app.log.warn({ err }, 'signal relay: connection trouble'),
+        (stats) => app.log.warn(stats, 'signal relay: reconnected and listening again; signals relayed and dropped so far'),
+      );
     } catch (err) {
+      await stopRelays();
       await app.close();
       await storage.close();
       throw err;
@@ -123,8 +138,8 @@ export async function startServer(
   try {
     await app.listen({ host: config.host, port: config.port });
   } catch (err) {
-    // Nothing of a failed start outlives it: the log stream relay's connection, the app, the database.
-    await relay?.stop();
+    // Nothing of a failed start outlives it: the relays' connections, the app, the database.
+    await stopRelays();
     await app.close().catch(() => undefined);
     await storage.close().catch(() => undefined);
     throw err;
@@ -153,7 +168,7 @@ export async function startServer(
       } finally {
         clearTimeout(deadline);
         clearInterval(idle);
-        await relay?.stop();
+        await stopRelays();
         await storage.close();
       }
       return { complete };

@@ -33,6 +33,19 @@ describe('server layout', () => {
     }
   });
 
+  it('the low layers import only lower ones: lib/ nothing, storage/ lib/, signals/ lib/ and storage/', () => {
+    const allowed: Record<string, string[]> = { lib: ['lib'], storage: ['storage', 'lib'], signals: ['signals', 'lib', 'storage'] };
+    for (const [layer, targets] of Object.entries(allowed)) {
+      for (const file of filesOf(layer)) {
+        for (const specifier of importsOf(file)) {
+          if (!specifier.startsWith('.')) continue;
+          const target = path.relative(src, path.resolve(path.join(src, path.dirname(file)), specifier)).split(path.sep)[0]!;
+          assert.ok(targets.includes(target), `${file} imports ${specifier}`);
+        }
+      }
+    }
+  });
+
   it('finds the features in the tree', () => {
     for (const feature of ['commands', 'notes', 'patients', 'plugins', 'runtime', 'autocomplete', 'reference']) assert.ok(FEATURES.includes(feature), feature);
   });

@@ -241,7 +241,7 @@ for (const engine of ENGINES) {
       const from = failures('reacher').length;
       const pStaged = await create(p.noteKey);
       await applyEffects(
-        { storage: api.storage, logs: api.app.logs, runtime, calls: runtime.calls, effectsPerChange: 1000 },
+        { storage: api.storage, logs: api.app.logs, signals: api.app.signals, runtime, calls: runtime.calls, effectsPerChange: 1000 },
         handler,
         { id: crypto.randomUUID(), type: 'PLUGIN_UPDATED', depth: 0, requestId: 'no-patient', root: crypto.randomUUID(), patient: null },
         [banner(p.patientKey, 'nobody'), plan(p.noteKey, 'Nobody asked'), step('COMMIT_PLAN_COMMAND', pStaged)],

@@ -10,7 +10,7 @@ import { applyValues, checkValues } from './apply-values-patch.ts';
 import { assertNoteWritable } from './rules.ts';
 import { toView } from './representation.ts';
 import { actingStaff } from '../auth/acting-staff.ts';
-import { commandAudit, commandEvents, commandWrite } from './transition.ts';
+import { commandAudit, commandWrite } from './transition.ts';
 
 export interface CreateInput {
   schemaKey: string;
@@ -29,7 +29,7 @@ export async function createCommand(ctx: Ctx, input: CreateInput, idempotency?: 
   const noteUuid = typeof input.noteKey === 'string' ? input.noteKey.toLowerCase() : undefined;
   if (noteUuid === undefined || !UUID_RE.test(noteUuid)) throw problem('note_does_not_exist');
   const uuid = newUuid();
-  return commandWrite(ctx, 'created', uuid, idempotency, async ({ trx, writeId, hold, auditRow }) => {
+  return commandWrite(ctx, 'created', uuid, idempotency, async ({ trx, hold, auditRow, events: eventsOf }) => {
     const note = await assertNoteWritable(trx, ctx.storage.engine, noteUuid);
     const data = await applyValues({ db: trx, engine: ctx.storage.engine, patientKey: note.patient_key }, kind, {}, input.values ?? {}, checked);
     const now = nowMicros();
@@ -48,7 +48,7 @@ export async function createCommand(ctx: Ctx, input: CreateInput, idempotency?: 
       updated_at: now,
     };
     const view = toView(row);
-    const events = commandEvents(ctx, staffKey, { action: 'ORIGINATE', command: view, previous: null }, writeId);
+    const events = eventsOf(staffKey, { action: 'ORIGINATE', command: view, previous: null });
     hold(events.pre(trx));
     await insertCommandWithAudit(trx, ctx.storage.engine, row, auditRow(commandAudit('created', uuid, null, view)));
     await events.post(trx);

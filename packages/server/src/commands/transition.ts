@@ -13,7 +13,8 @@
 //      (docs/plugins.md, "Delivery and guarantees");
 //   5. write the command (or delete it) with its audit row (one statement on PostgreSQL), then
 //      the POST event's outbox row; the transaction commits;
-//   6. emit to the log stream and wake the delivery of POST events.
+//   6. emit to the log stream, and signal `outbox-written` when the POST event's outbox row was
+//      written (docs/architecture.md, "Signals": the delivery, here or on another process, wakes).
 // Create (create.ts) has no prior state to check; it shares the events, write, audit and emit
 // below (`commandEvents`, `commandWrite`, `commandAudit`).
 import type { Kysely } from 'kysely';
@@ -68,7 +69,7 @@ export async function transition<V extends Exclude<CommandVerb, 'created'>>(
 ): Promise<Committed<V extends 'deleted' ? null : CommandView>> {
   const staffKey = actingStaff(ctx);
   const engine = ctx.storage.engine;
-  return commandWrite(ctx, t.verb, uuid, idempotency, async ({ trx, writeId, hold, audit, auditRow }) => {
+  return commandWrite(ctx, t.verb, uuid, idempotency, async ({ trx, hold, audit, auditRow, events: eventsOf }) => {
     const row = await loadForWrite(trx, engine, uuid, ifMatch);
     if (row.state !== t.from) throw problem(NOT_IN_STATE[t.from]);
     const now = nowMicros();
@@ -76,7 +77,7 @@ export async function transition<V extends Exclude<CommandVerb, 'created'>>(
     const before = toView(row);
     const set = change === null ? null : { ...change, edited_by: withEditor(row.edited_by, staffKey), updated_at: now };
     const after = set === null ? null : toView({ ...row, ...set });
-    const events = commandEvents(ctx, staffKey, { action: ACTIONS[t.verb], command: after ?? before, previous: before }, writeId);
+    const events = eventsOf(staffKey, { action: ACTIONS[t.verb], command: after ?? before, previous: before });
     hold(events.pre(trx));
     if (set === null) {
       await deleteCommand(trx, uuid);
@@ -89,21 +90,40 @@ export async function transition<V extends Exclude<CommandVerb, 'created'>>(
   });
 }
 
+/** What the work of a command write gets: the transaction's Writer, and the PRE and POST events of its change. */
+export interface CommandWriter extends Writer {
+  events(staffKey: string, change: CommandChangeEvent): ReturnType<typeof commandEvents>;
+}
+
 /**
  * One write of a command: `work` runs in a write transaction (with the Idempotency-Key), and the
- * log stream hears of it after the commit (never of a rolled-back write nor of a replayed answer).
+ * log stream hears of it after the commit (never of a rolled-back write nor of a replayed answer);
+ * when the change's POST event went into the outbox, `outbox-written` is signalled then, once.
  */
 export async function commandWrite<T extends CommandView | null>(
   ctx: Ctx,
   verb: CommandVerb,
   uuid: string,
   idempotency: Idempotency | undefined,
-  work: (w: Writer) => Promise<Outcome<T>>,
+  work: (w: CommandWriter) => Promise<Outcome<T>>,
 ): Promise<Committed<T>> {
-  const outcome = await writeTransaction<T>(ctx, idempotency, work);
+  let outboxWritten = false;
+  const outcome = await writeTransaction<T>(ctx, idempotency, (w) => {
+    outboxWritten = false; // a write run again (storage/group-commit.ts) starts over
+    const events = (staffKey: string, change: CommandChangeEvent) => {
+      const e = commandEvents(ctx, staffKey, change, w.writeId);
+      const post = async (trx: Kysely<Database>) => {
+        const written = await e.post(trx);
+        if (written) outboxWritten = true;
+        return written;
+      };
+      return { pre: e.pre, post };
+    };
+    return work({ ...w, events });
+  });
   if (verb === 'deleted') logCommandDeleted(ctx, uuid, outcome);
   else logCommand(ctx, verb, outcome as Committed<CommandView>);
-  if (!outcome.replayed) ctx.runtime?.committed();
+  if (!outcome.replayed && outboxWritten) ctx.signals?.emit({ type: 'outbox-written' });
   return outcome;
 }
 
@@ -115,7 +135,8 @@ export function commandEvents(ctx: Ctx, staffKey: string, change: CommandChangeE
   const actor = { staffKey, requestId: ctx.requestId, depth: ctx.eventDepth ?? 0, rootId: ctx.eventRoot, write: writeId };
   return {
     pre: (trx: Kysely<Database>) => ctx.runtime?.pre(trx, change, actor) ?? Promise.resolve(),
-    post: (trx: Kysely<Database>) => ctx.runtime?.post(trx, change, actor) ?? Promise.resolve(),
+    /** True when it wrote the POST event's outbox row. */
+    post: (trx: Kysely<Database>): Promise<boolean> => ctx.runtime?.post(trx, change, actor) ?? Promise.resolve(false),
   };
 }
 

@@ -17,7 +17,8 @@ export interface FeatureOptions {
 
 export function ctxOf(request: FastifyRequest, storage: Storage): Ctx {
   if (request.principal === null) throw problem('unauthorized');
-  return { storage, principal: request.principal, requestId: request.id, logs: request.server.logs, runtime: request.server.pluginRuntime };
+  const { logs, signals, pluginRuntime: runtime } = request.server;
+  return { storage, principal: request.principal, requestId: request.id, logs, signals, runtime };
 }
 
 /** CHARTA_PUBLIC_URL, else scheme and host of the request. */

@@ -3,9 +3,9 @@
 // subscriber (log stream consumers) and relay (PostgreSQL NOTIFY) at once. Each plugin's fault
 // lines are also kept apart (its last ones, and counts over the last hour and day), so that no
 // other plugin's flood pushes them out of the history (docs/plugins.md, "Faults"). Never throws.
-import crypto from 'node:crypto';
-import os from 'node:os';
 import { isoMicros, nowMicros, parseTimestampMicros } from '../lib/time.ts';
+import { processOrigin } from '../lib/ids.ts';
+import { rewordLogs } from '../lib/test-hooks.ts';
 
 import { LOG_LEVELS as LEVELS, OPTIONAL_MEMBERS, type LogEntry, type LogLevel, type LogSource } from '@charta/api';
 
@@ -122,7 +122,7 @@ export function copyOptional(from: Record<string, unknown> | LogInput, to: LogEn
 
 export class LogBus {
   /** Names this bus across processes (host, pid, random): a relay skips its own entries. */
-  readonly origin = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
+  readonly origin = processOrigin();
   private readonly ring: Array<Recorded | undefined>;
   private next = 0;
   private seq = 0;
@@ -130,6 +130,8 @@ export class LogBus {
   private readonly faults = new Map<string, PluginFaults>();
   private readonly listeners = new Set<LogListener>();
   private readonly relays = new Set<(entry: LogEntry) => void>();
+  /** Tests only (lib/test-hooks.ts, CHARTA_TEST_REWORD_LOGS): every line's text reworded. */
+  private readonly reword = rewordLogs();
 
   constructor(readonly capacity = DEFAULT_CAPACITY) {
     this.ring = new Array<Recorded | undefined>(capacity);
@@ -138,7 +140,8 @@ export class LogBus {
   /** An entry of this process: recorded, delivered, and relayed to other processes. */
   emit(input: LogInput): LogEntry {
     const micros = nowMicros();
-    const entry: LogEntry = { event: oneLine(input.event), level: input.level, timestamp: isoMicros(micros), source: input.source ?? 'server' };
+    const event = this.reword === undefined ? input.event : this.reword(input.event);
+    const entry: LogEntry = { event: oneLine(event), level: input.level, timestamp: isoMicros(micros), source: input.source ?? 'server' };
     copyOptional(input, entry);
     this.deliver(entry, micros);
     for (const relay of this.relays) {

@@ -8,6 +8,7 @@ import { removeAllPluginSecrets } from '../storage/plugin-secrets-repository.ts'
 import { deletePluginDeadLetters } from '../storage/plugin-dead-letters-repository.ts';
 import { requirePluginScope, toView } from './representation.ts';
 import { logPlugin } from '../logs/events.ts';
+import { signalPluginWrite } from './signal.ts';
 
 export async function deletePlugin(ctx: Ctx, baseUrl: string, name: string, force: boolean) {
   requirePluginScope(ctx);
@@ -22,5 +23,6 @@ export async function deletePlugin(ctx: Ctx, baseUrl: string, name: string, forc
     return { status: 204, body: null };
   });
   logPlugin(ctx, 'deleted', name); // log stream: after the commit
+  signalPluginWrite(ctx, name, { plugin: true, secrets: true }); // the runtimes of every process
   return outcome;
 }

@@ -37,7 +37,8 @@ export function grantChangeOf(fields: { grant: readonly string[]; revoke: readon
 export const grantsAfter = (before: readonly Grant[], change: GrantChange): Grant[] =>
   [...new Set([...before.filter((g) => !change.revoke.includes(g)), ...change.grant])].sort();
 
-const sameGrants = (a: readonly Grant[], b: readonly Grant[]) => a.length === b.length && a.every((g, i) => g === b[i]);
+/** Whether two sorted lists of grants are the same. */
+export const sameGrants = (a: readonly Grant[], b: readonly Grant[]) => a.length === b.length && a.every((g, i) => g === b[i]);
 
 /** The audit row of an update that changed the grants (none when it changed nothing). */
 export async function auditGrants(w: Pick<Writer, 'audit'>, pluginName: string, before: Grant[], after: Grant[]): Promise<void> {

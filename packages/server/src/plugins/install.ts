@@ -11,6 +11,7 @@ import { requirePluginScope, toView, answered, type PluginView } from './represe
 import { logPlugin, logRejected } from '../logs/events.ts';
 import { declaredSecrets, secretsChanged, writeSecrets, type SecretChange, type SecretNames } from './secrets.ts';
 import { grantsChanged, REVOKE_FIELD, type GrantChange } from './grant-change.ts';
+import { signalPluginWrite } from './signal.ts';
 import { grantsColumn } from '../runtime/grants.ts';
 
 /**
@@ -55,6 +56,7 @@ export async function installPlugin(
     logPlugin(ctx, 'installed', name, outcome.body); // log stream: after the commit
     secretsChanged(ctx, name, secretNames);
     grantsChanged(ctx, name, [], outcome.body.grants);
+    signalPluginWrite(ctx, name, { plugin: true, secrets: true }); // the runtimes of every process
     return { ...outcome, body: answered(ctx, outcome.body) };
   } catch (err) {
     // Two installs of one new plugin at once: the loser is told it exists, like a later install.

@@ -33,6 +33,6 @@ export async function replayDeadLetter(ctx: Ctx, name: string, id: number): Prom
     return { status: 202, body: view };
   });
   logDeadLetter(ctx, 'replayed', outcome.body); // log stream: after the commit
-  ctx.runtime?.committed(); // this process delivers it at once
+  ctx.signals?.emit({ type: 'outbox-written' }); // a process delivers it at once (docs/architecture.md, "Signals")
   return outcome.body;
 }

@@ -153,11 +153,13 @@ export async function secretListing(db: Kysely<Database>, pluginName: string, de
   return { results: [...declared.map(row), ...[...set.keys()].filter((n) => !declaredSet.has(n)).map(row)] };
 }
 
-/** After the commit: the log stream line and the runtime's reload, when anything changed. */
+/** Whether a change set or removed any secret. */
+export const secretsMoved = (names: SecretNames): boolean => names.set.length + names.removed.length > 0;
+
+/** After the commit: the log stream line, when anything changed (the runtime hears of it by a signal: plugins/signal.ts). */
 export function secretsChanged(ctx: Ctx, pluginName: string, names: SecretNames): void {
-  if (names.set.length + names.removed.length === 0) return;
+  if (!secretsMoved(names)) return;
   ctx.logs?.emit({ level: 'info', event: `plugin ${pluginName} secrets ${describeNames(names)}`, plugin: pluginName, request_id: ctx.requestId });
-  ctx.runtime?.pluginsChanged();
 }
 
 const describeNames = (names: SecretNames) =>

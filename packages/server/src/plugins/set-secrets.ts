@@ -7,7 +7,17 @@ import { problem } from '../http/problem.ts';
 import { writeTransaction } from '../storage/transaction.ts';
 import { getPluginForUpdate } from '../storage/plugins-repository.ts';
 import { requirePluginScope } from './representation.ts';
-import { secretListing, secretsChanged, storedDeclaredSecrets, writeSecrets, type SecretChange, type SecretListing, type SecretNames } from './secrets.ts';
+import { signalPluginWrite } from './signal.ts';
+import {
+  secretListing,
+  secretsChanged,
+  secretsMoved,
+  storedDeclaredSecrets,
+  writeSecrets,
+  type SecretChange,
+  type SecretListing,
+  type SecretNames,
+} from './secrets.ts';
 
 export async function setSecrets(ctx: Ctx, name: string, change: SecretChange): Promise<SecretListing> {
   requirePluginScope(ctx);
@@ -18,6 +28,7 @@ export async function setSecrets(ctx: Ctx, name: string, change: SecretChange): 
     names = await writeSecrets(w, name, change, declared, nowMicros());
     return { status: 200, body: await secretListing(w.trx, name, declared) };
   });
-  secretsChanged(ctx, name, names); // log stream and runtime: after the commit
+  secretsChanged(ctx, name, names); // log stream: after the commit
+  signalPluginWrite(ctx, name, { plugin: false, secrets: secretsMoved(names) }); // the runtimes of every process
   return outcome.body;
 }

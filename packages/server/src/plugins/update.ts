@@ -8,8 +8,9 @@ import { getPluginForUpdate, replacePluginPackage, updatePlugin as savePlugin } 
 import { checkPackage, packageColumns, type UploadedFile } from './package.ts';
 import { requirePluginScope, toView, answered, type PluginView } from './representation.ts';
 import { logPlugin, logRejected, rejected } from '../logs/events.ts';
-import { declaredSecrets, secretsChanged, storedDeclaredSecrets, writeSecrets, type SecretChange, type SecretNames } from './secrets.ts';
-import { auditGrants, grantsAfter, grantsChanged, type GrantChange } from './grant-change.ts';
+import { declaredSecrets, secretsChanged, secretsMoved, storedDeclaredSecrets, writeSecrets, type SecretChange, type SecretNames } from './secrets.ts';
+import { auditGrants, grantsAfter, grantsChanged, sameGrants, type GrantChange } from './grant-change.ts';
+import { signalPluginWrite } from './signal.ts';
 import { grantsColumn, storedGrants, type Grant } from '../runtime/grants.ts';
 
 /**
@@ -67,5 +68,8 @@ export async function updatePlugin(
   else if (change.isEnabled !== undefined) logPlugin(ctx, change.isEnabled ? 'enabled' : 'disabled', name, outcome.body);
   secretsChanged(ctx, name, secretNames);
   grantsChanged(ctx, name, grants.before, grants.after);
+  // The runtimes of every process: one signal for the write.
+  const pluginChanged = pkg !== undefined || change.isEnabled !== undefined || !sameGrants(grants.before, grants.after);
+  signalPluginWrite(ctx, name, { plugin: pluginChanged, secrets: secretsMoved(secretNames) });
   return { ...outcome, body: answered(ctx, outcome.body) };
 }

@@ -10,8 +10,6 @@
 // dead letter. A claim lasts CLAIM_MICROS: if the process dies meanwhile, another delivers the
 // event again. Redelivery keeps the event's id, so each effect's idempotency key (event, handler,
 // event name, index) keeps it from being applied twice.
-import crypto from 'node:crypto';
-import os from 'node:os';
 import type { Kysely } from 'kysely';
 import type { Storage } from '../storage/db.ts';
 import type { Database } from '../storage/schema.ts';
@@ -26,7 +24,9 @@ import {
 import { insertDeadLetter } from '../storage/plugin-dead-letters-repository.ts';
 import { Problem } from '../http/problem.ts';
 import { nowMicros } from '../lib/time.ts';
+import { processOrigin } from '../lib/ids.ts';
 import type { LogBus } from '../logs/bus.ts';
+import type { Signals } from '../signals/bus.ts';
 import type { JsonObject } from './sandbox/types.ts';
 import { describeOutcome, type ActiveHandler, type CallFault, type HandlerCalls } from './calls.ts';
 import { eventPatient, renamed } from './events.ts';
@@ -75,7 +75,7 @@ type Attempt =
 
 export class Delivery {
   /** Names this process in claims. */
-  readonly claimer = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
+  readonly claimer = processOrigin();
   private running: Promise<void> | null = null;
   private again = false;
   private closed = false;
@@ -96,6 +96,8 @@ export class Delivery {
   constructor(
     private readonly storage: Storage,
     private readonly logs: LogBus,
+    /** Handed to the operations effects call (they signal what they write). */
+    private readonly signals: Signals,
     private readonly host: Dispatcher & PluginRuntime,
     private readonly policy: RetryPolicy,
     /** The effects one chain of changes may apply (docs/plugins.md, "Breadth limits"). */
@@ -294,7 +296,7 @@ export class Delivery {
     if (answer.effects.length === 0) return null;
     try {
       await applyEffects(
-        { storage: this.storage, logs: this.logs, runtime: this.host, calls: this.host.calls, effectsPerChange: this.effectsPerChange },
+        { storage: this.storage, logs: this.logs, signals: this.signals, runtime: this.host, calls: this.host.calls, effectsPerChange: this.effectsPerChange },
         handler,
         {
           id: String(event.id),

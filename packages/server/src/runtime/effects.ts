@@ -12,6 +12,7 @@
 import type { Ctx } from '../context.ts';
 import type { Storage } from '../storage/db.ts';
 import type { LogBus } from '../logs/bus.ts';
+import type { Signals } from '../signals/bus.ts';
 import { Problem } from '../http/problem.ts';
 import { IdempotencyKeyReusedError, StorageError } from '../storage/errors.ts';
 import { CLINICAL_SCOPE } from '../auth/acting-staff.ts';
@@ -36,6 +37,7 @@ import { storedGrants, type Grant } from './grants.ts';
 export interface EffectEnv {
   storage: Storage;
   logs: LogBus;
+  signals: Signals;
   runtime: PluginRuntime;
   calls: HandlerCalls;
   /** The effects one chain of changes may apply (CHARTA_PLUGIN_EFFECTS_PER_CHANGE). */
@@ -65,6 +67,7 @@ function pluginCtx(env: EffectEnv, plugin: string, source: EffectSource): Ctx {
     principal: { kind: 'token', staffKey: key, credential: key, scopes: [CLINICAL_SCOPE] },
     requestId: source.requestId,
     logs: env.logs,
+    signals: env.signals,
     runtime: env.runtime,
     eventDepth: source.depth + 1,
     eventRoot: source.root,

@@ -1,6 +1,7 @@
 // The plugin host of one charta-server process (docs/plugins.md, "Events"): keeps the enabled
-// plugins loaded in the runner process, in step with the database on every process (a poll, and
-// a nudge from the log stream when another process changed a plugin), each loading on its own: a
+// plugins loaded in the runner process, in step with the database on every process (a signal when
+// a plugin changed, on this process or another: docs/architecture.md, "Signals"; and a poll, should
+// a signal be lost), each loading on its own: a
 // plugin whose load fails is failing (its handlers answer `unavailable`) and is tried again with
 // back-off. It answers the hooks of PluginRuntime: PRE events inside the write transaction (with
 // each handler's on_failure policy), POST events through the outbox (runtime/delivery.ts),
@@ -13,6 +14,7 @@ import { insertPluginEvent } from '../storage/plugin-events-repository.ts';
 import { nowMicros } from '../lib/time.ts';
 import { problem, type FieldProblem } from '../http/problem.ts';
 import type { LogBus } from '../logs/bus.ts';
+import type { Signal, SignalBus } from '../signals/bus.ts';
 import type { OptionDoc } from '../autocomplete/types.ts';
 import type { CommandChangeEvent, EventActor, PackageToCheck, PluginRuntime, PluginRuntimeStatus } from './types.ts';
 import type { CallResult, JsonObject } from './sandbox/types.ts';
@@ -27,6 +29,8 @@ import { handlerTarget, type Runnability, type RunnablePlugin } from './runnable
 export interface HostOptions {
   storage: Storage;
   logs: LogBus;
+  /** What the host reacts to: plugins changed, secrets changed, the outbox written (here or on another process). */
+  signals: SignalBus;
   runner: PluginRunner;
   /** The package's code and manifest (runtime/runnable.ts). */
   readRunnable(pkg: PackageToCheck): Promise<Runnability>;
@@ -91,7 +95,7 @@ export class PluginHost implements PluginRuntime, CallRunner {
 
   constructor(private readonly options: HostOptions) {
     this.calls = new HandlerCalls(this, options.logs);
-    this.delivery = new Delivery(options.storage, options.logs, this, options.retry, options.effects.perChange);
+    this.delivery = new Delivery(options.storage, options.logs, options.signals, this, options.retry, options.effects.perChange);
     // A plugin the runner could not load again (after its process restarted, or its isolate ended) is failing from now.
     options.runner.onReloadFailed = (name, reasons) => this.lost(name, reasons.join('; '));
   }
@@ -108,14 +112,23 @@ export class PluginHost implements PluginRuntime, CallRunner {
     this.delivery.wake();
     this.timer = setInterval(() => this.tick(), this.options.pollMs);
     this.timer.unref();
-    // A plugin changed on another process: its lifecycle line arrives through the log relay.
-    this.unsubscribe = this.options.logs.subscribe((entry) => {
-      if (entry.source === 'server' && entry.plugin !== undefined && entry.handler === undefined && !entry.event.startsWith('plugin runtime:')) {
+    // A change on this process or another (the signal relay): never a log line (the log stream is a sink).
+    this.unsubscribe = this.options.signals.subscribe((signal) => this.signalled(signal));
+  }
+
+  /** What each signal does here (docs/architecture.md, "Signals"). */
+  private signalled(signal: Signal): void {
+    switch (signal.type) {
+      case 'plugins-changed':
+      case 'secrets-changed':
         this.pluginsChanged();
-      } else if (entry.source === 'server' && entry.event.startsWith('command ')) {
+        return;
+      case 'outbox-written':
         this.committed();
-      }
-    });
+        return;
+      default:
+        signal satisfies never;
+    }
   }
 
   async close(): Promise<void> {
@@ -150,11 +163,13 @@ export class PluginHost implements PluginRuntime, CallRunner {
     return { state, detail, since, retryAt, failedLoads };
   }
 
+  /** Brings the loaded plugins in step with the database soon (a signal, the poll, a failed load's retry). */
   pluginsChanged(): void {
     if (this.closed) return;
     void this.sync().catch((err: unknown) => this.runtimeError(`could not read the plugins: ${err instanceof Error ? err.message : String(err)}`));
   }
 
+  /** Delivers the waiting POST events now, if any plugin handles events here (a signal, the poll, tests). */
   committed(): void {
     if (!this.closed && this.hasHandlers()) this.delivery.wake();
   }
@@ -398,9 +413,9 @@ export class PluginHost implements PluginRuntime, CallRunner {
     }
   }
 
-  async post(trx: Kysely<Database>, change: CommandChangeEvent, actor: EventActor): Promise<void> {
+  async post(trx: Kysely<Database>, change: CommandChangeEvent, actor: EventActor): Promise<boolean> {
     const types = commandEventNames(change.command.schema_key, 'POST', change.action);
-    if (!types.some((type) => this.handlersOf(type).length > 0)) return;
+    if (!types.some((type) => this.handlersOf(type).length > 0)) return false;
     if (actor.depth > this.options.maxDepth) {
       this.options.logs.emit({
         level: 'warning',
@@ -408,7 +423,7 @@ export class PluginHost implements PluginRuntime, CallRunner {
         request_id: actor.requestId,
         event_type: types[0],
       });
-      return;
+      return false;
     }
     const id = newEventId();
     await insertPluginEvent(trx, {
@@ -421,6 +436,7 @@ export class PluginHost implements PluginRuntime, CallRunner {
       created_at: nowMicros(),
       root_id: actor.rootId ?? id,
     });
+    return true;
   }
 
   async afterSearch(search: { schemaKey: string; field: string; term: string; options: OptionDoc[] }, actor: EventActor): Promise<OptionDoc[]> {

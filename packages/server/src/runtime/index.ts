@@ -5,20 +5,22 @@
 import type { Config } from '../config.ts';
 import type { Storage } from '../storage/db.ts';
 import type { LogBus } from '../logs/bus.ts';
+import type { SignalBus } from '../signals/bus.ts';
 import { pluginSecretValues } from '../storage/plugin-secrets-repository.ts';
 import { PluginRunner } from './runner/client.ts';
 import { runnablePlugin } from './runnable.ts';
 import { checkPackage } from './check.ts';
 import { PluginHost } from './host.ts';
+import { pluginPollMs } from '../lib/test-hooks.ts';
 
 /** Total time of the handlers of one PRE or after-search event, in milliseconds. */
 export const PRE_BUDGET_MS = 2000;
 /** The longest chain of events that effects may cause (a client's change is depth 0). */
 export const MAX_EVENT_DEPTH = 5;
-/** How often each process looks for plugin changes and undelivered events. */
+/** How often each process looks for plugin changes and undelivered events on its own (signals tell it sooner: docs/architecture.md, "Signals"). */
 export const POLL_MS = 500;
 
-export function createPluginRuntime(config: Config, storage: Storage, logs: LogBus): PluginHost {
+export function createPluginRuntime(config: Config, storage: Storage, logs: LogBus, signals: SignalBus): PluginHost {
   const runner = new PluginRunner({
     onNotice: (level, message) => logs.emit({ level, event: `plugin runtime: ${message}`, ...(level === 'error' ? { success: false } : {}) }),
     maxTotalMemoryBytes: config.pluginRunnerMaxMemoryMb * 1024 * 1024,
@@ -27,13 +29,14 @@ export function createPluginRuntime(config: Config, storage: Storage, logs: LogB
   return new PluginHost({
     storage,
     logs,
+    signals,
     runner,
     readRunnable: (pkg) => runnablePlugin(pkg, limits),
     checkPackage: (pkg) => checkPackage(runner, pkg, limits),
     secretsOf: pluginSecretValues,
     preBudgetMs: PRE_BUDGET_MS,
     maxDepth: MAX_EVENT_DEPTH,
-    pollMs: POLL_MS,
+    pollMs: pluginPollMs(POLL_MS),
     retry: { attempts: config.pluginDeliveryAttempts, baseMs: config.pluginRetryBaseMs },
     effects: { maxPerAnswer: config.pluginMaxEffectsPerAnswer, perChange: config.pluginEffectsPerChange },
   });

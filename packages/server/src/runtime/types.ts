@@ -36,16 +36,16 @@ export interface PluginRuntime {
    * timeout is logged and the change goes ahead.
    */
   pre(trx: Kysely<Database>, change: CommandChangeEvent, actor: EventActor): Promise<void>;
-  /** POST event of a change: its outbox row, written in the change's transaction when an enabled handler listens. */
-  post(trx: Kysely<Database>, change: CommandChangeEvent, actor: EventActor): Promise<void>;
-  /** Called after a transaction that may have written outbox rows committed: wakes the delivery. */
-  committed(): void;
+  /**
+   * POST event of a change: its outbox row, written in the change's transaction when an enabled
+   * handler listens; true when it wrote one (the operation signals `outbox-written` once the
+   * transaction committed: docs/architecture.md, "Signals").
+   */
+  post(trx: Kysely<Database>, change: CommandChangeEvent, actor: EventActor): Promise<boolean>;
   /** The after-search event of an autocomplete field: handlers may reorder, filter or annotate the options. */
   afterSearch(search: { schemaKey: string; field: string; term: string; options: OptionDoc[] }, actor: EventActor): Promise<OptionDoc[]>;
   /** Every reason the package cannot run here ([] when it can); a Python package has none (it is accepted). */
   checkPackage(pkg: PackageToCheck): Promise<string[]>;
-  /** A plugin was installed, updated, enabled, disabled, deleted or got new secrets: reload now on this process. */
-  pluginsChanged(): void;
   /** Where the plugin stands in this process's runtime; undefined when it is not there (disabled, or not seen enabled yet). */
   status(name: string): PluginRuntimeStatus | undefined;
 }

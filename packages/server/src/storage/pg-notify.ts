@@ -1,0 +1,156 @@
+// PostgreSQL only: one NOTIFY channel between the processes on a database, the machinery the log
+// stream's relay (logs/pg-relay.ts) and the signal relay (signals/pg-relay.ts) share
+// (docs/architecture.md, "Signals"). Payloads published here go out with NOTIFY on the channel;
+// payloads from other processes arrive by LISTEN on a dedicated connection (not the pool). A lost
+// connection is re-established (retried every second at most) and LISTENs again; payloads
+// published meanwhile are queued (up to `maxPending`) and sent once it is back. Every payload is
+// counted as relayed or dropped, never silently lost. What a payload means, and skipping a
+// process's own, is the caller's.
+import pg from 'pg';
+
+/** PostgreSQL's NOTIFY payload limit is 8,000 bytes; stay below it. */
+export const MAX_PAYLOAD_BYTES = 7900;
+/** Payloads published by one query. */
+const BATCH = 100;
+/** Longest wait between reconnection attempts. */
+const MAX_RETRY_MS = 1000;
+
+export interface RelayStats {
+  /** Payloads published with NOTIFY. */
+  relayed: number;
+  /** Payloads not published: the queue was full, or the connection broke while publishing them. */
+  dropped: number;
+  /** Connections made after the first (each one LISTENs again). */
+  reconnections: number;
+}
+
+export interface NotifyChannelOptions {
+  url: string;
+  /** The channel's name (an SQL identifier). */
+  channel: string;
+  /** The connection's application_name (how pg_stat_activity shows it). */
+  applicationName: string;
+  /** A payload NOTIFYed on the channel, by any process (this one's too). */
+  onPayload(payload: string): void;
+  /** Payloads waiting for the connection at most; beyond it new ones are dropped. */
+  maxPending: number;
+  /** A payload equal to one still waiting is not queued again (for payloads that say "look again"). */
+  coalesce?: boolean;
+  onError?(err: unknown): void;
+  /** After a reconnection (the channel LISTENs again), with the counts so far. */
+  onReconnect?(stats: RelayStats): void;
+}
+
+export interface NotifyChannel {
+  readonly stats: RelayStats;
+  /** Queues the payload (at most MAX_PAYLOAD_BYTES) for NOTIFY; never throws. */
+  publish(payload: string): void;
+  /** Ends the connection; payloads still queued are counted as dropped. */
+  stop(): Promise<void>;
+}
+
+/** Connects and LISTENs (rejects when the first connection fails), then publishes and receives. */
+export async function openNotifyChannel(options: NotifyChannelOptions): Promise<NotifyChannel> {
+  const { url, channel, applicationName, onPayload, maxPending, coalesce = false } = options;
+  const onError = options.onError ?? (() => undefined);
+  let client: pg.Client | undefined;
+  let stopped = false;
+  let retryMs = 250;
+  let connected = false;
+  const stats: RelayStats = { relayed: 0, dropped: 0, reconnections: 0 };
+  let retryTimer: NodeJS.Timeout | undefined;
+  // One query at a time on the connection (pg wants no overlapping queries): payloads that arrive
+  // while one is running wait, and the next query publishes up to BATCH of them at once.
+  const queue: string[] = [];
+  let sending = false;
+
+  const connect = async () => {
+    const c = new pg.Client({ connectionString: url, application_name: applicationName });
+    c.on('error', (err) => {
+      onError(err);
+      lost(c);
+    });
+    c.on('end', () => lost(c));
+    c.on('notification', (msg) => {
+      if (msg.channel === channel && msg.payload !== undefined) onPayload(msg.payload);
+    });
+    await c.connect();
+    await c.query(`LISTEN ${channel}`);
+    if (stopped) {
+      await c.end().catch(() => undefined);
+      return;
+    }
+    client = c;
+    retryMs = 250;
+    if (connected) {
+      stats.reconnections += 1;
+      options.onReconnect?.({ ...stats });
+    }
+    connected = true;
+    flush(); // payloads queued while the connection was away
+  };
+
+  const lost = (c: pg.Client) => {
+    if (client !== c && client !== undefined) return;
+    client = undefined;
+    void c.end().catch(() => undefined);
+    if (!stopped && retryTimer === undefined) {
+      retryTimer = setTimeout(() => {
+        retryTimer = undefined;
+        if (!stopped && client === undefined)
+          connect().catch((err) => {
+            onError(err);
+            retryMs = Math.min(retryMs * 2, MAX_RETRY_MS);
+            lost(c);
+          });
+      }, retryMs);
+      retryTimer.unref();
+    }
+  };
+
+  function flush(): void {
+    const c = client;
+    if (sending || c === undefined || queue.length === 0) return;
+    sending = true;
+    const batch = queue.splice(0, BATCH);
+    c.query('SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload', [channel, batch]).then(
+      () => {
+        sending = false;
+        stats.relayed += batch.length;
+        flush();
+      },
+      (err: unknown) => {
+        // Whether the NOTIFY went out is unknown; sending again could deliver twice: counted as dropped.
+        sending = false;
+        stats.dropped += batch.length;
+        onError(err);
+        flush();
+      },
+    );
+  }
+
+  await connect();
+
+  return {
+    stats,
+    publish: (payload) => {
+      if (stopped) return;
+      if (coalesce && queue.includes(payload)) return;
+      if (queue.length >= maxPending) {
+        stats.dropped += 1;
+        return;
+      }
+      queue.push(payload);
+      flush();
+    },
+    stop: async () => {
+      stopped = true;
+      if (retryTimer !== undefined) clearTimeout(retryTimer);
+      const c = client;
+      client = undefined;
+      // Payloads still queued will not be published now.
+      stats.dropped += queue.splice(0).length;
+      if (c !== undefined) await c.end().catch(() => undefined);
+    },
+  };
+}
