@@ -4,7 +4,8 @@
 // docs/api.md ("States and transitions").
 //
 // `transition` performs a state transition of an existing command, in this order:
-//   1. load and lock the command with its note, in one statement (404), check If-Match (412);
+//   1. load and lock the command with its note, in one statement (404), check the caller's
+//      preconditions on the locked row (If-Match: 412; the kind an effect names: 400);
 //   2. check its note takes commands and its state allows the transition (400);
 //   3. the transition's own checks and effects (`change`: values, required fields, the chart);
 //   4. the PRE event of the plugin runtime, from the locked row and the change, held by the
@@ -26,9 +27,11 @@ import { deleteCommand, updateCommandWithAudit } from '../storage/commands-repos
 import { writeTransaction, type AuditEntry, type Idempotency, type Outcome, type Writer } from '../storage/transaction.ts';
 import { actingStaff } from '../auth/acting-staff.ts';
 import { logCommand, logCommandDeleted } from '../logs/events.ts';
-import { loadForWrite, withEditor } from './rules.ts';
+import { loadForWrite, withEditor, type Preconditions } from './rules.ts';
 import { toView, type CommandView } from './representation.ts';
 import type { CommandChangeEvent } from '../runtime/types.ts';
+
+export type { Preconditions } from './rules.ts';
 
 /** What a write did to a command, as the log stream and the audit trail (`command.<verb>`) name it. */
 export type CommandVerb = 'created' | 'updated' | 'committed' | 'entered in error' | 'deleted';
@@ -63,13 +66,13 @@ export async function transition<V extends Exclude<CommandVerb, 'created'>>(
   ctx: Ctx,
   uuid: string,
   t: Transition<V>,
-  ifMatch?: string,
+  pre: Preconditions = {},
   idempotency?: Idempotency,
 ): Promise<Committed<V extends 'deleted' ? null : CommandView>> {
   const staffKey = actingStaff(ctx);
   const engine = ctx.storage.engine;
   return commandWrite(ctx, t.verb, uuid, idempotency, async ({ trx, writeId, hold, audit, auditRow }) => {
-    const row = await loadForWrite(trx, engine, uuid, ifMatch);
+    const row = await loadForWrite(trx, engine, uuid, pre);
     if (row.state !== t.from) throw problem(NOT_IN_STATE[t.from]);
     const now = nowMicros();
     const change = await t.change({ trx, engine, row, staffKey, now });

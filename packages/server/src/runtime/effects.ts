@@ -83,7 +83,7 @@ interface Reach {
 /** An effect outside the plugin's reach: refused before its operation runs. */
 class Refused extends Error {}
 
-/** An effect that does not fit what it names (another kind of command, a patient that does not exist): not applied. */
+/** An effect that does not fit what it names (a patient that does not exist): not applied. */
 class NotApplicable extends Error {}
 
 export async function applyEffects(env: EffectEnv, handler: ActiveHandler, source: EffectSource, effects: JsonObject[]): Promise<void> {
@@ -149,24 +149,24 @@ async function apply(ctx: Ctx, reach: Reach, plugin: string, effect: Effect, ide
     case 'originate': {
       await noteInReach(ctx, reach, effect.note);
       const created = await createCommand(ctx, { schemaKey: effect.kind, noteKey: effect.note, values: effect.data }, idempotency);
-      if (effect.commit) await commitCommand(ctx, created.body.uuid, undefined, { ...idempotency, key: `${idempotency.key}:commit` });
+      if (effect.commit) await commitCommand(ctx, created.body.uuid, {}, { ...idempotency, key: `${idempotency.key}:commit` });
       return;
     }
     case 'edit':
-      await commandInReach(ctx, reach, effect.command, effect.kind);
-      await updateCommand(ctx, effect.command, effect.data, undefined, idempotency);
+      await commandInReach(ctx, reach, effect.command);
+      await updateCommand(ctx, effect.command, effect.data, { kind: effect.kind }, idempotency);
       return;
     case 'commit':
-      await commandInReach(ctx, reach, effect.command, effect.kind);
-      await commitCommand(ctx, effect.command, undefined, idempotency);
+      await commandInReach(ctx, reach, effect.command);
+      await commitCommand(ctx, effect.command, { kind: effect.kind }, idempotency);
       return;
     case 'delete':
-      await commandInReach(ctx, reach, effect.command, effect.kind);
-      await deleteCommand(ctx, effect.command, undefined, idempotency);
+      await commandInReach(ctx, reach, effect.command);
+      await deleteCommand(ctx, effect.command, { kind: effect.kind }, idempotency);
       return;
     case 'enter-in-error':
-      await commandInReach(ctx, reach, effect.command, effect.kind);
-      await enterInError(ctx, effect.command, undefined, idempotency);
+      await commandInReach(ctx, reach, effect.command);
+      await enterInError(ctx, effect.command, { kind: effect.kind }, idempotency);
       return;
     case 'add-banner':
     case 'remove-banner':
@@ -210,11 +210,12 @@ async function noteInReach(ctx: Ctx, reach: Reach, uuid: string): Promise<void> 
 }
 
 /**
- * The stored command an effect names: within the reach (the event's patient's, originated by the
- * plugin, unless granted), then of the effect's kind (`COMMIT_PLAN_COMMAND` commits a plan). Its
- * patient and originator never change, so the operation that follows acts on what was checked.
+ * The stored command an effect names must be within the reach (the event's patient's, originated
+ * by the plugin, unless granted). Its patient and originator never change, so the operation that
+ * follows acts on what was checked. That it is of the effect's kind (`COMMIT_PLAN_COMMAND` commits
+ * a plan) the operation checks on the locked row, inside its write (commands/rules.ts, `Preconditions`).
  */
-async function commandInReach(ctx: Ctx, reach: Reach, uuid: string, kind: string): Promise<void> {
+async function commandInReach(ctx: Ctx, reach: Reach, uuid: string): Promise<void> {
   const command = await getCommand(ctx, uuid);
   refuseUnless(`command ${uuid}`, [
     patientReach(reach, command.patient_key, RECORD_OF_ANOTHER, RECORD_OF_NONE),
@@ -222,7 +223,6 @@ async function commandInReach(ctx: Ctx, reach: Reach, uuid: string, kind: string
       ? undefined
       : { why: 'was not originated by this plugin', grant: 'effects:any-command' },
   ]);
-  if (command.schema_key !== kind) throw new NotApplicable(`command ${uuid} is a ${command.schema_key} command, not ${kind}`);
 }
 
 async function banner(ctx: Ctx, plugin: string, effect: Extract<Effect, { step: 'add-banner' | 'remove-banner' }>, idempotency: Idempotency): Promise<void> {
