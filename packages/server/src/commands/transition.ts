@@ -1,22 +1,24 @@
-// The one place where a command changes: every write of a command (create, PATCH, commit,
-// enter-in-error, delete) runs here, in one transaction with its audit row, and reaches the log
-// stream only once that transaction has committed. The states and transitions are in
-// docs/api.md ("States and transitions").
+// The one place where a command changes: every write of a command is a transition (origination
+// from nothing to staged, PATCH, commit, enter-in-error, delete), and `transition` runs each of
+// them in one transaction with its audit row, in one order, reaching the log stream only once that
+// transaction has committed. The states and transitions are in docs/api.md ("States and
+// transitions"); docs/architecture.md ("Code layout") says why this is the one place.
 //
-// `transition` performs a state transition of an existing command, in this order:
-//   1. load and lock the command with its note, in one statement (404), check the caller's
-//      preconditions on the locked row (If-Match: 412; the kind an effect names: 400);
-//   2. check its note takes commands and its state allows the transition (400);
-//   3. the transition's own checks and effects (`change`: values, required fields, the chart);
-//   4. the PRE event of the plugin runtime, from the locked row and the change, held by the
+// The order, the same for every transition:
+//   1. where it starts: a stored command is loaded and locked with its note, in one statement
+//      (404); the caller's preconditions are checked on the locked row (If-Match: 412; the kind an
+//      effect names: 400); its note must take commands and its state allow the transition (400).
+//      An origination starts from nothing: there is no row to load;
+//   2. the transition's own checks and effects (`change`: values, required fields, the chart;
+//      `originate`: the note, the values, the new row);
+//   3. the PRE event of the plugin runtime, from the locked row and the change, held by the
 //      transaction (storage/holds.ts): the write goes on while the plugins run, and commits only
 //      once they have answered; a plugin's validation error is a 400 that rolls everything back
-//      (docs/plugins.md, "Delivery and guarantees");
-//   5. write the command (or delete it) with its audit row (one statement on PostgreSQL), then
-//      the POST event's outbox row; the transaction commits;
-//   6. emit to the log stream and wake the delivery of POST events.
-// Create (create.ts) has no prior state to check; it shares the events, write, audit and emit
-// below (`commandEvents`, `commandWrite`, `commandAudit`).
+//      (docs/plugins.md, "Delivery and guarantees"). The transaction may run all of this more than
+//      once for one write (storage/transaction.ts, `Writer`);
+//   4. write the command (insert, update or delete) with its audit row (one statement on
+//      PostgreSQL where it can), then the POST event's outbox row; the transaction commits;
+//   5. emit to the log stream and wake the delivery of POST events.
 import type { Kysely } from 'kysely';
 import type { Ctx } from '../context.ts';
 import { nowMicros } from '../lib/time.ts';
@@ -36,6 +38,9 @@ export type { Preconditions } from './rules.ts';
 /** What a write did to a command, as the log stream and the audit trail (`command.<verb>`) name it. */
 export type CommandVerb = 'created' | 'updated' | 'committed' | 'entered in error' | 'deleted';
 
+/** The verbs of a transition of a stored command. */
+type StoredVerb = Exclude<CommandVerb, 'created'>;
+
 type Committed<T> = Outcome<T> & { replayed: boolean };
 
 /** What a transition's `change` gets: the transaction, the locked row (a snapshot: the helper writes), who, and when. */
@@ -51,7 +56,8 @@ export interface TransitionStep {
 /** The columns a transition changes (edited_by and updated_at are the helper's). */
 export type CommandChange = Partial<Pick<CommandTable, 'state' | 'data' | 'committed_by' | 'entered_in_error_by'>>;
 
-export interface Transition<V extends Exclude<CommandVerb, 'created'>> {
+/** A transition of a stored command. */
+export interface Transition<V extends StoredVerb> {
   verb: V;
   /** The state the command must be in. */
   from: 'staged' | 'committed';
@@ -59,62 +65,98 @@ export interface Transition<V extends Exclude<CommandVerb, 'created'>> {
   change(step: TransitionStep): Promise<V extends 'deleted' ? null : CommandChange>;
 }
 
+/** What an origination's `originate` gets: no row yet, the rest as a transition's step. */
+export type OriginationStep = Omit<TransitionStep, 'row'>;
+
+/** The transition from nothing to staged: a new command (create.ts). */
+export interface Origination {
+  verb: 'created';
+  /** Nothing: the command does not exist before. */
+  from: null;
+  /** Its own checks and effects (the note takes commands, the values); returns the new command's row (staged, with the uuid given to `transition`). */
+  originate(step: OriginationStep): Promise<CommandTable>;
+  /**
+   * Inserts the row with its audit row (step 4). create.ts keeps the one statement that inserts a
+   * command (test/command-seam.test.ts); the sequence says when it runs.
+   */
+  insert(w: Writer, row: CommandTable, audit: AuditEntry): Promise<void>;
+}
+
+/** What steps 1 and 2 leave for the rest: the command before and after, and how to write it with its audit entry. */
+interface Prepared {
+  before: CommandView | null;
+  after: CommandView | null;
+  write(audit: AuditEntry): Promise<void>;
+}
+
 const NOT_IN_STATE = { staged: 'command_not_staged', committed: 'command_not_committed' } as const;
 
-/** Performs a state transition of the command `uuid` (see the steps above). */
-export async function transition<V extends Exclude<CommandVerb, 'created'>>(
+/** Originates the command `uuid` (see the steps above); a new command has no preconditions. */
+export function transition(ctx: Ctx, uuid: string, t: Origination, pre: undefined, idempotency?: Idempotency): Promise<Committed<CommandView>>;
+/** Performs a transition of the stored command `uuid` (see the steps above). */
+export function transition<V extends StoredVerb>(
   ctx: Ctx,
   uuid: string,
   t: Transition<V>,
+  pre?: Preconditions,
+  idempotency?: Idempotency,
+): Promise<Committed<V extends 'deleted' ? null : CommandView>>;
+export async function transition(
+  ctx: Ctx,
+  uuid: string,
+  t: Origination | Transition<StoredVerb>,
   pre: Preconditions = {},
   idempotency?: Idempotency,
-): Promise<Committed<V extends 'deleted' ? null : CommandView>> {
+): Promise<Committed<CommandView | null>> {
   const staffKey = actingStaff(ctx);
-  const engine = ctx.storage.engine;
-  return commandWrite(ctx, t.verb, uuid, idempotency, async ({ trx, writeId, hold, audit, auditRow }) => {
-    const row = await loadForWrite(trx, engine, uuid, pre);
-    if (row.state !== t.from) throw problem(NOT_IN_STATE[t.from]);
-    const now = nowMicros();
-    const change = await t.change({ trx, engine, row, staffKey, now });
-    const before = toView(row);
-    const set = change === null ? null : { ...change, edited_by: withEditor(row.edited_by, staffKey), updated_at: now };
-    const after = set === null ? null : toView({ ...row, ...set });
-    const events = commandEvents(ctx, staffKey, { action: ACTIONS[t.verb], command: after ?? before, previous: before }, writeId);
-    hold(events.pre(trx));
-    if (set === null) {
-      await deleteCommand(trx, uuid);
-      await audit(commandAudit(t.verb, uuid, before, after));
-    } else {
-      await updateCommandWithAudit(trx, engine, uuid, set, auditRow(commandAudit(t.verb, uuid, before, after)));
-    }
-    await events.post(trx);
-    return { status: 200, body: after as V extends 'deleted' ? null : CommandView };
+  const outcome = await writeTransaction<CommandView | null>(ctx, idempotency, async (w) => {
+    const { before, after, write } = t.from === null ? await originated(ctx, t, w, staffKey) : await changed(ctx, uuid, t, pre, w, staffKey);
+    const events = commandEvents(ctx, staffKey, { action: ACTIONS[t.verb], command: (after ?? before)!, previous: before }, w.writeId);
+    w.hold(events.pre(w.trx));
+    await write(commandAudit(t.verb, uuid, before, after));
+    await events.post(w.trx);
+    return { status: t.from === null ? 201 : 200, body: after };
   });
-}
-
-/**
- * One write of a command: `work` runs in a write transaction (with the Idempotency-Key), and the
- * log stream hears of it after the commit (never of a rolled-back write nor of a replayed answer).
- */
-export async function commandWrite<T extends CommandView | null>(
-  ctx: Ctx,
-  verb: CommandVerb,
-  uuid: string,
-  idempotency: Idempotency | undefined,
-  work: (w: Writer) => Promise<Outcome<T>>,
-): Promise<Committed<T>> {
-  const outcome = await writeTransaction<T>(ctx, idempotency, work);
-  if (verb === 'deleted') logCommandDeleted(ctx, uuid, outcome);
-  else logCommand(ctx, verb, outcome as Committed<CommandView>);
+  if (t.verb === 'deleted') logCommandDeleted(ctx, uuid, outcome);
+  else logCommand(ctx, t.verb, outcome as Committed<CommandView>);
   if (!outcome.replayed) ctx.runtime?.committed();
   return outcome;
+}
+
+/** Steps 1 and 2 of an origination: nothing to load; its own step gives the new row. */
+async function originated(ctx: Ctx, t: Origination, w: Writer, staffKey: string): Promise<Prepared> {
+  const row = await t.originate({ trx: w.trx, engine: ctx.storage.engine, staffKey, now: nowMicros() });
+  return { before: null, after: toView(row), write: (audit) => t.insert(w, row, audit) };
+}
+
+/** Steps 1 and 2 of a transition of a stored command: the locked row, its preconditions and state, then its own step. */
+async function changed(ctx: Ctx, uuid: string, t: Transition<StoredVerb>, pre: Preconditions, w: Writer, staffKey: string): Promise<Prepared> {
+  const { trx } = w;
+  const engine = ctx.storage.engine;
+  const row = await loadForWrite(trx, engine, uuid, pre);
+  if (row.state !== t.from) throw problem(NOT_IN_STATE[t.from]);
+  const now = nowMicros();
+  const change = await t.change({ trx, engine, row, staffKey, now });
+  const before = toView(row);
+  if (change === null) {
+    return {
+      before,
+      after: null,
+      write: async (audit) => {
+        await deleteCommand(trx, uuid);
+        await w.audit(audit);
+      },
+    };
+  }
+  const set = { ...change, edited_by: withEditor(row.edited_by, staffKey), updated_at: now };
+  return { before, after: toView({ ...row, ...set }), write: (audit) => updateCommandWithAudit(trx, engine, uuid, set, w.auditRow(audit)) };
 }
 
 /** The plugin runtime's name of each verb's action (`PLAN_COMMAND__PRE_COMMIT`…). */
 const ACTIONS = { created: 'ORIGINATE', updated: 'UPDATE', committed: 'COMMIT', 'entered in error': 'ENTER_IN_ERROR', deleted: 'DELETE' } as const;
 
 /** The PRE and POST events of one command change made by the write `writeId`, for its transaction to run (nothing without a runtime). */
-export function commandEvents(ctx: Ctx, staffKey: string, change: CommandChangeEvent, writeId: number) {
+function commandEvents(ctx: Ctx, staffKey: string, change: CommandChangeEvent, writeId: number) {
   const actor = { staffKey, requestId: ctx.requestId, depth: ctx.eventDepth ?? 0, rootId: ctx.eventRoot, write: writeId };
   return {
     pre: (trx: Kysely<Database>) => ctx.runtime?.pre(trx, change, actor) ?? Promise.resolve(),
@@ -123,6 +165,6 @@ export function commandEvents(ctx: Ctx, staffKey: string, change: CommandChangeE
 }
 
 /** The audit entry of a command write: `command.<verb>`, the command before and after. */
-export function commandAudit(verb: CommandVerb, uuid: string, before: CommandView | null, after: CommandView | null): AuditEntry {
+function commandAudit(verb: CommandVerb, uuid: string, before: CommandView | null, after: CommandView | null): AuditEntry {
   return { action: `command.${verb.replaceAll(' ', '_')}`, entityType: 'command', entityId: uuid, before, after };
 }
