@@ -2,31 +2,13 @@
 // chart, oldest first, paginated like the chart reads (docs/api.md, "Banner alerts").
 import type { Ctx } from '../context.ts';
 import { KEY_RE } from '../lib/ids.ts';
-import { isoMicros } from '../lib/time.ts';
 import { invalid, problem, type FieldProblem } from '../http/problem.ts';
 import { moreAfter, pageLinks, parsePage } from '../http/pagination.ts';
 import { actingStaff } from '../auth/acting-staff.ts';
 import { getPatient as findPatient } from '../storage/clinical-repository.ts';
-import { listBannerAlerts as listRows, type BannerAlertRow } from '../storage/banner-alerts-repository.ts';
-import type { BannerAlert, BannerAlertPage } from './schemas.ts';
-
-function view(row: BannerAlertRow): BannerAlert {
-  let placement: unknown;
-  try {
-    placement = JSON.parse(row.placement);
-  } catch {
-    placement = [];
-  }
-  return {
-    plugin: row.plugin_name,
-    key: row.key,
-    narrative: row.narrative,
-    placement: Array.isArray(placement) ? placement.filter((p): p is string => typeof p === 'string') : [],
-    intent: row.intent,
-    created_at: isoMicros(row.created_at),
-    updated_at: isoMicros(row.updated_at),
-  };
-}
+import { listBannerAlerts as listRows } from '../storage/banner-alerts-repository.ts';
+import type { BannerAlertPage } from './schemas.ts';
+import { bannerAlertView } from './representation.ts';
 
 export async function listBannerAlerts(
   ctx: Ctx,
@@ -41,5 +23,5 @@ export async function listBannerAlerts(
   if (errors.length > 0) throw invalid(errors);
   if (!KEY_RE.test(patientKey) || (await findPatient(ctx.storage.reader, patientKey)) === undefined) throw problem('patient_not_found');
   const { rows, count } = await listRows(ctx.storage.reader, patientKey, page.limit, page.offset);
-  return { count, ...pageLinks(baseUrl, path, query, page, moreAfter(page, count)), results: rows.map(view) };
+  return { count, ...pageLinks(baseUrl, path, query, page, moreAfter(page, count)), results: rows.map(bannerAlertView) };
 }
