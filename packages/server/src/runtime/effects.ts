@@ -2,12 +2,11 @@
 // operation of the API's (the table OPERATIONS below), with its validation, state rules, audit
 // and log stream, called as the plugin's own user `plugin:<name>` with an Idempotency-Key made of
 // the event, the handler and the effect's index, so an event delivered twice applies each effect
-// once. Each operation opens its own write transaction. An effect that cannot
+// once. Each operation opens its own write transaction; nothing here writes. An effect that cannot
 // be applied is an error line on the log stream, never dropped in silence.
 //
-// Before any effect runs, the answer is held to the breadth limits (docs/plugins.md,
-// "Breadth limits"): at most the plugin's effects per answer, and only what still fits the budget
-// of the chain of changes the event belongs to. Each effect is then held to the plugin's reach
+// Before any effect runs, the answer is held to the breadth limits (effect-limits.ts;
+// docs/plugins.md, "Breadth limits"). Each effect is then held to the plugin's reach
 // (docs/plugins.md, "Grants"), checked against the stored command or note before its operation is
 // called: by default only the event's patient, and only commands the plugin itself originated.
 // What can change under it (a command's state, and its kind, which the effect's type names) the
@@ -21,8 +20,6 @@ import { CLINICAL_SCOPE } from '../auth/acting-staff.ts';
 import type { Idempotency } from '../storage/transaction.ts';
 import { getNote } from '../storage/clinical-repository.ts';
 import { getPluginGrants } from '../storage/plugins-repository.ts';
-import { reserveEffects } from '../storage/plugin-effect-budgets-repository.ts';
-import { nowMicros } from '../lib/time.ts';
 import { createCommand } from '../commands/create.ts';
 import { updateCommand } from '../commands/update.ts';
 import { commitCommand } from '../commands/commit.ts';
@@ -35,6 +32,7 @@ import type { JsonObject } from './sandbox/types.ts';
 import type { ActiveHandler, HandlerCalls } from './calls.ts';
 import type { PluginRuntime } from './types.ts';
 import { parseEffect, type Effect } from './effect-payloads.ts';
+import { effectsWithinLimits } from './effect-limits.ts';
 import { storedGrants, type Grant } from './grants.ts';
 
 export interface EffectEnv {
@@ -131,25 +129,11 @@ const OPERATIONS: { [S in Effect['step']]: Operation<S> } = {
 export async function applyEffects(env: EffectEnv, handler: ActiveHandler, source: EffectSource, effects: JsonObject[]): Promise<void> {
   const fail = (what: string) => env.calls.failure(handler, source.type, source.requestId, what, 'effect');
   const grants = storedGrants((await getPluginGrants(env.storage.reader, handler.plugin))?.grants); // once per answer, not per effect
-  const perAnswer = handler.effectsPerAnswer;
-  const perChange = env.effectsPerChange;
-  let count = effects.length;
-  if (count > perAnswer) {
-    fail(`${theRest(perAnswer, effects.length)} refused: an answer may hold at most ${perAnswer} effects (this plugin's limit per answer)`);
-    count = perAnswer;
-  }
-  if (count > 0) {
-    const used = await env.storage.transact((trx) => reserveEffects(trx, source.root, count, nowMicros()));
-    const before = used - count;
-    const fits = Math.max(0, Math.min(count, perChange - before));
-    // Only the answer whose reservation crosses the budget says so: one line per chain.
-    if (fits < count && before <= perChange) {
-      fail(
-        `${theRest(fits, effects.length, count)} refused: the chain of changes that event ${source.root} began has spent its budget of ${perChange} effects (CHARTA_PLUGIN_EFFECTS_PER_CHANGE)`,
-      );
-    }
-    count = fits;
-  }
+  const count = await effectsWithinLimits(
+    env.storage,
+    { effects: effects.length, perAnswer: handler.effectsPerAnswer, root: source.root, perChange: env.effectsPerChange },
+    fail,
+  );
   const ctx = pluginCtx(env, handler.plugin, source);
   const reach: Reach = { plugin: handler.plugin, actor: pluginActor(handler.plugin), patient: source.patient, grants };
   for (const [index, raw] of effects.slice(0, count).entries()) {
@@ -179,11 +163,6 @@ export async function applyEffects(env: EffectEnv, handler: ActiveHandler, sourc
       fail(`${what} was not applied: ${reason}`);
     }
   }
-}
-
-/** "effects 100 to 120 (21 of the answer's 121) were", "effect 7 (of the answer's 8) was". */
-function theRest(from: number, total: number, end = total): string {
-  return end - from === 1 ? `effect ${from} (of the answer's ${total}) was` : `effects ${from} to ${end - 1} (${end - from} of the answer's ${total}) were`;
 }
 
 /** What an effect lacks to reach something, and the grant that would let it. */
