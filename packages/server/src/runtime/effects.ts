@@ -2,15 +2,16 @@
 // operation of the API's (the table OPERATIONS below), with its validation, state rules, audit
 // and log stream, called as the plugin's own user `plugin:<name>` with an Idempotency-Key made of
 // the event, the handler and the effect's index, so an event delivered twice applies each effect
-// once. Each operation opens its own write transaction; nothing here writes. An effect that cannot
-// be applied is an error line on the log stream, never dropped in silence.
+// once. Each operation opens its own write transaction; this file opens none (the answer's
+// reservation against its chain's budget is effect-limits.ts's). An effect that cannot be applied
+// is an error line on the log stream, never dropped in silence.
 //
 // Before any effect runs, the answer is held to the breadth limits (effect-limits.ts;
 // docs/plugins.md, "Breadth limits"). Each effect is then held to the plugin's reach
 // (docs/plugins.md, "Grants"), checked against the stored command or note before its operation is
 // called: by default only the event's patient, and only commands the plugin itself originated.
-// What can change under it (a command's state, and its kind, which the effect's type names) the
-// operation checks on the locked row, inside its write.
+// What the effect's type says of the command (its kind) and what may change under it (its state)
+// the operation checks on the locked row, inside its write (commands/rules.ts, `Preconditions`).
 import type { Ctx } from '../context.ts';
 import type { Storage } from '../storage/db.ts';
 import type { LogBus } from '../logs/bus.ts';
