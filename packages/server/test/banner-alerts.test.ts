@@ -1,5 +1,5 @@
 // Banner alerts (docs/api.md, "Banner alerts") on both engines: rows written through the repository
-// the runtime's effects call (add replaces the alert of the same patient, plugin and key; remove
+// the banner operations write with (add replaces the alert of the same patient, plugin and key; remove
 // drops one), read on the patient with a clinical token, paginated like the chart reads; 404 for
 // an unknown patient, 401 and 403 like the other patient reads.
 import { after, before, describe, it } from 'node:test';

@@ -6,10 +6,10 @@ import type { Idempotency } from '../storage/transaction.ts';
 import { writeChart } from '../chart/writer.ts';
 import { getKind } from './kinds/index.ts';
 import { missingRequired } from './check-values.ts';
-import { transition, type CommandChange, type TransitionStep } from './transition.ts';
+import { transition, type CommandChange, type TransitionStep, type Preconditions } from './transition.ts';
 
-export function commitCommand(ctx: Ctx, uuid: string, ifMatch?: string, idempotency?: Idempotency) {
-  return transition(ctx, uuid, { verb: 'committed', from: 'staged', change: commit }, ifMatch, idempotency);
+export function commitCommand(ctx: Ctx, uuid: string, pre: Preconditions = {}, idempotency?: Idempotency) {
+  return transition(ctx, uuid, { verb: 'committed', from: 'staged', change: commit }, pre, idempotency);
 }
 
 async function commit({ trx, engine, row, staffKey, now }: TransitionStep): Promise<CommandChange> {

@@ -1,16 +1,16 @@
-// POST /core/api/v1/commands/: a new staged command in an unlocked note of an allowed type.
+// POST /core/api/v1/commands/: a new staged command in an unlocked note of an allowed type. The
+// origination is a transition from nothing to staged (transition.ts orders its PRE event, write,
+// audit and POST event like every other); this file says what it checks and what it inserts.
 import type { Ctx } from '../context.ts';
 import { newUuid, UUID_RE } from '../lib/ids.ts';
-import { nowMicros } from '../lib/time.ts';
 import { problem } from '../http/problem.ts';
 import { insertCommandWithAudit } from '../storage/commands-repository.ts';
 import type { Idempotency } from '../storage/transaction.ts';
 import { getKind, kindKeys } from './kinds/index.ts';
 import { applyValues, checkValues } from './apply-values-patch.ts';
 import { assertNoteWritable } from './rules.ts';
-import { toView } from './representation.ts';
 import { actingStaff } from '../auth/acting-staff.ts';
-import { commandAudit, commandWrite } from './transition.ts';
+import { transition } from './transition.ts';
 
 export interface CreateInput {
   schemaKey: string;
@@ -19,7 +19,7 @@ export interface CreateInput {
 }
 
 export async function createCommand(ctx: Ctx, input: CreateInput, idempotency?: Idempotency) {
-  const staffKey = actingStaff(ctx);
+  actingStaff(ctx); // who may write comes before what they sent (403 before 400)
   const kind = getKind(input.schemaKey);
   if (kind === undefined) {
     const shown = input.schemaKey.length > 64 ? `${input.schemaKey.slice(0, 64)}…` : input.schemaKey;
@@ -28,30 +28,35 @@ export async function createCommand(ctx: Ctx, input: CreateInput, idempotency?: 
   const checked = checkValues(kind, input.values ?? {});
   const noteUuid = typeof input.noteKey === 'string' ? input.noteKey.toLowerCase() : undefined;
   if (noteUuid === undefined || !UUID_RE.test(noteUuid)) throw problem('note_does_not_exist');
+  // Chosen once: the write may run more than once (storage/transaction.ts, `Writer`), as the same command.
   const uuid = newUuid();
-  return commandWrite(ctx, 'created', uuid, idempotency, async ({ trx, hold, auditRow, events: eventsOf }) => {
-    const note = await assertNoteWritable(trx, ctx.storage.engine, noteUuid);
-    const data = await applyValues({ db: trx, engine: ctx.storage.engine, patientKey: note.patient_key }, kind, {}, input.values ?? {}, checked);
-    const now = nowMicros();
-    const row = {
-      uuid,
-      schema_key: kind.key,
-      note_uuid: note.uuid,
-      patient_key: note.patient_key,
-      state: 'staged',
-      data: JSON.stringify(data),
-      originated_by: staffKey,
-      edited_by: JSON.stringify([staffKey]),
-      committed_by: null,
-      entered_in_error_by: null,
-      created_at: now,
-      updated_at: now,
-    };
-    const view = toView(row);
-    const events = eventsOf(staffKey, { action: 'ORIGINATE', command: view, previous: null });
-    hold(events.pre(trx));
-    await insertCommandWithAudit(trx, ctx.storage.engine, row, auditRow(commandAudit('created', uuid, null, view)));
-    await events.post(trx);
-    return { status: 201, body: view };
-  });
+  return transition(
+    ctx,
+    uuid,
+    {
+      verb: 'created',
+      from: null,
+      originate: async ({ trx, engine, staffKey, now }) => {
+        const note = await assertNoteWritable(trx, engine, noteUuid);
+        const data = await applyValues({ db: trx, engine, patientKey: note.patient_key }, kind, {}, input.values ?? {}, checked);
+        return {
+          uuid,
+          schema_key: kind.key,
+          note_uuid: note.uuid,
+          patient_key: note.patient_key,
+          state: 'staged',
+          data: JSON.stringify(data),
+          originated_by: staffKey,
+          edited_by: JSON.stringify([staffKey]),
+          committed_by: null,
+          entered_in_error_by: null,
+          created_at: now,
+          updated_at: now,
+        };
+      },
+      insert: ({ trx, auditRow }, row, audit) => insertCommandWithAudit(trx, ctx.storage.engine, row, auditRow(audit)),
+    },
+    undefined,
+    idempotency,
+  );
 }

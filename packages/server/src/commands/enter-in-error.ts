@@ -3,10 +3,10 @@
 import type { Ctx } from '../context.ts';
 import type { Idempotency } from '../storage/transaction.ts';
 import { undoInChart } from '../chart/writer.ts';
-import { transition, type CommandChange, type TransitionStep } from './transition.ts';
+import { transition, type CommandChange, type TransitionStep, type Preconditions } from './transition.ts';
 
-export function enterInError(ctx: Ctx, uuid: string, ifMatch?: string, idempotency?: Idempotency) {
-  return transition(ctx, uuid, { verb: 'entered in error', from: 'committed', change: undo }, ifMatch, idempotency);
+export function enterInError(ctx: Ctx, uuid: string, pre: Preconditions = {}, idempotency?: Idempotency) {
+  return transition(ctx, uuid, { verb: 'entered in error', from: 'committed', change: undo }, pre, idempotency);
 }
 
 async function undo({ trx, engine, row, staffKey, now }: TransitionStep): Promise<CommandChange> {

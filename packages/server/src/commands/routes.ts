@@ -97,7 +97,7 @@ export async function commandRoutes(parent: FastifyInstance, { storage, publicUr
     },
     handler: async (request, reply) => {
       const uuid = commandUuid(request.params.uuid);
-      const outcome = await updateCommand(ctxOf(request, storage), uuid, request.body.values, ifMatchOf(request));
+      const outcome = await updateCommand(ctxOf(request, storage), uuid, request.body.values, { ifMatch: ifMatchOf(request) });
       return sendCommand(reply, outcome);
     },
   });
@@ -113,7 +113,7 @@ export async function commandRoutes(parent: FastifyInstance, { storage, publicUr
     },
     handler: async (request, reply) => {
       const uuid = commandUuid(request.params.uuid);
-      await deleteCommand(ctxOf(request, storage), uuid, ifMatchOf(request));
+      await deleteCommand(ctxOf(request, storage), uuid, { ifMatch: ifMatchOf(request) });
       return reply.code(200).send();
     },
   });
@@ -129,7 +129,7 @@ export async function commandRoutes(parent: FastifyInstance, { storage, publicUr
       handler: async (request, reply) => {
         const uuid = commandUuid(request.params.uuid);
         expectEmptyBody(request);
-        return sendCommand(reply, await operation(ctxOf(request, storage), uuid, ifMatchOf(request), idempotencyOf(request)));
+        return sendCommand(reply, await operation(ctxOf(request, storage), uuid, { ifMatch: ifMatchOf(request) }, idempotencyOf(request)));
       },
     });
   }

@@ -1,5 +1,6 @@
 // The rules every command write checks inside its transaction: the note may take commands,
-// the caller's If-Match still matches, and who edited is remembered.
+// the caller's preconditions (If-Match, the kind an effect names) hold on the locked row, and
+// who edited is remembered.
 import type { Kysely } from 'kysely';
 import type { Engine } from '../storage/db.ts';
 import type { CommandTable, Database } from '../storage/schema.ts';
@@ -21,16 +22,31 @@ function checkNote(note: NoteState): void {
   if (!noteTakesCommands({ note_type: note.note_type, locked: note.locked !== 0, deleted: note.deleted !== 0 })) throw problem('note_invalid');
 }
 
+/** What the caller of a write expects of the stored command, checked on the locked row. */
+export interface Preconditions {
+  /** The request's If-Match: the command must still have one of these ETags (412). */
+  ifMatch?: string;
+  /**
+   * The kind the caller takes the command to be: an effect names one (`COMMIT_PLAN_COMMAND`
+   * commits a plan, docs/plugins.md, "Effects"); a command of another kind is a 400.
+   */
+  kind?: string;
+}
+
 /**
  * Loads and locks the command a write is about with its note (one statement): 404 if absent,
- * 412 if If-Match is stale, 400 unless its note takes commands now.
+ * 412 if If-Match is stale, 400 if it is of another kind than the caller named, 400 unless its
+ * note takes commands now.
  */
-export async function loadForWrite(trx: Kysely<Database>, engine: Engine, uuid: string, ifMatch: string | undefined): Promise<CommandTable> {
+export async function loadForWrite(trx: Kysely<Database>, engine: Engine, uuid: string, pre: Preconditions): Promise<CommandTable> {
   const found = await getCommandWithNoteForUpdate(trx, engine, uuid);
   if (found === undefined) throw problem('command_not_found');
   const { row, note } = found;
-  if (ifMatch !== undefined && !matches(ifMatch, etagOf(toView(row)))) {
+  if (pre.ifMatch !== undefined && !matches(pre.ifMatch, etagOf(toView(row)))) {
     throw problem('precondition_failed', { detail: `The command has changed: its ETag is now ${etagOf(toView(row))}` });
+  }
+  if (pre.kind !== undefined && row.schema_key !== pre.kind) {
+    throw problem('command_kind_mismatch', { detail: `Command ${uuid} is a ${row.schema_key} command, not ${pre.kind}` });
   }
   checkNote(note);
   return row;

@@ -1,22 +1,25 @@
-// The one place where a command changes: every write of a command (create, PATCH, commit,
-// enter-in-error, delete) runs here, in one transaction with its audit row, and reaches the log
-// stream only once that transaction has committed. The states and transitions are in
-// docs/api.md ("States and transitions").
+// The one place where a command changes: every write of a command is a transition (origination
+// from nothing to staged, PATCH, commit, enter-in-error, delete), and `transition` runs each of
+// them in one transaction with its audit row, in one order, reaching the log stream only once that
+// transaction has committed. The states and transitions are in docs/api.md ("States and
+// transitions"); docs/architecture.md ("Code layout") says why this is the one place.
 //
-// `transition` performs a state transition of an existing command, in this order:
-//   1. load and lock the command with its note, in one statement (404), check If-Match (412);
-//   2. check its note takes commands and its state allows the transition (400);
-//   3. the transition's own checks and effects (`change`: values, required fields, the chart);
-//   4. the PRE event of the plugin runtime, from the locked row and the change, held by the
+// The order, the same for every transition:
+//   1. where it starts: a stored command is loaded and locked with its note, in one statement
+//      (404); the caller's preconditions are checked on the locked row (If-Match: 412; the kind an
+//      effect names: 400); its note must take commands and its state allow the transition (400).
+//      An origination starts from nothing: there is no row to load;
+//   2. the transition's own checks and effects (`change`: values, required fields, the chart;
+//      `originate`: the note, the values, the new row);
+//   3. the PRE event of the plugin runtime, from the locked row and the change, held by the
 //      transaction (storage/holds.ts): the write goes on while the plugins run, and commits only
 //      once they have answered; a plugin's validation error is a 400 that rolls everything back
-//      (docs/plugins.md, "Delivery and guarantees");
-//   5. write the command (or delete it) with its audit row (one statement on PostgreSQL), then
-//      the POST event's outbox row; the transaction commits;
-//   6. emit to the log stream, and signal `outbox-written` when the POST event's outbox row was
+//      (docs/plugins.md, "Delivery and guarantees"). The transaction may run all of this more than
+//      once for one write (storage/transaction.ts, `Writer`);
+//   4. write the command (insert, update or delete) with its audit row (one statement on
+//      PostgreSQL where it can), then the POST event's outbox row; the transaction commits;
+//   5. emit to the log stream, and signal `outbox-written` when the POST event's outbox row was
 //      written (docs/architecture.md, "Signals": the delivery, here or on another process, wakes).
-// Create (create.ts) has no prior state to check; it shares the events, write, audit and emit
-// below (`commandEvents`, `commandWrite`, `commandAudit`).
 import type { Kysely } from 'kysely';
 import type { Ctx } from '../context.ts';
 import { nowMicros } from '../lib/time.ts';
@@ -27,12 +30,17 @@ import { deleteCommand, updateCommandWithAudit } from '../storage/commands-repos
 import { writeTransaction, type AuditEntry, type Idempotency, type Outcome, type Writer } from '../storage/transaction.ts';
 import { actingStaff } from '../auth/acting-staff.ts';
 import { logCommand, logCommandDeleted } from '../logs/events.ts';
-import { loadForWrite, withEditor } from './rules.ts';
+import { loadForWrite, withEditor, type Preconditions } from './rules.ts';
 import { toView, type CommandView } from './representation.ts';
 import type { CommandChangeEvent } from '../runtime/types.ts';
 
+export type { Preconditions } from './rules.ts';
+
 /** What a write did to a command, as the log stream and the audit trail (`command.<verb>`) name it. */
 export type CommandVerb = 'created' | 'updated' | 'committed' | 'entered in error' | 'deleted';
+
+/** The verbs of a transition of a stored command. */
+type StoredVerb = Exclude<CommandVerb, 'created'>;
 
 type Committed<T> = Outcome<T> & { replayed: boolean };
 
@@ -49,7 +57,8 @@ export interface TransitionStep {
 /** The columns a transition changes (edited_by and updated_at are the helper's). */
 export type CommandChange = Partial<Pick<CommandTable, 'state' | 'data' | 'committed_by' | 'entered_in_error_by'>>;
 
-export interface Transition<V extends Exclude<CommandVerb, 'created'>> {
+/** A transition of a stored command. */
+export interface Transition<V extends StoredVerb> {
   verb: V;
   /** The state the command must be in. */
   from: 'staged' | 'committed';
@@ -57,81 +66,100 @@ export interface Transition<V extends Exclude<CommandVerb, 'created'>> {
   change(step: TransitionStep): Promise<V extends 'deleted' ? null : CommandChange>;
 }
 
+/** What an origination's `originate` gets: no row yet, the rest as a transition's step. */
+export type OriginationStep = Omit<TransitionStep, 'row'>;
+
+/** The transition from nothing to staged: a new command (create.ts). */
+export interface Origination {
+  verb: 'created';
+  /** Nothing: the command does not exist before. */
+  from: null;
+  /** Its own checks and effects (the note takes commands, the values); returns the new command's row (staged, with the uuid given to `transition`). */
+  originate(step: OriginationStep): Promise<CommandTable>;
+  /**
+   * Inserts the row with its audit row (step 4). create.ts keeps the one statement that inserts a
+   * command (test/command-seam.test.ts); the sequence says when it runs.
+   */
+  insert(w: Writer, row: CommandTable, audit: AuditEntry): Promise<void>;
+}
+
+/** What steps 1 and 2 leave for the rest: the command before and after, and how to write it with its audit entry. */
+interface Prepared {
+  before: CommandView | null;
+  after: CommandView | null;
+  write(audit: AuditEntry): Promise<void>;
+}
+
 const NOT_IN_STATE = { staged: 'command_not_staged', committed: 'command_not_committed' } as const;
 
-/** Performs a state transition of the command `uuid` (see the steps above). */
-export async function transition<V extends Exclude<CommandVerb, 'created'>>(
+/** Originates the command `uuid` (see the steps above); a new command has no preconditions. */
+export function transition(ctx: Ctx, uuid: string, t: Origination, pre: undefined, idempotency?: Idempotency): Promise<Committed<CommandView>>;
+/** Performs a transition of the stored command `uuid` (see the steps above). */
+export function transition<V extends StoredVerb>(
   ctx: Ctx,
   uuid: string,
   t: Transition<V>,
-  ifMatch?: string,
+  pre?: Preconditions,
   idempotency?: Idempotency,
-): Promise<Committed<V extends 'deleted' ? null : CommandView>> {
-  const staffKey = actingStaff(ctx);
-  const engine = ctx.storage.engine;
-  return commandWrite(ctx, t.verb, uuid, idempotency, async ({ trx, hold, audit, auditRow, events: eventsOf }) => {
-    const row = await loadForWrite(trx, engine, uuid, ifMatch);
-    if (row.state !== t.from) throw problem(NOT_IN_STATE[t.from]);
-    const now = nowMicros();
-    const change = await t.change({ trx, engine, row, staffKey, now });
-    const before = toView(row);
-    const set = change === null ? null : { ...change, edited_by: withEditor(row.edited_by, staffKey), updated_at: now };
-    const after = set === null ? null : toView({ ...row, ...set });
-    const events = eventsOf(staffKey, { action: ACTIONS[t.verb], command: after ?? before, previous: before });
-    hold(events.pre(trx));
-    if (set === null) {
-      await deleteCommand(trx, uuid);
-      await audit(commandAudit(t.verb, uuid, before, after));
-    } else {
-      await updateCommandWithAudit(trx, engine, uuid, set, auditRow(commandAudit(t.verb, uuid, before, after)));
-    }
-    await events.post(trx);
-    return { status: 200, body: after as V extends 'deleted' ? null : CommandView };
-  });
-}
-
-/** What the work of a command write gets: the transaction's Writer, and the PRE and POST events of its change. */
-export interface CommandWriter extends Writer {
-  events(staffKey: string, change: CommandChangeEvent): ReturnType<typeof commandEvents>;
-}
-
-/**
- * One write of a command: `work` runs in a write transaction (with the Idempotency-Key), and the
- * log stream hears of it after the commit (never of a rolled-back write nor of a replayed answer);
- * when the change's POST event went into the outbox, `outbox-written` is signalled then, once.
- */
-export async function commandWrite<T extends CommandView | null>(
+): Promise<Committed<V extends 'deleted' ? null : CommandView>>;
+export async function transition(
   ctx: Ctx,
-  verb: CommandVerb,
   uuid: string,
-  idempotency: Idempotency | undefined,
-  work: (w: CommandWriter) => Promise<Outcome<T>>,
-): Promise<Committed<T>> {
+  t: Origination | Transition<StoredVerb>,
+  pre: Preconditions = {},
+  idempotency?: Idempotency,
+): Promise<Committed<CommandView | null>> {
+  const staffKey = actingStaff(ctx);
   let outboxWritten = false;
-  const outcome = await writeTransaction<T>(ctx, idempotency, (w) => {
+  const outcome = await writeTransaction<CommandView | null>(ctx, idempotency, async (w) => {
     outboxWritten = false; // a write run again (storage/group-commit.ts) starts over
-    const events = (staffKey: string, change: CommandChangeEvent) => {
-      const e = commandEvents(ctx, staffKey, change, w.writeId);
-      const post = async (trx: Kysely<Database>) => {
-        const written = await e.post(trx);
-        if (written) outboxWritten = true;
-        return written;
-      };
-      return { pre: e.pre, post };
-    };
-    return work({ ...w, events });
+    const { before, after, write } = t.from === null ? await originated(ctx, t, w, staffKey) : await changed(ctx, uuid, t, pre, w, staffKey);
+    const events = commandEvents(ctx, staffKey, { action: ACTIONS[t.verb], command: (after ?? before)!, previous: before }, w.writeId);
+    w.hold(events.pre(w.trx));
+    await write(commandAudit(t.verb, uuid, before, after));
+    outboxWritten = await events.post(w.trx);
+    return { status: t.from === null ? 201 : 200, body: after };
   });
-  if (verb === 'deleted') logCommandDeleted(ctx, uuid, outcome);
-  else logCommand(ctx, verb, outcome as Committed<CommandView>);
+  if (t.verb === 'deleted') logCommandDeleted(ctx, uuid, outcome);
+  else logCommand(ctx, t.verb, outcome as Committed<CommandView>);
   if (!outcome.replayed && outboxWritten) ctx.signals?.emit({ type: 'outbox-written' });
   return outcome;
+}
+
+/** Steps 1 and 2 of an origination: nothing to load; its own step gives the new row. */
+async function originated(ctx: Ctx, t: Origination, w: Writer, staffKey: string): Promise<Prepared> {
+  const row = await t.originate({ trx: w.trx, engine: ctx.storage.engine, staffKey, now: nowMicros() });
+  return { before: null, after: toView(row), write: (audit) => t.insert(w, row, audit) };
+}
+
+/** Steps 1 and 2 of a transition of a stored command: the locked row, its preconditions and state, then its own step. */
+async function changed(ctx: Ctx, uuid: string, t: Transition<StoredVerb>, pre: Preconditions, w: Writer, staffKey: string): Promise<Prepared> {
+  const { trx } = w;
+  const engine = ctx.storage.engine;
+  const row = await loadForWrite(trx, engine, uuid, pre);
+  if (row.state !== t.from) throw problem(NOT_IN_STATE[t.from]);
+  const now = nowMicros();
+  const change = await t.change({ trx, engine, row, staffKey, now });
+  const before = toView(row);
+  if (change === null) {
+    return {
+      before,
+      after: null,
+      write: async (audit) => {
+        await deleteCommand(trx, uuid);
+        await w.audit(audit);
+      },
+    };
+  }
+  const set = { ...change, edited_by: withEditor(row.edited_by, staffKey), updated_at: now };
+  return { before, after: toView({ ...row, ...set }), write: (audit) => updateCommandWithAudit(trx, engine, uuid, set, w.auditRow(audit)) };
 }
 
 /** The plugin runtime's name of each verb's action (`PLAN_COMMAND__PRE_COMMIT`…). */
 const ACTIONS = { created: 'ORIGINATE', updated: 'UPDATE', committed: 'COMMIT', 'entered in error': 'ENTER_IN_ERROR', deleted: 'DELETE' } as const;
 
 /** The PRE and POST events of one command change made by the write `writeId`, for its transaction to run (nothing without a runtime). */
-export function commandEvents(ctx: Ctx, staffKey: string, change: CommandChangeEvent, writeId: number) {
+function commandEvents(ctx: Ctx, staffKey: string, change: CommandChangeEvent, writeId: number) {
   const actor = { staffKey, requestId: ctx.requestId, depth: ctx.eventDepth ?? 0, rootId: ctx.eventRoot, write: writeId };
   return {
     pre: (trx: Kysely<Database>) => ctx.runtime?.pre(trx, change, actor) ?? Promise.resolve(),
@@ -141,6 +169,6 @@ export function commandEvents(ctx: Ctx, staffKey: string, change: CommandChangeE
 }
 
 /** The audit entry of a command write: `command.<verb>`, the command before and after. */
-export function commandAudit(verb: CommandVerb, uuid: string, before: CommandView | null, after: CommandView | null): AuditEntry {
+function commandAudit(verb: CommandVerb, uuid: string, before: CommandView | null, after: CommandView | null): AuditEntry {
   return { action: `command.${verb.replaceAll(' ', '_')}`, entityType: 'command', entityId: uuid, before, after };
 }

@@ -3,9 +3,9 @@ import type { Ctx } from '../context.ts';
 import type { Idempotency } from '../storage/transaction.ts';
 import { getKind } from './kinds/index.ts';
 import { applyValues } from './apply-values-patch.ts';
-import { transition } from './transition.ts';
+import { transition, type Preconditions } from './transition.ts';
 
-export async function updateCommand(ctx: Ctx, uuid: string, values: unknown, ifMatch?: string, idempotency?: Idempotency) {
+export async function updateCommand(ctx: Ctx, uuid: string, values: unknown, pre: Preconditions = {}, idempotency?: Idempotency) {
   return transition(
     ctx,
     uuid,
@@ -18,7 +18,7 @@ export async function updateCommand(ctx: Ctx, uuid: string, values: unknown, ifM
         return { data: JSON.stringify(data) };
       },
     },
-    ifMatch,
+    pre,
     idempotency,
   );
 }

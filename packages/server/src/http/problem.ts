@@ -21,6 +21,7 @@ export const catalog = {
   command_not_found: { status: 404, title: 'Not found', detail: 'Command not found' },
   command_not_staged: { status: 400, title: 'Wrong state', detail: 'Command is not staged' },
   command_not_committed: { status: 400, title: 'Wrong state', detail: 'Command is not committed' },
+  command_kind_mismatch: { status: 400, title: 'Wrong kind', detail: 'The command is of another kind than the one named' },
   note_invalid: { status: 400, title: 'Note not writable', detail: 'Note has an invalid type or state' },
   note_does_not_exist: { status: 400, title: 'Bad note', detail: 'Note does not exist' },
   field_not_autocomplete: { status: 400, title: 'Not an autocomplete field', detail: 'Field does not support autocomplete' },

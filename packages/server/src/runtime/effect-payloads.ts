@@ -3,6 +3,7 @@
 // plugin's JSON beyond what it checks.
 import { commandEffectOf, type CommandKindKey } from '@charta/plugin-sdk';
 import type { OptionDoc } from '../autocomplete/types.ts';
+import { BANNER_INTENTS as INTENTS, BANNER_NAME_MAX, BANNER_NARRATIVE_MAX, BANNER_PLACEMENTS as PLACEMENTS } from '../chart/banner-alert-rules.ts';
 import type { JsonObject, JsonValue } from './sandbox/types.ts';
 
 const isObject = (v: unknown): v is Record<string, JsonValue> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -20,8 +21,6 @@ export type BannerEffect =
 export type Effect = CommandEffect | BannerEffect;
 
 const STEPS = { ORIGINATE: 'originate', EDIT: 'edit', COMMIT: 'commit', DELETE: 'delete', ENTER_IN_ERROR: 'enter-in-error' } as const;
-const PLACEMENTS = ['chart', 'timeline', 'appointment_card', 'scheduling_card', 'profile'];
-const INTENTS = ['info', 'warning', 'alert'];
 
 function text(payload: Record<string, JsonValue>, key: string, max: number): string | undefined {
   const value = payload[key];
@@ -35,13 +34,13 @@ export function parseEffect(effect: JsonObject): Effect | string {
   if (typeof type !== 'string') return 'an effect needs a "type" string';
   if (!isObject(payload)) return `${type}: "payload" must be a JSON object`;
   if (type === 'ADD_BANNER_ALERT') {
-    const patient = text(payload, 'patient', 200);
-    const key = text(payload, 'key', 200);
-    const narrative = text(payload, 'narrative', 90);
+    const patient = text(payload, 'patient', BANNER_NAME_MAX);
+    const key = text(payload, 'key', BANNER_NAME_MAX);
+    const narrative = text(payload, 'narrative', BANNER_NARRATIVE_MAX);
     const placement = payload.placement;
     const intent = payload.intent;
-    if (patient === undefined || key === undefined) return `${type}: "patient" and "key" must be non-empty strings (at most 200 characters)`;
-    if (narrative === undefined) return `${type}: "narrative" must have 1 to 90 characters`;
+    if (patient === undefined || key === undefined) return `${type}: "patient" and "key" must be non-empty strings (at most ${BANNER_NAME_MAX} characters)`;
+    if (narrative === undefined) return `${type}: "narrative" must have 1 to ${BANNER_NARRATIVE_MAX} characters`;
     if (!Array.isArray(placement) || placement.length === 0 || !placement.every((p) => typeof p === 'string' && PLACEMENTS.includes(p))) {
       return `${type}: "placement" must list one or more of ${PLACEMENTS.join(', ')}`;
     }
@@ -49,9 +48,9 @@ export function parseEffect(effect: JsonObject): Effect | string {
     return { step: 'add-banner', patient, key, narrative, placement: [...new Set(placement as string[])], intent };
   }
   if (type === 'REMOVE_BANNER_ALERT') {
-    const patient = text(payload, 'patient', 200);
-    const key = text(payload, 'key', 200);
-    if (patient === undefined || key === undefined) return `${type}: "patient" and "key" must be non-empty strings (at most 200 characters)`;
+    const patient = text(payload, 'patient', BANNER_NAME_MAX);
+    const key = text(payload, 'key', BANNER_NAME_MAX);
+    if (patient === undefined || key === undefined) return `${type}: "patient" and "key" must be non-empty strings (at most ${BANNER_NAME_MAX} characters)`;
     return { step: 'remove-banner', patient, key };
   }
   const known = commandEffectOf(type);

@@ -1,14 +1,17 @@
-// Applying the effects of a POST event (docs/plugins.md, "Effects"): each goes through the same
-// operation as the API (validation, state rules, audit, log stream), acting as the plugin's own
-// user `plugin:<name>`, with an Idempotency-Key made of the event, the handler and the effect's
-// index, so an event delivered twice applies each effect once. An effect that cannot be applied
+// Applying the effects of a POST event (docs/plugins.md, "Effects"): each effect type is one
+// operation of the API's (the table OPERATIONS below), with its validation, state rules, audit
+// and log stream, called as the plugin's own user `plugin:<name>` with an Idempotency-Key made of
+// the event, the handler and the effect's index, so an event delivered twice applies each effect
+// once. Each operation opens its own write transaction; this file opens none (the answer's
+// reservation against its chain's budget is effect-limits.ts's). An effect that cannot be applied
 // is an error line on the log stream, never dropped in silence.
 //
-// Before any effect runs, the answer is held to the breadth limits (docs/plugins.md,
-// "Breadth limits"): at most the plugin's effects per answer, and only what still fits the budget of the
-// chain of changes the event belongs to. Each effect is then held to the plugin's reach
+// Before any effect runs, the answer is held to the breadth limits (effect-limits.ts;
+// docs/plugins.md, "Breadth limits"). Each effect is then held to the plugin's reach
 // (docs/plugins.md, "Grants"), checked against the stored command or note before its operation is
 // called: by default only the event's patient, and only commands the plugin itself originated.
+// What the effect's type says of the command (its kind) and what may change under it (its state)
+// the operation checks on the locked row, inside its write (commands/rules.ts, `Preconditions`).
 import type { Ctx } from '../context.ts';
 import type { Storage } from '../storage/db.ts';
 import type { LogBus } from '../logs/bus.ts';
@@ -16,22 +19,22 @@ import type { Signals } from '../signals/bus.ts';
 import { Problem } from '../http/problem.ts';
 import { IdempotencyKeyReusedError, StorageError } from '../storage/errors.ts';
 import { CLINICAL_SCOPE } from '../auth/acting-staff.ts';
-import { writeTransaction, type Idempotency } from '../storage/transaction.ts';
-import { getNote, getPatient } from '../storage/clinical-repository.ts';
-import { removeBannerAlert, upsertBannerAlert } from '../storage/banner-alerts-repository.ts';
+import type { Idempotency } from '../storage/transaction.ts';
+import { getNote } from '../storage/clinical-repository.ts';
 import { getPluginGrants } from '../storage/plugins-repository.ts';
-import { reserveEffects } from '../storage/plugin-effect-budgets-repository.ts';
 import { createCommand } from '../commands/create.ts';
 import { updateCommand } from '../commands/update.ts';
 import { commitCommand } from '../commands/commit.ts';
 import { deleteCommand } from '../commands/delete.ts';
 import { enterInError } from '../commands/enter-in-error.ts';
 import { getCommand } from '../commands/get.ts';
-import { nowMicros } from '../lib/time.ts';
+import { addBannerAlert } from '../chart/add-banner-alert.ts';
+import { removeBannerAlert } from '../chart/remove-banner-alert.ts';
 import type { JsonObject } from './sandbox/types.ts';
 import type { ActiveHandler, HandlerCalls } from './calls.ts';
 import type { PluginRuntime } from './types.ts';
 import { parseEffect, type Effect } from './effect-payloads.ts';
+import { effectsWithinLimits } from './effect-limits.ts';
 import { storedGrants, type Grant } from './grants.ts';
 
 export interface EffectEnv {
@@ -74,8 +77,10 @@ function pluginCtx(env: EffectEnv, plugin: string, source: EffectSource): Ctx {
   };
 }
 
-/** What one answer's effects may touch (docs/plugins.md, "Grants"). */
+/** Whose effects they are, and what one answer's effects may touch (docs/plugins.md, "Grants"). */
 interface Reach {
+  /** The plugin: its banner alerts are its own. */
+  plugin: string;
   /** The plugin's user (`plugin:<name>`): the commands it originated are its own. */
   actor: string;
   /** The event's patient; null when the event is about none. */
@@ -86,33 +91,55 @@ interface Reach {
 /** An effect outside the plugin's reach: refused before its operation runs. */
 class Refused extends Error {}
 
-/** An effect that does not fit what it names (another kind of command, a patient that does not exist): not applied. */
-class NotApplicable extends Error {}
+/** The reach check and operation of one effect type: `effect` is that type's. */
+type Operation<S extends Effect['step']> = (ctx: Ctx, reach: Reach, effect: Effect & { step: S }, idempotency: Idempotency) => Promise<unknown>;
+
+/**
+ * Each effect type and the operation that applies it, after its reach check. A command's kind
+ * (the `PLAN` of `COMMIT_PLAN_COMMAND`) is the operation's precondition, checked on the locked row.
+ */
+const OPERATIONS: { [S in Effect['step']]: Operation<S> } = {
+  originate: async (ctx, reach, effect, idempotency) => {
+    await noteInReach(ctx, reach, effect.note);
+    const created = await createCommand(ctx, { schemaKey: effect.kind, noteKey: effect.note, values: effect.data }, idempotency);
+    if (effect.commit) await commitCommand(ctx, created.body.uuid, {}, { ...idempotency, key: `${idempotency.key}:commit` });
+  },
+  edit: async (ctx, reach, effect, idempotency) => {
+    await commandInReach(ctx, reach, effect.command);
+    await updateCommand(ctx, effect.command, effect.data, { kind: effect.kind }, idempotency);
+  },
+  commit: async (ctx, reach, effect, idempotency) => {
+    await commandInReach(ctx, reach, effect.command);
+    await commitCommand(ctx, effect.command, { kind: effect.kind }, idempotency);
+  },
+  delete: async (ctx, reach, effect, idempotency) => {
+    await commandInReach(ctx, reach, effect.command);
+    await deleteCommand(ctx, effect.command, { kind: effect.kind }, idempotency);
+  },
+  'enter-in-error': async (ctx, reach, effect, idempotency) => {
+    await commandInReach(ctx, reach, effect.command);
+    await enterInError(ctx, effect.command, { kind: effect.kind }, idempotency);
+  },
+  'add-banner': async (ctx, reach, { patient, key, narrative, placement, intent }, idempotency) => {
+    patientInReach(reach, patient);
+    await addBannerAlert(ctx, { patient, plugin: reach.plugin, key, narrative, placement, intent }, idempotency);
+  },
+  'remove-banner': async (ctx, reach, { patient, key }, idempotency) => {
+    patientInReach(reach, patient);
+    await removeBannerAlert(ctx, { patient, plugin: reach.plugin, key }, idempotency);
+  },
+};
 
 export async function applyEffects(env: EffectEnv, handler: ActiveHandler, source: EffectSource, effects: JsonObject[]): Promise<void> {
   const fail = (what: string) => env.calls.failure(handler, source.type, source.requestId, what, 'effect');
   const grants = storedGrants((await getPluginGrants(env.storage.reader, handler.plugin))?.grants); // once per answer, not per effect
-  const perAnswer = handler.effectsPerAnswer;
-  const perChange = env.effectsPerChange;
-  let count = effects.length;
-  if (count > perAnswer) {
-    fail(`${theRest(perAnswer, effects.length)} refused: an answer may hold at most ${perAnswer} effects (this plugin's limit per answer)`);
-    count = perAnswer;
-  }
-  if (count > 0) {
-    const used = await env.storage.transact((trx) => reserveEffects(trx, source.root, count, nowMicros()));
-    const before = used - count;
-    const fits = Math.max(0, Math.min(count, perChange - before));
-    // Only the answer whose reservation crosses the budget says so: one line per chain.
-    if (fits < count && before <= perChange) {
-      fail(
-        `${theRest(fits, effects.length, count)} refused: the chain of changes that event ${source.root} began has spent its budget of ${perChange} effects (CHARTA_PLUGIN_EFFECTS_PER_CHANGE)`,
-      );
-    }
-    count = fits;
-  }
+  const count = await effectsWithinLimits(
+    env.storage,
+    { effects: effects.length, perAnswer: handler.effectsPerAnswer, root: source.root, perChange: env.effectsPerChange },
+    fail,
+  );
   const ctx = pluginCtx(env, handler.plugin, source);
-  const reach: Reach = { actor: pluginActor(handler.plugin), patient: source.patient, grants };
+  const reach: Reach = { plugin: handler.plugin, actor: pluginActor(handler.plugin), patient: source.patient, grants };
   for (const [index, raw] of effects.slice(0, count).entries()) {
     const what = `effect ${index} (${typeof raw.type === 'string' ? raw.type.slice(0, 64) : 'no type'})`;
     const effect = parseEffect(raw);
@@ -122,7 +149,7 @@ export async function applyEffects(env: EffectEnv, handler: ActiveHandler, sourc
     }
     const idempotency: Idempotency = { key: `plugin-effect:${source.id}:${handler.id}:${source.type}:${index}`, request: raw };
     try {
-      await apply(ctx, reach, handler.plugin, effect, idempotency);
+      await (OPERATIONS[effect.step] as Operation<Effect['step']>)(ctx, reach, effect, idempotency);
     } catch (err) {
       if (err instanceof Refused) {
         fail(`${what} was refused: ${err.message}`);
@@ -139,45 +166,6 @@ export async function applyEffects(env: EffectEnv, handler: ActiveHandler, sourc
             : String(err);
       fail(`${what} was not applied: ${reason}`);
     }
-  }
-}
-
-/** "effects 100 to 120 (21 of the answer's 121) were", "effect 7 (of the answer's 8) was". */
-function theRest(from: number, total: number, end = total): string {
-  return end - from === 1 ? `effect ${from} (of the answer's ${total}) was` : `effects ${from} to ${end - 1} (${end - from} of the answer's ${total}) were`;
-}
-
-async function apply(ctx: Ctx, reach: Reach, plugin: string, effect: Effect, idempotency: Idempotency): Promise<void> {
-  switch (effect.step) {
-    case 'originate': {
-      await noteInReach(ctx, reach, effect.note);
-      const created = await createCommand(ctx, { schemaKey: effect.kind, noteKey: effect.note, values: effect.data }, idempotency);
-      if (effect.commit) await commitCommand(ctx, created.body.uuid, undefined, { ...idempotency, key: `${idempotency.key}:commit` });
-      return;
-    }
-    case 'edit':
-      await commandInReach(ctx, reach, effect.command, effect.kind);
-      await updateCommand(ctx, effect.command, effect.data, undefined, idempotency);
-      return;
-    case 'commit':
-      await commandInReach(ctx, reach, effect.command, effect.kind);
-      await commitCommand(ctx, effect.command, undefined, idempotency);
-      return;
-    case 'delete':
-      await commandInReach(ctx, reach, effect.command, effect.kind);
-      await deleteCommand(ctx, effect.command, undefined, idempotency);
-      return;
-    case 'enter-in-error':
-      await commandInReach(ctx, reach, effect.command, effect.kind);
-      await enterInError(ctx, effect.command, undefined, idempotency);
-      return;
-    case 'add-banner':
-    case 'remove-banner':
-      refuseUnless(`patient ${effect.patient}`, [
-        patientReach(reach, effect.patient, "is not the event's patient", "is not the event's patient: the event is about none"),
-      ]);
-      await banner(ctx, plugin, effect, idempotency);
-      return;
   }
 }
 
@@ -202,6 +190,11 @@ function patientReach(reach: Reach, patient: string, another: string, noneOfEven
   return { why: reach.patient === null ? noneOfEvent : another, grant: 'effects:instance' };
 }
 
+/** A banner alert's patient must be the event's. */
+function patientInReach(reach: Reach, patient: string): void {
+  refuseUnless(`patient ${patient}`, [patientReach(reach, patient, "is not the event's patient", "is not the event's patient: the event is about none")]);
+}
+
 const RECORD_OF_ANOTHER = "belongs to another patient than the event's";
 const RECORD_OF_NONE = 'belongs to a patient, and the event is about none';
 
@@ -213,11 +206,12 @@ async function noteInReach(ctx: Ctx, reach: Reach, uuid: string): Promise<void> 
 }
 
 /**
- * The stored command an effect names: within the reach (the event's patient's, originated by the
- * plugin, unless granted), then of the effect's kind (`COMMIT_PLAN_COMMAND` commits a plan). Its
- * patient and originator never change, so the operation that follows acts on what was checked.
+ * The stored command an effect names must be within the reach (the event's patient's, originated
+ * by the plugin, unless granted). Its patient and originator never change, so the operation that
+ * follows acts on what was checked. That it is of the effect's kind (`COMMIT_PLAN_COMMAND` commits
+ * a plan) the operation checks on the locked row, inside its write (commands/rules.ts, `Preconditions`).
  */
-async function commandInReach(ctx: Ctx, reach: Reach, uuid: string, kind: string): Promise<void> {
+async function commandInReach(ctx: Ctx, reach: Reach, uuid: string): Promise<void> {
   const command = await getCommand(ctx, uuid);
   refuseUnless(`command ${uuid}`, [
     patientReach(reach, command.patient_key, RECORD_OF_ANOTHER, RECORD_OF_NONE),
@@ -225,31 +219,4 @@ async function commandInReach(ctx: Ctx, reach: Reach, uuid: string, kind: string
       ? undefined
       : { why: 'was not originated by this plugin', grant: 'effects:any-command' },
   ]);
-  if (command.schema_key !== kind) throw new NotApplicable(`command ${uuid} is a ${command.schema_key} command, not ${kind}`);
-}
-
-async function banner(ctx: Ctx, plugin: string, effect: Extract<Effect, { step: 'add-banner' | 'remove-banner' }>, idempotency: Idempotency): Promise<void> {
-  await writeTransaction(ctx, idempotency, async ({ trx, audit }) => {
-    if ((await getPatient(trx, effect.patient)) === undefined) throw new NotApplicable(`patient ${effect.patient} does not exist`);
-    const id = `${effect.patient}/${plugin}/${effect.key}`;
-    if (effect.step === 'remove-banner') {
-      await removeBannerAlert(trx, effect.patient, plugin, effect.key);
-      await audit({ action: 'banner_alert.removed', entityType: 'banner_alert', entityId: id, before: null, after: null });
-    } else {
-      const now = nowMicros();
-      const row = {
-        patient_key: effect.patient,
-        plugin_name: plugin,
-        key: effect.key,
-        narrative: effect.narrative,
-        placement: JSON.stringify(effect.placement),
-        intent: effect.intent,
-        created_at: now,
-        updated_at: now,
-      };
-      await upsertBannerAlert(trx, row);
-      await audit({ action: 'banner_alert.added', entityType: 'banner_alert', entityId: id, before: null, after: { ...row, placement: effect.placement } });
-    }
-    return { status: 200, body: null };
-  });
 }

@@ -7,9 +7,9 @@ type Db = Kysely<Database>;
 
 export type BannerAlertRow = BannerAlertTable;
 
-/** Adds the alert, or replaces the one of the same patient, plugin and key (keeping its created_at). */
-export async function upsertBannerAlert(db: Db, row: BannerAlertRow): Promise<void> {
-  await db
+/** Adds the alert, or replaces the one of the same patient, plugin and key (keeping its created_at); answers the alert as stored. */
+export async function upsertBannerAlert(db: Db, row: BannerAlertRow): Promise<BannerAlertRow> {
+  return db
     .insertInto('banner_alerts')
     .values(row)
     .onConflict((oc) =>
@@ -17,7 +17,8 @@ export async function upsertBannerAlert(db: Db, row: BannerAlertRow): Promise<vo
         .columns(['patient_key', 'plugin_name', 'key'])
         .doUpdateSet({ narrative: row.narrative, placement: row.placement, intent: row.intent, updated_at: row.updated_at }),
     )
-    .execute();
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /** Removes one alert; true when there was one. */

@@ -39,6 +39,23 @@ export interface WriteContext {
   requestId: string;
 }
 
+/**
+ * What a write's `work` is given: its transaction, its id, `hold` for the checks it waits on, and
+ * its audit row.
+ *
+ * **`work` may run more than once for one write**, and so **a PRE handler may be called more than
+ * once for one write**. On SQLite the group commit (storage/group-commit.ts) runs writes in one
+ * shared transaction, one savepoint each: when a check a write holds refuses it, every write of the
+ * batch made after it is undone (they ran on top of it) and run again; and a write whose check is
+ * still running PARK_AFTER_MS after its batch is ready is set aside (undone) and run again in a
+ * later batch once the check has settled. Each run calls `work` afresh, with this Writer's `trx`
+ * and `hold`, and only the run that commits counts. A check held in a run (a plugin's PRE handler,
+ * docs/plugins.md, "Delivery and guarantees") may thus be asked again for the same write: the
+ * plugin runtime answers a run whose change is the same from the decision already made, and calls
+ * the handlers again when the change differs (the command changed by a refused write before it).
+ * So `work` chooses outside itself what must not change between runs (a new row's uuid), decides
+ * only from what it reads in `trx`, and leaves what must happen once to after the commit.
+ */
 export interface Writer {
   trx: Kysely<Database>;
   /** This write, the same in every run of it (the SQLite group commit may run a write again). */
