@@ -7,7 +7,7 @@
 // to MAX_PENDING) and published once it is back. Every entry is counted as relayed or dropped,
 // never silently lost; after a reconnection the counts are logged (docs/api.md, "Log stream").
 // The log stream is a sink: nothing reacts to what an entry says (docs/architecture.md, "Signals").
-import { openNotifyChannel, MAX_PAYLOAD_BYTES, type RelayStats } from '../storage/pg-notify.ts';
+import { startRelay, MAX_PAYLOAD_BYTES, type Relay, type RelayStats } from '../storage/pg-notify.ts';
 import { copyOptional, isLevel, type LogBus, type LogEntry } from './bus.ts';
 
 export { MAX_PAYLOAD_BYTES, type RelayStats };
@@ -16,10 +16,7 @@ export const CHANNEL = 'charta_logs';
 /** Publishes waiting for the connection at most; beyond it new entries are not relayed. */
 const MAX_PENDING = 1000;
 
-export interface PgRelay {
-  readonly stats: RelayStats;
-  stop(): Promise<void>;
-}
+export type PgRelay = Relay;
 
 /** The NOTIFY payload of an entry, its event shortened until the whole fits the limit. */
 export function payloadOf(entry: LogEntry, origin: string): string {
@@ -52,30 +49,19 @@ export function entryOf(payload: string, ownOrigin: string): LogEntry | undefine
   return entry;
 }
 
-export async function startPgRelay(
+export const startPgRelay = (
   url: string,
   bus: LogBus,
   onError: (err: unknown) => void = () => undefined,
   onReconnect: (stats: RelayStats) => void = () => undefined,
-): Promise<PgRelay> {
-  const channel = await openNotifyChannel({
+): Promise<PgRelay> =>
+  startRelay(bus, {
     url,
     channel: CHANNEL,
     applicationName: 'charta-log-relay',
     maxPending: MAX_PENDING,
-    onPayload: (payload) => {
-      const entry = entryOf(payload, bus.origin);
-      if (entry !== undefined) bus.receive(entry);
-    },
+    encode: payloadOf,
+    decode: entryOf,
     onError,
     onReconnect,
   });
-  const off = bus.onLocal((entry) => channel.publish(payloadOf(entry, bus.origin)));
-  return {
-    stats: channel.stats,
-    stop: async () => {
-      off();
-      await channel.stop();
-    },
-  };
-}

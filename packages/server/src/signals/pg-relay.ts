@@ -6,17 +6,14 @@
 // delivered locally. A process skips its own by their origin. A signal equal to one still waiting
 // to be published is not queued twice (a signal says "look again"). A signal lost with the
 // connection is caught up by the runtime's poll (runtime/index.ts, POLL_MS).
-import { openNotifyChannel, type RelayStats } from '../storage/pg-notify.ts';
+import { startRelay, type Relay, type RelayStats } from '../storage/pg-notify.ts';
 import { SIGNAL_TYPES, type Signal, type SignalBus } from './bus.ts';
 
 export const SIGNAL_CHANNEL = 'charta_signals';
 /** Signals waiting for the connection at most (identical ones are merged, so few ever wait). */
 const MAX_PENDING = 1000;
 
-export interface SignalRelay {
-  readonly stats: RelayStats;
-  stop(): Promise<void>;
-}
+export type SignalRelay = Relay;
 
 /** The NOTIFY payload of a signal. */
 export function signalPayload(signal: Signal, origin: string): string {
@@ -40,31 +37,20 @@ export function signalOf(payload: string, ownOrigin: string): Signal | undefined
   return { type: r.type as 'plugins-changed' | 'secrets-changed', plugin: r.plugin };
 }
 
-export async function startSignalRelay(
+export const startSignalRelay = (
   url: string,
   bus: SignalBus,
   onError: (err: unknown) => void = () => undefined,
   onReconnect: (stats: RelayStats) => void = () => undefined,
-): Promise<SignalRelay> {
-  const channel = await openNotifyChannel({
+): Promise<SignalRelay> =>
+  startRelay(bus, {
     url,
     channel: SIGNAL_CHANNEL,
     applicationName: 'charta-signal-relay',
     maxPending: MAX_PENDING,
     coalesce: true,
-    onPayload: (payload) => {
-      const signal = signalOf(payload, bus.origin);
-      if (signal !== undefined) bus.receive(signal);
-    },
+    encode: signalPayload,
+    decode: signalOf,
     onError,
     onReconnect,
   });
-  const off = bus.onLocal((signal) => channel.publish(signalPayload(signal, bus.origin)));
-  return {
-    stats: channel.stats,
-    stop: async () => {
-      off();
-      await channel.stop();
-    },
-  };
-}

@@ -154,3 +154,47 @@ export async function openNotifyChannel(options: NotifyChannelOptions): Promise<
     },
   };
 }
+
+/** A process's bus of things relayed between processes (log entries, signals). */
+export interface RelayedBus<T> {
+  /** Names this process: a payload it published comes back to it and is skipped. */
+  readonly origin: string;
+  /** Hands an item of another process to this process's listeners. */
+  receive(item: T): void;
+  /** Items emitted by this process, to publish; returns the stop function. */
+  onLocal(listener: (item: T) => void): () => void;
+}
+
+export interface Relay {
+  readonly stats: RelayStats;
+  stop(): Promise<void>;
+}
+
+/**
+ * Relays `bus` over a NOTIFY channel: its local items go out as `encode` makes them, the payloads
+ * of other processes come in as `decode` reads them (undefined: this process's own, or malformed).
+ */
+export async function startRelay<T>(
+  bus: RelayedBus<T>,
+  options: Omit<NotifyChannelOptions, 'onPayload'> & {
+    encode(item: T, origin: string): string;
+    decode(payload: string, ownOrigin: string): T | undefined;
+  },
+): Promise<Relay> {
+  const { encode, decode, ...channelOptions } = options;
+  const channel = await openNotifyChannel({
+    ...channelOptions,
+    onPayload: (payload) => {
+      const item = decode(payload, bus.origin);
+      if (item !== undefined) bus.receive(item);
+    },
+  });
+  const off = bus.onLocal((item) => channel.publish(encode(item, bus.origin)));
+  return {
+    stats: channel.stats,
+    stop: async () => {
+      off();
+      await channel.stop();
+    },
+  };
+}
