@@ -7,7 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { ENGINES, TEST_API_KEY, startInstance, type Instance } from '../../server/test/support/harness.ts';
-import { eventually, runtimeWatch } from '../../server/test/support/plugins.ts';
+import { runtimeWatch } from '../../server/test/support/plugins.ts';
+import { until } from '../../server/test/support/until.ts';
 import { charta, single, tempDir } from './support/cli.ts';
 
 const P = '/core/api/v1/plugins';
@@ -31,7 +32,7 @@ for (const engine of ENGINES) {
         const plan = await api.command('plan', { narrative });
         assert.equal((await api.call('POST', `/core/api/v1/commands/${plan.uuid}/commit/`)).status, 200);
       }
-      await eventually('two dead letters', async () => (await listed()).count === 2);
+      await until('two dead letters', async () => (await listed()).count === 2);
     });
     after(async () => api?.stop());
 

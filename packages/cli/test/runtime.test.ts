@@ -10,7 +10,7 @@ import path from 'node:path';
 import { ENGINES, TEST_API_KEY, startInstance, type Instance } from '../../server/test/support/harness.ts';
 import type { LogEntry } from '../../server/src/logs/bus.ts';
 import { charta, single, tempDir } from './support/cli.ts';
-import { eventually as waitFor } from '../../server/test/support/plugins.ts';
+import { until as waitFor } from '../../server/test/support/until.ts';
 
 const C = '/core/api/v1/commands';
 
@@ -67,7 +67,7 @@ for (const engine of ENGINES) {
     /** Log entries of the instance so far (its recent history), optionally of one plugin. */
     const entries = (plugin?: string): LogEntry[] => api.app.logs.recent({ plugin }).map((r) => r.entry);
     /** Waits until `test` holds (the delivery is asynchronous); the failure shows the latest log entries. */
-    const eventually = <T>(what: string, test: () => Promise<T | undefined | false> | T | undefined | false) =>
+    const until = <T>(what: string, test: () => Promise<T | undefined | false> | T | undefined | false) =>
       waitFor(what, test, 10_000, () => `log: ${JSON.stringify(entries().slice(-15))}`);
     const commandsOf = async (noteKey: string) => (await api.call('GET', `${C}/?note_key=${noteKey}&limit=100`)).json.results as Array<Record<string, any>>;
     const delivered = () => api.app.pluginRuntime.delivery.idle();
@@ -82,10 +82,10 @@ for (const engine of ENGINES) {
       await ok('plugin', 'init', '--no-input', '-o', dir, '--project-name', 'Starter Flag');
       const installed = await ok('plugin', 'install', path.join(dir, 'starter-flag'));
       assert.equal(installed.status_code, 201);
-      await eventually('the plugin running', () => entries('starter-flag').find((e) => /running: 1 handler/.test(e.event)));
+      await until('the plugin running', () => entries('starter-flag').find((e) => /running: 1 handler/.test(e.event)));
       const plan = await api.command('plan', { narrative: 'Recheck blood pressure' });
       assert.equal((await api.call('POST', `${C}/${plan.uuid}/commit/`)).status, 200);
-      const instruct = await eventually('the follow-up instruct', async () => (await commandsOf(plan.noteKey)).find((c) => c.schema_key === 'instruct'));
+      const instruct = await until('the follow-up instruct', async () => (await commandsOf(plan.noteKey)).find((c) => c.schema_key === 'instruct'));
       assert.equal(instruct.originated_by, 'plugin:starter-flag');
       assert.equal(instruct.data.comment, 'Follow up on: Recheck blood pressure');
       const line = entries('starter-flag').find((e) => e.source === 'plugin' && e.event.startsWith(`plan ${plan.uuid} committed by `));
@@ -105,13 +105,13 @@ for (const engine of ENGINES) {
       ]);
       const installed = await ok('plugin', 'install', project);
       assert.equal(installed.status_code, 201);
-      await eventually('the plugin running', () => entries('follow-up').find((e) => /running: 1 handler/.test(e.event)));
+      await until('the plugin running', () => entries('follow-up').find((e) => /running: 1 handler/.test(e.event)));
 
       const plan = await api.command('plan', { narrative: 'Start metformin' });
       const committed = await api.call('POST', `${C}/${plan.uuid}/commit/`);
       assert.equal(committed.status, 200, committed.text);
 
-      const instruct = await eventually('the follow-up instruct', async () => (await commandsOf(plan.noteKey)).find((c) => c.schema_key === 'instruct'));
+      const instruct = await until('the follow-up instruct', async () => (await commandsOf(plan.noteKey)).find((c) => c.schema_key === 'instruct'));
       assert.equal(instruct.originated_by, 'plugin:follow-up');
       assert.equal(instruct.state, 'staged');
       assert.equal(instruct.data.comment, 'after: Start metformin');
@@ -128,7 +128,7 @@ for (const engine of ENGINES) {
 
     it('disable stops it, enable starts it again, update replaces its code', async () => {
       await ok('plugin', 'update', 'follow-up', '--disable');
-      await eventually('the plugin stopped', () => entries('follow-up').find((e) => /follow-up 1\.0\.0 stopped/.test(e.event)));
+      await until('the plugin stopped', () => entries('follow-up').find((e) => /follow-up 1\.0\.0 stopped/.test(e.event)));
       const quiet = await api.command('plan', { narrative: 'No follow-up' });
       assert.equal((await api.call('POST', `${C}/${quiet.uuid}/commit/`)).status, 200);
       await delivered();
@@ -138,10 +138,10 @@ for (const engine of ENGINES) {
       );
 
       await ok('plugin', 'update', 'follow-up', '--enable');
-      await eventually('the plugin running again', () => entries('follow-up').filter((e) => /running: 1 handler/.test(e.event)).length >= 2 || undefined);
+      await until('the plugin running again', () => entries('follow-up').filter((e) => /running: 1 handler/.test(e.event)).length >= 2 || undefined);
       const again = await api.command('plan', { narrative: 'Again' });
       assert.equal((await api.call('POST', `${C}/${again.uuid}/commit/`)).status, 200);
-      await eventually('a follow-up after enable', async () => (await commandsOf(again.noteKey)).find((c) => c.schema_key === 'instruct'));
+      await until('a follow-up after enable', async () => (await commandsOf(again.noteKey)).find((c) => c.schema_key === 'instruct'));
 
       // Version 2 writes another comment.
       const project = writePlugin(
@@ -159,10 +159,10 @@ for (const engine of ENGINES) {
       );
       const updated = await ok('plugin', 'install', project);
       assert.equal(updated.status_code, 200);
-      await eventually('version 2 running', () => entries('follow-up').find((e) => /follow-up 2\.0\.0 running/.test(e.event)));
+      await until('version 2 running', () => entries('follow-up').find((e) => /follow-up 2\.0\.0 running/.test(e.event)));
       const third = await api.command('plan', { narrative: 'Third' });
       assert.equal((await api.call('POST', `${C}/${third.uuid}/commit/`)).status, 200);
-      const instruct = await eventually('a version 2 follow-up', async () => (await commandsOf(third.noteKey)).find((c) => c.schema_key === 'instruct'));
+      const instruct = await until('a version 2 follow-up', async () => (await commandsOf(third.noteKey)).find((c) => c.schema_key === 'instruct'));
       assert.equal(instruct.data.comment, 'version 2');
       await ok('plugin', 'update', 'follow-up', '--disable');
     });
@@ -178,7 +178,7 @@ for (const engine of ENGINES) {
         },
       ]);
       await ok('plugin', 'install', project);
-      await eventually('the plugin running', () => entries('indication-required').find((e) => /running/.test(e.event)));
+      await until('the plugin running', () => entries('indication-required').find((e) => /running/.test(e.event)));
 
       const prescribe = await completePrescribe(api);
       const refused = await api.call('POST', `${C}/${prescribe.uuid}/commit/`);
@@ -190,7 +190,7 @@ for (const engine of ENGINES) {
       assert.equal(after.json.state, 'staged');
       assert.deepEqual(after.json.committed_by, null);
       await ok('plugin', 'update', 'indication-required', '--disable');
-      await eventually('the plugin stopped', () => entries('indication-required').find((e) => /stopped/.test(e.event)));
+      await until('the plugin stopped', () => entries('indication-required').find((e) => /stopped/.test(e.event)));
       assert.equal((await api.call('POST', `${C}/${prescribe.uuid}/commit/`)).status, 200);
     });
 
@@ -212,7 +212,7 @@ for (const engine of ENGINES) {
         { limits: { memory_mb: 8, timeout_ms: 1500 } },
       );
       await ok('plugin', 'install', project);
-      await eventually('the plugin running', () => entries('faulty').find((e) => /running: 4 handler/.test(e.event)));
+      await until('the plugin running', () => entries('faulty').find((e) => /running: 4 handler/.test(e.event)));
 
       const goal = await api.command('goal', { goal_statement: 'Walk daily' });
       const patched = await api.call('PATCH', `${C}/${goal.uuid}/`, { body: { values: { goal_statement: 'Walk every day' } } });
@@ -220,7 +220,7 @@ for (const engine of ENGINES) {
       const deleted = await api.call('DELETE', `${C}/${goal.uuid}/`);
       assert.equal(deleted.status, 200, deleted.text);
 
-      const failures = await eventually('three failure lines', () => {
+      const failures = await until('three failure lines', () => {
         const found = entries('faulty').filter((e) => e.success === false);
         return found.length >= 3 ? found : undefined;
       });
@@ -259,9 +259,9 @@ for (const engine of ENGINES) {
       );
       await ok('plugin', 'install', project);
       await ok('plugin', 'update', 'secretive', '--secret', 'API_TOKEN=tok-en-9f8e7d');
-      await eventually('the plugin running with its secret', () => entries('secretive').filter((e) => /running/.test(e.event)).length >= 2 || undefined);
+      await until('the plugin running with its secret', () => entries('secretive').filter((e) => /running/.test(e.event)).length >= 2 || undefined);
       await api.command('hpi', { narrative: 'Headache' });
-      await eventually('the handler line', () => entries('secretive').find((e) => e.event === 'token length 13, matches true'));
+      await until('the handler line', () => entries('secretive').find((e) => e.event === 'token length 13, matches true'));
       for (const e of entries()) assert.ok(!JSON.stringify(e).includes('tok-en-9f8e7d'), JSON.stringify(e));
       await ok('plugin', 'update', 'secretive', '--disable');
     });
@@ -278,7 +278,7 @@ for (const engine of ENGINES) {
       );
       const installed = await ok('plugin', 'install', wheel);
       assert.equal(installed.status_code, 201);
-      const line = await eventually('the error line', () => entries('py-plugin').find((e) => e.level === 'error' && /nothing Charta can run/.test(e.event)));
+      const line = await until('the error line', () => entries('py-plugin').find((e) => e.level === 'error' && /nothing Charta can run/.test(e.event)));
       assert.equal(line.success, false);
     });
   });

@@ -5,377 +5,372 @@
 // chart panel), a diagnosis given as free text (offered only where the field takes it), a questionnaire's questions, a plugin's validation errors, a 400 named next to
 // its field, a 412 from a second tab, and a locked note refusing edits. One browser; the second
 // tab is a second page of it.
-import { after, before, describe, it } from 'node:test';
+import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startInstance, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type Instance } from '../../server/test/support/harness.ts';
-import { eventually, installPlugin, untilRunning } from '../../server/test/support/plugins.ts';
-import { chromiumStatus, consoleBuild, launch, outputDir, watchPage } from './support/browser.ts';
+import { installPlugin, untilRunning } from '../../server/test/support/plugins.ts';
+import { until } from '../../server/test/support/until.ts';
+import { describeInChromium, consoleBuild, launch, outputDir, watchPage } from './support/browser.ts';
 
-const chromium = chromiumStatus();
 const C = '/core/api/v1/commands';
 
-if (chromium.executable === undefined) {
-  // One line: a skip naming the executable, or (CI=true) a failure.
-  it('console in Chromium: patients, notes, the command editor', { skip: chromium.skip }, () => assert.fail(chromium.failure));
-} else {
-  describe('console in Chromium: patients, notes, the command editor', () => {
-    let instance: Instance;
-    let browser: Browser;
-    let context: BrowserContext;
-    let page: Page;
-    const failures: string[] = [];
-    const shots = outputDir();
-    let patientKey: string;
-    let encounter: string;
+describeInChromium('console in Chromium: patients, notes, the command editor', (executable) => {
+  let instance: Instance;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  const failures: string[] = [];
+  const shots = outputDir();
+  let patientKey: string;
+  let encounter: string;
 
-    const watch = (p: Page) => watchPage(p, failures);
+  const watch = (p: Page) => watchPage(p, failures);
 
-    /** Signs a page in with the OAuth client, at `hash`. */
-    const signIn = async (p: Page, hash = '') => {
-      await p.goto(`${instance.url}/console/${hash}`);
-      await fillSignIn(p);
-    };
-    const fillSignIn = async (p: Page) => {
-      await p.getByLabel('OAuth client credentials').check();
-      await p.getByLabel('Client id').fill(TEST_CLIENT_ID);
-      await p.getByLabel('Client secret').fill(TEST_CLIENT_SECRET);
-      await p.getByRole('button', { name: 'Sign in' }).click();
-      await p.getByText(`Signed in as client ${TEST_CLIENT_ID}`).waitFor();
-    };
+  /** Signs a page in with the OAuth client, at `hash`. */
+  const signIn = async (p: Page, hash = '') => {
+    await p.goto(`${instance.url}/console/${hash}`);
+    await fillSignIn(p);
+  };
+  const fillSignIn = async (p: Page) => {
+    await p.getByLabel('OAuth client credentials').check();
+    await p.getByLabel('Client id').fill(TEST_CLIENT_ID);
+    await p.getByLabel('Client secret').fill(TEST_CLIENT_SECRET);
+    await p.getByRole('button', { name: 'Sign in' }).click();
+    await p.getByText(`Signed in as client ${TEST_CLIENT_ID}`).waitFor();
+  };
 
-    const editor = (p: Page) => p.locator('form.editor');
-    const hashOf = (p: Page) => new URL(p.url()).hash;
+  const editor = (p: Page) => p.locator('form.editor');
+  const hashOf = (p: Page) => new URL(p.url()).hash;
 
-    before(async () => {
-      instance = await startInstance('sqlite', { consoleDir: consoleBuild(), demo: true });
-      browser = await launch(chromium.executable!);
-      context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-      page = await context.newPage();
-      watch(page);
-    });
-    after(async () => {
-      await browser?.close();
-      await instance?.stop();
-    });
+  before(async () => {
+    instance = await startInstance('sqlite', { consoleDir: consoleBuild(), demo: true });
+    browser = await launch(executable);
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    page = await context.newPage();
+    watch(page);
+  });
+  after(async () => {
+    await browser?.close();
+    await instance?.stop();
+  });
 
-    it('signs in with the OAuth client and finds the demo patient by name', async () => {
-      await signIn(page);
-      await page.getByRole('link', { name: 'Patients' }).click();
-      assert.equal(hashOf(page), '#patients');
-      assert.equal(await page.getByRole('navigation').getByRole('link', { name: 'Patients' }).getAttribute('aria-current'), 'page');
-      assert.equal(await page.getByRole('navigation').getByRole('link', { name: 'Plugins' }).getAttribute('aria-current'), null);
-      await page.getByLabel('Patient name').fill('demo ADA');
-      await page.getByRole('button', { name: 'Search' }).click();
-      await page.getByRole('status').filter({ hasText: '1 patient found' }).waitFor();
-      await page.getByRole('link', { name: 'Ada Demo' }).click();
-      await page.getByRole('heading', { name: 'Ada Demo' }).waitFor();
-      const m = /^#patients\/([0-9a-f]{32})$/.exec(hashOf(page));
-      assert.ok(m, `the patient's page: ${hashOf(page)}`);
-      patientKey = m[1]!;
-      // Their notes, each with its type, state and times.
-      const notes = page.locator('ul.notes > li');
-      await notes.first().waitFor();
-      assert.equal(await notes.count(), 6);
-      const locked = notes.filter({ hasText: 'Locked visit (demo)' });
-      assert.match((await locked.textContent()) ?? '', /Encounter · Locked · created \d{4}-\d\d-\d\d \d\d:\d\d UTC/);
-      assert.match((await notes.filter({ hasText: 'Deleted visit (demo)' }).textContent()) ?? '', /Deleted/);
-      await page.locator('#conditions-title').filter({ hasText: 'Active conditions (0)' }).waitFor();
-      await page.screenshot({ path: path.join(shots, 'patient-1280.png'), fullPage: true });
-    });
+  it('signs in with the OAuth client and finds the demo patient by name', async () => {
+    await signIn(page);
+    await page.getByRole('link', { name: 'Patients' }).click();
+    assert.equal(hashOf(page), '#patients');
+    assert.equal(await page.getByRole('navigation').getByRole('link', { name: 'Patients' }).getAttribute('aria-current'), 'page');
+    assert.equal(await page.getByRole('navigation').getByRole('link', { name: 'Plugins' }).getAttribute('aria-current'), null);
+    await page.getByLabel('Patient name').fill('demo ADA');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('status').filter({ hasText: '1 patient found' }).waitFor();
+    await page.getByRole('link', { name: 'Ada Demo' }).click();
+    await page.getByRole('heading', { name: 'Ada Demo' }).waitFor();
+    const m = /^#patients\/([0-9a-f]{32})$/.exec(hashOf(page));
+    assert.ok(m, `the patient's page: ${hashOf(page)}`);
+    patientKey = m[1]!;
+    // Their notes, each with its type, state and times.
+    const notes = page.locator('ul.notes > li');
+    await notes.first().waitFor();
+    assert.equal(await notes.count(), 6);
+    const locked = notes.filter({ hasText: 'Locked visit (demo)' });
+    assert.match((await locked.textContent()) ?? '', /Encounter · Locked · created \d{4}-\d\d-\d\d \d\d:\d\d UTC/);
+    assert.match((await notes.filter({ hasText: 'Deleted visit (demo)' }).textContent()) ?? '', /Deleted/);
+    await page.locator('#conditions-title').filter({ hasText: 'Active conditions (0)' }).waitFor();
+    await page.screenshot({ path: path.join(shots, 'patient-1280.png'), fullPage: true });
+  });
 
-    it('opens the demo encounter note and commits a new plan', async () => {
-      await page.getByRole('link', { name: 'Office visit (demo)' }).click();
-      await page.getByRole('heading', { name: 'Office visit (demo)' }).waitFor();
-      encounter = /^#notes\/(.+)$/.exec(hashOf(page))![1]!;
-      await page.getByText('This note has no command yet.').waitFor();
-      await page.getByLabel('Add a command of kind').selectOption('plan');
-      await page.getByRole('button', { name: 'Add command' }).click();
-      await editor(page).getByLabel('Narrative').fill('Follow up in two weeks');
-      await editor(page).getByRole('button', { name: 'Save' }).click();
-      await editor(page).getByRole('status').filter({ hasText: 'Saved: Narrative.' }).waitFor();
-      await editor(page).getByRole('button', { name: 'Commit' }).click();
-      await editor(page).getByRole('status').filter({ hasText: 'Committed.' }).waitFor();
-      // A committed command offers only "Enter in error", and its inputs are read-only.
-      assert.equal(await editor(page).getByRole('button', { name: 'Commit' }).count(), 0);
-      assert.equal(await editor(page).getByRole('button', { name: 'Enter in error' }).count(), 1);
-      assert.equal(await editor(page).getByLabel('Narrative').isDisabled(), true);
-      const listed = await instance.call('GET', `${C}?note_key=${encounter}`);
-      assert.deepEqual(
-        listed.json.results.map((c: { schema_key: string; state: string; data: unknown }) => [c.schema_key, c.state, c.data]),
-        [['plan', 'committed', { narrative: 'Follow up in two weeks' }]],
-      );
-      await page.locator('li[data-kind="plan"] .state-committed').waitFor();
-    });
+  it('opens the demo encounter note and commits a new plan', async () => {
+    await page.getByRole('link', { name: 'Office visit (demo)' }).click();
+    await page.getByRole('heading', { name: 'Office visit (demo)' }).waitFor();
+    encounter = /^#notes\/(.+)$/.exec(hashOf(page))![1]!;
+    await page.getByText('This note has no command yet.').waitFor();
+    await page.getByLabel('Add a command of kind').selectOption('plan');
+    await page.getByRole('button', { name: 'Add command' }).click();
+    await editor(page).getByLabel('Narrative').fill('Follow up in two weeks');
+    await editor(page).getByRole('button', { name: 'Save' }).click();
+    await editor(page).getByRole('status').filter({ hasText: 'Saved: Narrative.' }).waitFor();
+    await editor(page).getByRole('button', { name: 'Commit' }).click();
+    await editor(page).getByRole('status').filter({ hasText: 'Committed.' }).waitFor();
+    // A committed command offers only "Enter in error", and its inputs are read-only.
+    assert.equal(await editor(page).getByRole('button', { name: 'Commit' }).count(), 0);
+    assert.equal(await editor(page).getByRole('button', { name: 'Enter in error' }).count(), 1);
+    assert.equal(await editor(page).getByLabel('Narrative').isDisabled(), true);
+    const listed = await instance.call('GET', `${C}?note_key=${encounter}`);
+    assert.deepEqual(
+      listed.json.results.map((c: { schema_key: string; state: string; data: unknown }) => [c.schema_key, c.state, c.data]),
+      [['plan', 'committed', { narrative: 'Follow up in two weeks' }]],
+    );
+    await page.locator('li[data-kind="plan"] .state-committed').waitFor();
+  });
 
-    it('picks a diagnosis from the keyboard, commits it, and the chart panel shows the condition', async () => {
-      await page.getByLabel('Add a command of kind').selectOption('diagnose');
-      await page.getByRole('button', { name: 'Add command' }).click();
-      const picker = editor(page).getByRole('combobox', { name: /Diagnose/ });
-      await picker.focus();
-      await page.keyboard.type('essential hyper');
-      const listbox = editor(page).getByRole('listbox');
-      const option = listbox.getByRole('option').filter({ hasText: 'Essential (primary) hypertension' });
-      await option.waitFor();
-      assert.match((await option.textContent()) ?? '', /I10 · ICD-10/, 'the option shows its code and system');
-      assert.equal(await picker.getAttribute('aria-expanded'), 'true');
-      // Down to the first option, Escape closes, Down reopens, Enter picks.
-      await page.keyboard.press('ArrowDown');
-      assert.equal(await picker.getAttribute('aria-activedescendant'), await listbox.getByRole('option').first().getAttribute('id'));
-      assert.equal(await listbox.getByRole('option').first().getAttribute('aria-selected'), 'true');
-      await page.keyboard.press('Escape');
-      assert.equal(await picker.getAttribute('aria-expanded'), 'false');
-      await page.keyboard.press('ArrowDown');
-      await option.waitFor();
-      const index = await listbox.getByRole('option').evaluateAll((els) => els.findIndex((e) => e.textContent?.includes('Essential (primary)')));
-      for (let i = 0; i <= index; i++) await page.keyboard.press('ArrowDown');
-      assert.equal(await option.getAttribute('aria-selected'), 'true');
-      await page.keyboard.press('Enter');
-      await editor(page).getByRole('status').filter({ hasText: 'Saved: Diagnose.' }).waitFor();
-      await editor(page).locator('.picked').filter({ hasText: 'Essential (primary) hypertension' }).waitFor();
-      const uuid = (await editor(page).getAttribute('data-command'))!;
-      const stored = await instance.call('GET', `${C}/${uuid}`);
-      assert.equal(stored.json.data.diagnose.extra.coding[0].code, 'I10');
-      await editor(page).getByRole('button', { name: 'Commit' }).click();
-      await editor(page).getByRole('status').filter({ hasText: 'Committed.' }).waitFor();
-      const conditions = page.locator('aside.chart .conditions');
-      await conditions.getByRole('heading', { name: 'Active conditions (1)' }).waitFor();
-      assert.match((await conditions.textContent()) ?? '', /Essential \(primary\) hypertension I10 · ICD-10/);
-      await page.screenshot({ path: path.join(shots, 'note-1280.png'), fullPage: true });
-    });
+  it('picks a diagnosis from the keyboard, commits it, and the chart panel shows the condition', async () => {
+    await page.getByLabel('Add a command of kind').selectOption('diagnose');
+    await page.getByRole('button', { name: 'Add command' }).click();
+    const picker = editor(page).getByRole('combobox', { name: /Diagnose/ });
+    await picker.focus();
+    await page.keyboard.type('essential hyper');
+    const listbox = editor(page).getByRole('listbox');
+    const option = listbox.getByRole('option').filter({ hasText: 'Essential (primary) hypertension' });
+    await option.waitFor();
+    assert.match((await option.textContent()) ?? '', /I10 · ICD-10/, 'the option shows its code and system');
+    assert.equal(await picker.getAttribute('aria-expanded'), 'true');
+    // Down to the first option, Escape closes, Down reopens, Enter picks.
+    await page.keyboard.press('ArrowDown');
+    assert.equal(await picker.getAttribute('aria-activedescendant'), await listbox.getByRole('option').first().getAttribute('id'));
+    assert.equal(await listbox.getByRole('option').first().getAttribute('aria-selected'), 'true');
+    await page.keyboard.press('Escape');
+    assert.equal(await picker.getAttribute('aria-expanded'), 'false');
+    await page.keyboard.press('ArrowDown');
+    await option.waitFor();
+    const index = await listbox.getByRole('option').evaluateAll((els) => els.findIndex((e) => e.textContent?.includes('Essential (primary)')));
+    for (let i = 0; i <= index; i++) await page.keyboard.press('ArrowDown');
+    assert.equal(await option.getAttribute('aria-selected'), 'true');
+    await page.keyboard.press('Enter');
+    await editor(page).getByRole('status').filter({ hasText: 'Saved: Diagnose.' }).waitFor();
+    await editor(page).locator('.picked').filter({ hasText: 'Essential (primary) hypertension' }).waitFor();
+    const uuid = (await editor(page).getAttribute('data-command'))!;
+    const stored = await instance.call('GET', `${C}/${uuid}`);
+    assert.equal(stored.json.data.diagnose.extra.coding[0].code, 'I10');
+    await editor(page).getByRole('button', { name: 'Commit' }).click();
+    await editor(page).getByRole('status').filter({ hasText: 'Committed.' }).waitFor();
+    const conditions = page.locator('aside.chart .conditions');
+    await conditions.getByRole('heading', { name: 'Active conditions (1)' }).waitFor();
+    assert.match((await conditions.textContent()) ?? '', /Essential \(primary\) hypertension I10 · ICD-10/);
+    await page.screenshot({ path: path.join(shots, 'note-1280.png'), fullPage: true });
+  });
 
-    it('offers typed text as free text on a field that takes it, commits it as an UNSTRUCTURED coding, and not elsewhere', async () => {
-      const text = 'Post-viral fatigue after travel';
-      await page.getByLabel('Add a command of kind').selectOption('diagnose');
-      await page.getByRole('button', { name: 'Add command' }).click();
-      const picker = editor(page).getByRole('combobox', { name: /Diagnose/ });
-      await picker.focus();
-      await page.keyboard.type(text);
-      const listbox = editor(page).getByRole('listbox');
-      // After the server's options (none for this text), the text itself, with its system.
-      const free = listbox.getByRole('option').last();
-      await free.filter({ hasText: `Use "${text}" as free text` }).waitFor();
-      assert.match((await free.textContent()) ?? '', /UNSTRUCTURED/);
-      // Reached with the keyboard like any option.
-      const count = await listbox.getByRole('option').count();
-      for (let i = 0; i < count; i++) await page.keyboard.press('ArrowDown');
-      assert.equal(await free.getAttribute('aria-selected'), 'true');
-      await page.keyboard.press('Enter');
-      await editor(page).getByRole('status').filter({ hasText: 'Saved: Diagnose.' }).waitFor();
-      await editor(page)
-        .locator('.picked')
-        .filter({ hasText: `${text} free text` })
-        .waitFor();
-      const uuid = (await editor(page).getAttribute('data-command'))!;
-      const stored = (await instance.call('GET', `${C}/${uuid}`)).json.data.diagnose;
-      assert.deepEqual(stored.extra.coding, [{ code: text, display: text, system: 'UNSTRUCTURED' }]);
-      await editor(page).getByRole('button', { name: 'Commit' }).click();
-      await editor(page).getByRole('status').filter({ hasText: 'Committed.' }).waitFor();
-      await page.locator('aside.chart .conditions').getByRole('heading', { name: 'Active conditions (2)' }).waitFor();
+  it('offers typed text as free text on a field that takes it, commits it as an UNSTRUCTURED coding, and not elsewhere', async () => {
+    const text = 'Post-viral fatigue after travel';
+    await page.getByLabel('Add a command of kind').selectOption('diagnose');
+    await page.getByRole('button', { name: 'Add command' }).click();
+    const picker = editor(page).getByRole('combobox', { name: /Diagnose/ });
+    await picker.focus();
+    await page.keyboard.type(text);
+    const listbox = editor(page).getByRole('listbox');
+    // After the server's options (none for this text), the text itself, with its system.
+    const free = listbox.getByRole('option').last();
+    await free.filter({ hasText: `Use "${text}" as free text` }).waitFor();
+    assert.match((await free.textContent()) ?? '', /UNSTRUCTURED/);
+    // Reached with the keyboard like any option.
+    const count = await listbox.getByRole('option').count();
+    for (let i = 0; i < count; i++) await page.keyboard.press('ArrowDown');
+    assert.equal(await free.getAttribute('aria-selected'), 'true');
+    await page.keyboard.press('Enter');
+    await editor(page).getByRole('status').filter({ hasText: 'Saved: Diagnose.' }).waitFor();
+    await editor(page)
+      .locator('.picked')
+      .filter({ hasText: `${text} free text` })
+      .waitFor();
+    const uuid = (await editor(page).getAttribute('data-command'))!;
+    const stored = (await instance.call('GET', `${C}/${uuid}`)).json.data.diagnose;
+    assert.deepEqual(stored.extra.coding, [{ code: text, display: text, system: 'UNSTRUCTURED' }]);
+    await editor(page).getByRole('button', { name: 'Commit' }).click();
+    await editor(page).getByRole('status').filter({ hasText: 'Committed.' }).waitFor();
+    await page.locator('aside.chart .conditions').getByRole('heading', { name: 'Active conditions (2)' }).waitFor();
 
-      // An assessment's condition (the chart's conditions) takes no free text: its options only.
-      await page.getByLabel('Add a command of kind').selectOption('assess');
-      await page.getByRole('button', { name: 'Add command' }).click();
-      await editor(page)
-        .getByRole('combobox', { name: /Condition/ })
-        .focus();
-      await page.keyboard.type('fatigue');
-      await editor(page).getByRole('option').filter({ hasText: text }).waitFor();
-      await editor(page).getByRole('status').filter({ hasText: '1 option.' }).waitFor();
-      assert.deepEqual(await editor(page).locator('[data-field="condition"]').getByRole('option').allTextContents(), [`${text} free text`]);
-      await page.keyboard.press('Escape');
-    });
+    // An assessment's condition (the chart's conditions) takes no free text: its options only.
+    await page.getByLabel('Add a command of kind').selectOption('assess');
+    await page.getByRole('button', { name: 'Add command' }).click();
+    await editor(page)
+      .getByRole('combobox', { name: /Condition/ })
+      .focus();
+    await page.keyboard.type('fatigue');
+    await editor(page).getByRole('option').filter({ hasText: text }).waitFor();
+    await editor(page).getByRole('status').filter({ hasText: '1 option.' }).waitFor();
+    assert.deepEqual(await editor(page).locator('[data-field="condition"]').getByRole('option').allTextContents(), [`${text} free text`]);
+    await page.keyboard.press('Escape');
+  });
 
-    it("shows a questionnaire's questions once it is picked, and saves an answer", async () => {
-      await page.getByLabel('Add a command of kind').selectOption('questionnaire');
-      await page.getByRole('button', { name: 'Add command' }).click();
-      await editor(page)
-        .getByRole('combobox', { name: /Questionnaire/ })
-        .focus();
-      // Focused, it lists every questionnaire; typing narrows the list to the two PHQs.
-      await editor(page).getByRole('option').filter({ hasText: 'GAD-7' }).waitFor();
-      await page.keyboard.type('phq');
-      await editor(page).getByRole('option').filter({ hasText: 'GAD-7' }).waitFor({ state: 'detached' });
-      const options = editor(page).getByRole('option');
-      const index = await options.evaluateAll((els) => els.findIndex((e) => e.textContent?.includes('PHQ-9')));
-      assert.ok(index >= 0);
-      for (let i = 0; i <= index; i++) await page.keyboard.press('ArrowDown');
-      await page.keyboard.press('Enter');
-      await editor(page).getByRole('status').filter({ hasText: 'Saved: Questionnaire.' }).waitFor();
-      const question = editor(page).getByLabel('Little interest or pleasure in doing things');
-      await question.selectOption({ label: 'Several days' });
-      await editor(page).getByRole('button', { name: 'Save' }).click();
-      await editor(page).getByRole('status').filter({ hasText: 'Saved: Little interest or pleasure in doing things.' }).waitFor();
-      const uuid = (await editor(page).getAttribute('data-command'))!;
-      const data = (await instance.call('GET', `${C}/${uuid}`)).json.data;
-      const answers = Object.keys(data).filter((k) => k.startsWith('question-'));
-      assert.equal(answers.length, 1, JSON.stringify(data));
-      assert.equal(data.questionnaire.text, 'Patient Health Questionnaire (PHQ-9)');
-    });
+  it("shows a questionnaire's questions once it is picked, and saves an answer", async () => {
+    await page.getByLabel('Add a command of kind').selectOption('questionnaire');
+    await page.getByRole('button', { name: 'Add command' }).click();
+    await editor(page)
+      .getByRole('combobox', { name: /Questionnaire/ })
+      .focus();
+    // Focused, it lists every questionnaire; typing narrows the list to the two PHQs.
+    await editor(page).getByRole('option').filter({ hasText: 'GAD-7' }).waitFor();
+    await page.keyboard.type('phq');
+    await editor(page).getByRole('option').filter({ hasText: 'GAD-7' }).waitFor({ state: 'detached' });
+    const options = editor(page).getByRole('option');
+    const index = await options.evaluateAll((els) => els.findIndex((e) => e.textContent?.includes('PHQ-9')));
+    assert.ok(index >= 0);
+    for (let i = 0; i <= index; i++) await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    await editor(page).getByRole('status').filter({ hasText: 'Saved: Questionnaire.' }).waitFor();
+    const question = editor(page).getByLabel('Little interest or pleasure in doing things');
+    await question.selectOption({ label: 'Several days' });
+    await editor(page).getByRole('button', { name: 'Save' }).click();
+    await editor(page).getByRole('status').filter({ hasText: 'Saved: Little interest or pleasure in doing things.' }).waitFor();
+    const uuid = (await editor(page).getAttribute('data-command'))!;
+    const data = (await instance.call('GET', `${C}/${uuid}`)).json.data;
+    const answers = Object.keys(data).filter((k) => k.startsWith('question-'));
+    assert.equal(answers.length, 1, JSON.stringify(data));
+    assert.equal(data.questionnaire.text, 'Patient Health Questionnaire (PHQ-9)');
+  });
 
-    it('adds picks to a list field, after the field its options depend on', async () => {
-      await page.getByLabel('Add a command of kind').selectOption('labOrder');
-      await page.getByRole('button', { name: 'Add command' }).click();
-      // Focused with nothing typed, a reference-data picker lists its first options.
-      await editor(page)
-        .getByRole('combobox', { name: /Lab partner/ })
-        .focus();
-      await editor(page).getByRole('option').first().waitFor();
-      await page.keyboard.press('ArrowDown');
-      await page.keyboard.press('Enter');
-      await editor(page).getByRole('status').filter({ hasText: 'Saved: Lab partner.' }).waitFor();
-      const tests = editor(page).getByRole('combobox', { name: /Tests/ });
-      assert.match((await editor(page).locator('[data-field="tests"]').textContent()) ?? '', /Up to 20\./);
-      await tests.focus();
-      await editor(page).getByRole('option').nth(1).waitFor();
-      await page.keyboard.press('ArrowDown');
-      await page.keyboard.press('Enter');
-      await editor(page).getByRole('status').filter({ hasText: 'Saved: Tests.' }).waitFor();
-      await page.keyboard.press('ArrowDown');
-      await editor(page).getByRole('option').nth(1).waitFor();
-      await page.keyboard.press('ArrowDown');
-      await page.keyboard.press('ArrowDown');
-      await page.keyboard.press('Enter');
-      await editor(page).locator('[data-field="tests"] .picked li').nth(1).waitFor();
-      const uuid = (await editor(page).getAttribute('data-command'))!;
-      await eventually('two tests stored', async () => (await instance.call('GET', `${C}/${uuid}`)).json.data.tests?.length === 2);
-      await editor(page)
-        .getByRole('button', { name: /^Remove/ })
-        .first()
-        .waitFor();
-    });
+  it('adds picks to a list field, after the field its options depend on', async () => {
+    await page.getByLabel('Add a command of kind').selectOption('labOrder');
+    await page.getByRole('button', { name: 'Add command' }).click();
+    // Focused with nothing typed, a reference-data picker lists its first options.
+    await editor(page)
+      .getByRole('combobox', { name: /Lab partner/ })
+      .focus();
+    await editor(page).getByRole('option').first().waitFor();
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    await editor(page).getByRole('status').filter({ hasText: 'Saved: Lab partner.' }).waitFor();
+    const tests = editor(page).getByRole('combobox', { name: /Tests/ });
+    assert.match((await editor(page).locator('[data-field="tests"]').textContent()) ?? '', /Up to 20\./);
+    await tests.focus();
+    await editor(page).getByRole('option').nth(1).waitFor();
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    await editor(page).getByRole('status').filter({ hasText: 'Saved: Tests.' }).waitFor();
+    await page.keyboard.press('ArrowDown');
+    await editor(page).getByRole('option').nth(1).waitFor();
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    await editor(page).locator('[data-field="tests"] .picked li').nth(1).waitFor();
+    const uuid = (await editor(page).getAttribute('data-command'))!;
+    await until('two tests stored', async () => (await instance.call('GET', `${C}/${uuid}`)).json.data.tests?.length === 2);
+    await editor(page)
+      .getByRole('button', { name: /^Remove/ })
+      .first()
+      .waitFor();
+  });
 
-    it("shows a plugin's validation errors with its name next to their field; commits (the plugin's banner alert shows), enters in error", async () => {
-      await installPlugin(instance.url, 'hpi-checker', [
-        {
-          className: 'HowLong',
-          events: ['HISTORY_OF_PRESENT_ILLNESS_COMMAND__PRE_COMMIT'],
-          compute: `    const narrative = this.event.context.command.data.narrative ?? '';
+  it("shows a plugin's validation errors with its name next to their field; commits (the plugin's banner alert shows), enters in error", async () => {
+    await installPlugin(instance.url, 'hpi-checker', [
+      {
+        className: 'HowLong',
+        events: ['HISTORY_OF_PRESENT_ILLNESS_COMMAND__PRE_COMMIT'],
+        compute: `    const narrative = this.event.context.command.data.narrative ?? '';
     if (/days?/.test(narrative)) return [];
     return [{ type: 'EVENT_VALIDATION_ERROR', payload: { errors: [{ message: 'Say how long it has lasted', field: 'narrative' }, { message: 'HPIs need a duration' }] } }];`,
-        },
-        {
-          className: 'Flag',
-          events: ['HISTORY_OF_PRESENT_ILLNESS_COMMAND__POST_COMMIT'],
-          compute: `    return [{ type: 'ADD_BANNER_ALERT', payload: { patient: this.event.context.patient.key, key: 'hpi', narrative: 'HPI recorded today', placement: ['chart'], intent: 'info' } }];`,
-        },
-      ]);
-      await untilRunning(instance.url, 'hpi-checker');
-      await page.getByLabel('Add a command of kind').selectOption('hpi');
-      await page.getByRole('button', { name: 'Add command' }).click();
-      await editor(page).getByLabel('Narrative').fill('Dry cough');
-      await editor(page).getByRole('button', { name: 'Commit' }).click();
-      const alert = editor(page).getByRole('alert');
-      await alert.filter({ hasText: 'Refused by hpi-checker' }).waitFor();
-      assert.match((await alert.textContent()) ?? '', /hpi-checker: HPIs need a duration/, 'a message about the whole command is listed above the form');
-      const describedBy = (await editor(page).getByLabel('Narrative').getAttribute('aria-describedby'))!;
-      assert.equal(await page.locator(`[id="${describedBy}"]`).textContent(), 'hpi-checker: Say how long it has lasted');
-      await editor(page).getByLabel('Narrative').fill('Dry cough for three days');
-      await editor(page).getByRole('button', { name: 'Commit' }).click();
-      await editor(page).getByRole('status').filter({ hasText: 'Committed.' }).waitFor();
-      // The plugin adds a banner alert once the commit is delivered to it; the chart panel shows it on refresh.
-      await eventually('the banner alert', async () => (await instance.call('GET', `/core/api/v1/patients/${patientKey}/banner-alerts/`)).json.count === 1);
-      await page.getByRole('button', { name: 'Refresh chart' }).click();
-      await page.locator('aside.chart .alerts li').filter({ hasText: 'HPI recorded today (hpi-checker)' }).waitFor();
-      // Committed: only "Enter in error" is offered; once entered in error, nothing is.
-      assert.deepEqual(await editor(page).getByRole('button').allTextContents(), ['Enter in error']);
-      await editor(page).getByRole('button', { name: 'Enter in error' }).click();
-      // Asked once more: Cancel keeps it; the confirmation enters it in error. The focus moves
-      // to Cancel in an effect after the render: wait for it (up to the page's timeout).
-      await page.waitForFunction(() => document.activeElement?.textContent === 'Cancel').catch(() => undefined);
-      assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Cancel', 'Cancel has the focus');
-      await editor(page).getByRole('button', { name: 'Cancel' }).click();
-      await editor(page).getByRole('button', { name: 'Enter in error', exact: true }).click();
-      await editor(page).getByRole('button', { name: 'Yes, enter it in error' }).click();
-      await editor(page).getByRole('status').filter({ hasText: 'Entered in error.' }).waitFor();
-      assert.equal(await editor(page).getByRole('button').count(), 0);
-      const uuid = (await editor(page).getAttribute('data-command'))!;
-      assert.equal((await instance.call('GET', `${C}/${uuid}`)).json.state, 'entered_in_error');
-      await page.locator(`li[data-command="${uuid}"] .state-entered_in_error`).waitFor();
-    });
-
-    it('names the field a 400 is about next to its input', async () => {
-      await page.getByLabel('Add a command of kind').selectOption('plan');
-      await page.getByRole('button', { name: 'Add command' }).click();
-      await editor(page).getByRole('button', { name: 'Commit' }).click();
-      const alert = editor(page).getByRole('alert');
-      await alert.filter({ hasText: "Required to commit: 'narrative'" }).waitFor();
-      const narrative = editor(page).getByLabel('Narrative');
-      assert.equal(await narrative.getAttribute('aria-invalid'), 'true');
-      const describedBy = (await narrative.getAttribute('aria-describedby'))!;
-      assert.match((await page.locator(`[id="${describedBy.split(' ')[0]}"]`).textContent()) ?? '', /narrative is required to commit plan/);
-    });
-
-    it('says a command changed in a second tab, and reloads it', async () => {
-      // The staged plan of the last step is open in the first tab.
-      const uuid = (await editor(page).getAttribute('data-command'))!;
-      const second = await context.newPage();
-      watch(second);
-      await signIn(second, `#notes/${encounter}`);
-      await second.locator(`li[data-command="${uuid}"]`).getByRole('button', { name: /Edit/ }).click();
-      await editor(second).getByLabel('Narrative').fill('Changed in the second tab');
-      await editor(second).getByRole('button', { name: 'Save' }).click();
-      await editor(second).getByRole('status').filter({ hasText: 'Saved: Narrative.' }).waitFor();
-      await second.close();
-
-      await editor(page).getByLabel('Narrative').fill('Changed in the first tab');
-      await editor(page).getByRole('button', { name: 'Save' }).click();
-      const conflict = editor(page).getByRole('alert').filter({ hasText: 'This command was changed elsewhere' });
-      await conflict.waitFor();
-      await page.screenshot({ path: path.join(shots, 'conflict-1280.png'), fullPage: true });
-      let stored = await instance.call('GET', `${C}/${uuid}`);
-      assert.equal(stored.json.data.narrative, 'Changed in the second tab', 'the first tab wrote nothing');
-      await conflict.getByRole('button', { name: 'Reload the command' }).click();
-      await conflict.waitFor({ state: 'detached' });
-      assert.equal(await editor(page).getByLabel('Narrative').inputValue(), 'Changed in the second tab');
-      // Saving again now works, with the new ETag.
-      await editor(page).getByLabel('Narrative').fill('Changed in the first tab, after reloading');
-      await editor(page).getByRole('button', { name: 'Save' }).click();
-      await editor(page).getByRole('status').filter({ hasText: 'Saved: Narrative.' }).waitFor();
-      stored = await instance.call('GET', `${C}/${uuid}`);
-      assert.equal(stored.json.data.narrative, 'Changed in the first tab, after reloading');
-    });
-
-    it("shows the server's refusal of a write to a note locked meanwhile, then offers no editor there", async () => {
-      const uuid = (await editor(page).getAttribute('data-command'))!;
-      assert.equal((await instance.call('POST', `/core/api/v1/notes/${encounter}/lock/`)).status, 200);
-      await editor(page).getByLabel('Narrative').fill('Written after the lock');
-      await editor(page).getByRole('button', { name: 'Save' }).click();
-      await editor(page).getByRole('alert').filter({ hasText: 'Note has an invalid type or state' }).waitFor();
-      assert.equal((await instance.call('GET', `${C}/${uuid}`)).json.data.narrative, 'Changed in the first tab, after reloading');
-
-      // Opened again, the locked note offers no way to add or change a command.
-      await page.getByRole('link', { name: 'Ada Demo' }).click();
-      await page.getByRole('link', { name: 'Office visit (demo)' }).click();
-      await page.getByText('This note is locked: its commands can be read, not changed.').waitFor();
-      await page.locator(`li[data-command="${uuid}"]`).waitFor();
-      assert.equal(await page.getByRole('button', { name: 'Add command' }).count(), 0);
-      assert.equal(await page.getByRole('button', { name: /^Edit/ }).count(), 0);
-      await page.locator(`li[data-command="${uuid}"]`).getByRole('button', { name: /View/ }).click();
-      await editor(page).getByLabel('Narrative').waitFor();
-      assert.equal(await editor(page).getByLabel('Narrative').isDisabled(), true);
-      assert.equal(await editor(page).getByRole('button').count(), 0, 'no Save, Commit, Delete or Enter in error');
-    });
-
-    it('works at 375 px wide, with no credential in the address or in storage', async () => {
-      await page.setViewportSize({ width: 375, height: 800 });
-      await page.screenshot({ path: path.join(shots, 'note-375.png'), fullPage: true });
-      let overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-      assert.equal(overflow, 0, 'no horizontal scrolling on the note');
-      // A reload forgets the credentials: the sign-in form, whatever the hash; then the hash's page.
-      await page.goto(`${instance.url}/console/#patients/${patientKey}`);
-      await page.reload();
-      await fillSignIn(page);
-      await page.getByRole('heading', { name: 'Ada Demo' }).waitFor();
-      await page.locator('#conditions-title').filter({ hasText: 'Active conditions (2)' }).waitFor();
-      await page.screenshot({ path: path.join(shots, 'patient-375.png'), fullPage: true });
-      overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-      assert.equal(overflow, 0, 'no horizontal scrolling on the patient');
-      const kept = await page.evaluate(() => ({ local: localStorage.length, session: sessionStorage.length, cookie: document.cookie, url: location.href }));
-      assert.deepEqual(kept, { local: 0, session: 0, cookie: '', url: `${instance.url}/console/#patients/${patientKey}` });
-      assert.ok(!(await page.content()).includes(TEST_CLIENT_SECRET), 'the secret is not in the page');
-      assert.deepEqual(failures, [], 'no script error, no CSP violation');
-    });
+      },
+      {
+        className: 'Flag',
+        events: ['HISTORY_OF_PRESENT_ILLNESS_COMMAND__POST_COMMIT'],
+        compute: `    return [{ type: 'ADD_BANNER_ALERT', payload: { patient: this.event.context.patient.key, key: 'hpi', narrative: 'HPI recorded today', placement: ['chart'], intent: 'info' } }];`,
+      },
+    ]);
+    await untilRunning(instance.url, 'hpi-checker');
+    await page.getByLabel('Add a command of kind').selectOption('hpi');
+    await page.getByRole('button', { name: 'Add command' }).click();
+    await editor(page).getByLabel('Narrative').fill('Dry cough');
+    await editor(page).getByRole('button', { name: 'Commit' }).click();
+    const alert = editor(page).getByRole('alert');
+    await alert.filter({ hasText: 'Refused by hpi-checker' }).waitFor();
+    assert.match((await alert.textContent()) ?? '', /hpi-checker: HPIs need a duration/, 'a message about the whole command is listed above the form');
+    const describedBy = (await editor(page).getByLabel('Narrative').getAttribute('aria-describedby'))!;
+    assert.equal(await page.locator(`[id="${describedBy}"]`).textContent(), 'hpi-checker: Say how long it has lasted');
+    await editor(page).getByLabel('Narrative').fill('Dry cough for three days');
+    await editor(page).getByRole('button', { name: 'Commit' }).click();
+    await editor(page).getByRole('status').filter({ hasText: 'Committed.' }).waitFor();
+    // The plugin adds a banner alert once the commit is delivered to it; the chart panel shows it on refresh.
+    await until('the banner alert', async () => (await instance.call('GET', `/core/api/v1/patients/${patientKey}/banner-alerts/`)).json.count === 1);
+    await page.getByRole('button', { name: 'Refresh chart' }).click();
+    await page.locator('aside.chart .alerts li').filter({ hasText: 'HPI recorded today (hpi-checker)' }).waitFor();
+    // Committed: only "Enter in error" is offered; once entered in error, nothing is.
+    assert.deepEqual(await editor(page).getByRole('button').allTextContents(), ['Enter in error']);
+    await editor(page).getByRole('button', { name: 'Enter in error' }).click();
+    // Asked once more: Cancel keeps it; the confirmation enters it in error. The focus moves
+    // to Cancel in an effect after the render: wait for it (up to the page's timeout).
+    await page.waitForFunction(() => document.activeElement?.textContent === 'Cancel').catch(() => undefined);
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Cancel', 'Cancel has the focus');
+    await editor(page).getByRole('button', { name: 'Cancel' }).click();
+    await editor(page).getByRole('button', { name: 'Enter in error', exact: true }).click();
+    await editor(page).getByRole('button', { name: 'Yes, enter it in error' }).click();
+    await editor(page).getByRole('status').filter({ hasText: 'Entered in error.' }).waitFor();
+    assert.equal(await editor(page).getByRole('button').count(), 0);
+    const uuid = (await editor(page).getAttribute('data-command'))!;
+    assert.equal((await instance.call('GET', `${C}/${uuid}`)).json.state, 'entered_in_error');
+    await page.locator(`li[data-command="${uuid}"] .state-entered_in_error`).waitFor();
   });
-}
+
+  it('names the field a 400 is about next to its input', async () => {
+    await page.getByLabel('Add a command of kind').selectOption('plan');
+    await page.getByRole('button', { name: 'Add command' }).click();
+    await editor(page).getByRole('button', { name: 'Commit' }).click();
+    const alert = editor(page).getByRole('alert');
+    await alert.filter({ hasText: "Required to commit: 'narrative'" }).waitFor();
+    const narrative = editor(page).getByLabel('Narrative');
+    assert.equal(await narrative.getAttribute('aria-invalid'), 'true');
+    const describedBy = (await narrative.getAttribute('aria-describedby'))!;
+    assert.match((await page.locator(`[id="${describedBy.split(' ')[0]}"]`).textContent()) ?? '', /narrative is required to commit plan/);
+  });
+
+  it('says a command changed in a second tab, and reloads it', async () => {
+    // The staged plan of the last step is open in the first tab.
+    const uuid = (await editor(page).getAttribute('data-command'))!;
+    const second = await context.newPage();
+    watch(second);
+    await signIn(second, `#notes/${encounter}`);
+    await second.locator(`li[data-command="${uuid}"]`).getByRole('button', { name: /Edit/ }).click();
+    await editor(second).getByLabel('Narrative').fill('Changed in the second tab');
+    await editor(second).getByRole('button', { name: 'Save' }).click();
+    await editor(second).getByRole('status').filter({ hasText: 'Saved: Narrative.' }).waitFor();
+    await second.close();
+
+    await editor(page).getByLabel('Narrative').fill('Changed in the first tab');
+    await editor(page).getByRole('button', { name: 'Save' }).click();
+    const conflict = editor(page).getByRole('alert').filter({ hasText: 'This command was changed elsewhere' });
+    await conflict.waitFor();
+    await page.screenshot({ path: path.join(shots, 'conflict-1280.png'), fullPage: true });
+    let stored = await instance.call('GET', `${C}/${uuid}`);
+    assert.equal(stored.json.data.narrative, 'Changed in the second tab', 'the first tab wrote nothing');
+    await conflict.getByRole('button', { name: 'Reload the command' }).click();
+    await conflict.waitFor({ state: 'detached' });
+    assert.equal(await editor(page).getByLabel('Narrative').inputValue(), 'Changed in the second tab');
+    // Saving again now works, with the new ETag.
+    await editor(page).getByLabel('Narrative').fill('Changed in the first tab, after reloading');
+    await editor(page).getByRole('button', { name: 'Save' }).click();
+    await editor(page).getByRole('status').filter({ hasText: 'Saved: Narrative.' }).waitFor();
+    stored = await instance.call('GET', `${C}/${uuid}`);
+    assert.equal(stored.json.data.narrative, 'Changed in the first tab, after reloading');
+  });
+
+  it("shows the server's refusal of a write to a note locked meanwhile, then offers no editor there", async () => {
+    const uuid = (await editor(page).getAttribute('data-command'))!;
+    assert.equal((await instance.call('POST', `/core/api/v1/notes/${encounter}/lock/`)).status, 200);
+    await editor(page).getByLabel('Narrative').fill('Written after the lock');
+    await editor(page).getByRole('button', { name: 'Save' }).click();
+    await editor(page).getByRole('alert').filter({ hasText: 'Note has an invalid type or state' }).waitFor();
+    assert.equal((await instance.call('GET', `${C}/${uuid}`)).json.data.narrative, 'Changed in the first tab, after reloading');
+
+    // Opened again, the locked note offers no way to add or change a command.
+    await page.getByRole('link', { name: 'Ada Demo' }).click();
+    await page.getByRole('link', { name: 'Office visit (demo)' }).click();
+    await page.getByText('This note is locked: its commands can be read, not changed.').waitFor();
+    await page.locator(`li[data-command="${uuid}"]`).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Add command' }).count(), 0);
+    assert.equal(await page.getByRole('button', { name: /^Edit/ }).count(), 0);
+    await page.locator(`li[data-command="${uuid}"]`).getByRole('button', { name: /View/ }).click();
+    await editor(page).getByLabel('Narrative').waitFor();
+    assert.equal(await editor(page).getByLabel('Narrative').isDisabled(), true);
+    assert.equal(await editor(page).getByRole('button').count(), 0, 'no Save, Commit, Delete or Enter in error');
+  });
+
+  it('works at 375 px wide, with no credential in the address or in storage', async () => {
+    await page.setViewportSize({ width: 375, height: 800 });
+    await page.screenshot({ path: path.join(shots, 'note-375.png'), fullPage: true });
+    let overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.equal(overflow, 0, 'no horizontal scrolling on the note');
+    // A reload forgets the credentials: the sign-in form, whatever the hash; then the hash's page.
+    await page.goto(`${instance.url}/console/#patients/${patientKey}`);
+    await page.reload();
+    await fillSignIn(page);
+    await page.getByRole('heading', { name: 'Ada Demo' }).waitFor();
+    await page.locator('#conditions-title').filter({ hasText: 'Active conditions (2)' }).waitFor();
+    await page.screenshot({ path: path.join(shots, 'patient-375.png'), fullPage: true });
+    overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.equal(overflow, 0, 'no horizontal scrolling on the patient');
+    const kept = await page.evaluate(() => ({ local: localStorage.length, session: sessionStorage.length, cookie: document.cookie, url: location.href }));
+    assert.deepEqual(kept, { local: 0, session: 0, cookie: '', url: `${instance.url}/console/#patients/${patientKey}` });
+    assert.ok(!(await page.content()).includes(TEST_CLIENT_SECRET), 'the secret is not in the page');
+    assert.deepEqual(failures, [], 'no script error, no CSP violation');
+  });
+});

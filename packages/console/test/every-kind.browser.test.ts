@@ -5,16 +5,15 @@
 // newcomer's path: sign in with the OAuth client the instance prints, install a plugin package
 // built by the charta tool's packaging, enable it, see its lifecycle line in Live logs, and commit
 // a plan in the demo encounter note. One browser, one page per describe.
-import { after, before, describe, it } from 'node:test';
+import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { startInstance, TEST_API_KEY, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type Instance } from '../../server/test/support/harness.ts';
 import { createProject } from '../../cli/src/scaffold/project.ts';
 import { buildProject } from '../../cli/src/packaging/index.ts';
-import { chromiumStatus, consoleBuild, launch, outputDir, tempDir, watchPage } from './support/browser.ts';
+import { describeInChromium, consoleBuild, launch, outputDir, tempDir, watchPage } from './support/browser.ts';
 
-const chromium = chromiumStatus();
 const C = '/core/api/v1/commands';
 
 /**
@@ -126,175 +125,170 @@ async function requiredLeft(p: Page, done: Set<string>) {
   return names.filter((n) => !done.has(n));
 }
 
-if (chromium.executable === undefined) {
-  // One line: a skip naming the executable, or (CI=true) a failure.
-  it('console in Chromium: a command of every kind, the newcomer path', { skip: chromium.skip }, () => assert.fail(chromium.failure));
-} else {
-  describe('console in Chromium: a command of every kind, committed', () => {
-    let instance: Instance;
-    let browser: Browser;
-    let page: Page;
-    let note: string;
-    const failures: string[] = [];
-    const shots = outputDir();
+describeInChromium('console in Chromium: a command of every kind, committed', (executable) => {
+  let instance: Instance;
+  let browser: Browser;
+  let page: Page;
+  let note: string;
+  const failures: string[] = [];
+  const shots = outputDir();
 
-    before(async () => {
-      instance = await startInstance('sqlite', { consoleDir: consoleBuild(), demo: true });
-      browser = await launch(chromium.executable!);
-      page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-      watchPage(page, failures);
-      await page.goto(`${instance.url}/console/`);
-      await signInWithClient(page);
-      note = await openEncounter(page);
-    });
-    after(async () => {
-      await browser?.close();
-      await instance?.stop();
-    });
-
-    for (const kind of KINDS) {
-      it(`fills what ${kind} requires, from the form alone, and commits it`, async () => {
-        await page.getByLabel('Add a command of kind').selectOption(kind);
-        const created = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith(`${C}/`));
-        await page.getByRole('button', { name: 'Add command' }).click();
-        const uuid = ((await (await created).json()) as { uuid: string }).uuid;
-        await editorOf(page)
-          .and(page.locator(`[data-command="${uuid}"]`))
-          .waitFor();
-        const done = new Set<string>();
-        for (let left = await requiredLeft(page, done); left.length > 0; left = await requiredLeft(page, done)) {
-          const name = left[0]!;
-          done.add(name);
-          await fill(page, uuid, editorOf(page).locator(`.field[data-field="${name}"]`));
-        }
-        await editorOf(page).getByRole('button', { name: 'Commit' }).click();
-        const outcome = await Promise.race([
-          editorOf(page)
-            .locator('p.ok')
-            .filter({ hasText: 'Committed.' })
-            .waitFor()
-            .then(() => 'Committed.'),
-          editorOf(page)
-            .getByRole('alert')
-            .waitFor()
-            .then(async () => (await editorOf(page).getByRole('alert').textContent()) ?? 'refused'),
-        ]);
-        assert.equal(outcome, 'Committed.', `${kind} with its required fields: ${[...done].join(', ') || 'none'}`);
-        await page.locator(`li[data-command="${uuid}"] .state-committed`).waitFor();
-        assert.equal((await instance.call('GET', `${C}/${uuid}`)).json.state, 'committed');
-      });
-    }
-
-    it('lists a committed command of each of the 15 kinds in the note; at 1280 and 375 px', async () => {
-      // The list above is every kind the console offers.
-      const offered = await page
-        .getByLabel('Add a command of kind')
-        .locator('option')
-        .evaluateAll((els) => els.map((e) => (e as HTMLOptionElement).value));
-      assert.deepEqual(offered.filter((v) => v !== '').sort(), [...KINDS].sort());
-      const listed = await instance.call('GET', `${C}?note_key=${note}&limit=100`);
-      const committed = new Set(listed.json.results.filter((c: { state: string }) => c.state === 'committed').map((c: { schema_key: string }) => c.schema_key));
-      assert.deepEqual([...committed].sort(), [...KINDS].sort());
-      assert.equal(await page.locator('li[data-command] .state-committed').count(), KINDS.length);
-      await page.screenshot({ path: path.join(shots, 'every-kind-1280.png'), fullPage: true });
-      await page.setViewportSize({ width: 375, height: 800 });
-      await page.screenshot({ path: path.join(shots, 'every-kind-375.png'), fullPage: true });
-      assert.equal(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), 0, 'no horizontal scrolling');
-      assert.deepEqual(failures, [], 'no script error, no CSP violation');
-    });
+  before(async () => {
+    instance = await startInstance('sqlite', { consoleDir: consoleBuild(), demo: true });
+    browser = await launch(executable);
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    watchPage(page, failures);
+    await page.goto(`${instance.url}/console/`);
+    await signInWithClient(page);
+    note = await openEncounter(page);
+  });
+  after(async () => {
+    await browser?.close();
+    await instance?.stop();
   });
 
-  describe("console in Chromium: the newcomer's path", () => {
-    let instance: Instance;
-    let browser: Browser;
-    let page: Page;
-    let pkg: { file: string; name: string };
-    const failures: string[] = [];
-
-    before(async () => {
-      instance = await startInstance('sqlite', { consoleDir: consoleBuild(), demo: true });
-      const dir = createProject(tempDir('charta-newcomer-plugin-'), {
-        full_name: 'New Comer',
-        email: 'new@example.org',
-        version: '0.1.0',
-        project_name: 'First Plugin',
-        project_slug: 'first-plugin',
-        project_package_name: 'first_plugin',
-        project_short_description: 'The first plugin a newcomer installs',
-      });
-      pkg = await buildProject(dir);
-      browser = await launch(chromium.executable!);
-      page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-      watchPage(page, failures);
-    });
-    after(async () => {
-      await browser?.close();
-      await instance?.stop();
-    });
-
-    it('says on the sign-in form which credentials the clinical pages need, and an API key is told so there', async () => {
-      await page.goto(`${instance.url}/console/#patients`);
-      await page.getByText('OAuth client credentials (patients, notes, commands)').waitFor();
-      await page.getByLabel('API key', { exact: true }).fill(TEST_API_KEY);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByLabel('Patient name').fill('Ada');
-      await page.getByRole('button', { name: 'Search' }).click();
-      // The server's 403, and what to do about it in the console.
-      const refusal = page.getByRole('alert').filter({ hasText: 'not an API key' });
-      await refusal.waitFor();
-      assert.match(
-        (await refusal.textContent()) ?? '',
-        /take an OAuth bearer token .*not an API key\. Sign out and sign in with the OAuth client credentials \(client id and secret\) to use the patients, notes and commands pages\.$/,
-        'the 403 says which credentials the clinical pages need',
-      );
-      await page.getByRole('button', { name: 'Sign out' }).click();
-    });
-
-    it('signs in with the OAuth client, installs and enables a plugin, sees its lifecycle line, and commits a plan', async () => {
-      await page.goto(`${instance.url}/console/`);
-      await signInWithClient(page);
-      // Install it disabled, then enable it on its card.
-      await page.getByLabel('Enable it once installed').uncheck();
-      await page.getByLabel('Package file').setInputFiles(pkg.file);
-      await page
-        .getByRole('status')
-        .filter({ hasText: `${pkg.name} 0.1.0 installed` })
-        .waitFor();
-      const card = page.locator(`li.plugin[data-plugin="${pkg.name}"]`);
-      await card.locator('dd.disabled').waitFor();
-      await card.getByRole('button', { name: 'Enable' }).click();
-      await card.locator('dd.enabled').waitFor();
-      assert.equal((await instance.call('GET', `/core/api/v1/plugins/${pkg.name}/`, { authorization: TEST_API_KEY })).json.is_enabled, true);
-
-      await page.getByRole('navigation').getByRole('link', { name: 'Live logs' }).click();
-      await page
-        .locator('#log-lines .vlist-row')
-        .filter({ hasText: `plugin ${pkg.name} 0.1.0 installed` })
-        .first()
-        .waitFor();
-      await page
-        .locator('#log-lines .vlist-row')
-        .filter({ hasText: `plugin ${pkg.name} 0.1.0 enabled` })
-        .first()
-        .waitFor();
-
-      const note = await openEncounter(page);
-      await page.getByLabel('Add a command of kind').selectOption('plan');
+  for (const kind of KINDS) {
+    it(`fills what ${kind} requires, from the form alone, and commits it`, async () => {
+      await page.getByLabel('Add a command of kind').selectOption(kind);
+      const created = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith(`${C}/`));
       await page.getByRole('button', { name: 'Add command' }).click();
+      const uuid = ((await (await created).json()) as { uuid: string }).uuid;
       await editorOf(page)
-        .getByLabel(/Narrative/)
-        .fill('See again in a month');
+        .and(page.locator(`[data-command="${uuid}"]`))
+        .waitFor();
+      const done = new Set<string>();
+      for (let left = await requiredLeft(page, done); left.length > 0; left = await requiredLeft(page, done)) {
+        const name = left[0]!;
+        done.add(name);
+        await fill(page, uuid, editorOf(page).locator(`.field[data-field="${name}"]`));
+      }
       await editorOf(page).getByRole('button', { name: 'Commit' }).click();
-      await editorOf(page).locator('p.ok').filter({ hasText: 'Committed.' }).waitFor();
-      const listed = await instance.call('GET', `${C}?note_key=${note}`);
-      // (The scaffolded plugin answers a plan's commit with a staged instruction of its own.)
-      assert.deepEqual(
-        listed.json.results
-          .filter((c: { schema_key: string }) => c.schema_key === 'plan')
-          .map((c: { schema_key: string; state: string; data: unknown }) => [c.schema_key, c.state, c.data]),
-        [['plan', 'committed', { narrative: 'See again in a month' }]],
-      );
-      assert.deepEqual(failures, [], 'no script error, no CSP violation');
+      const outcome = await Promise.race([
+        editorOf(page)
+          .locator('p.ok')
+          .filter({ hasText: 'Committed.' })
+          .waitFor()
+          .then(() => 'Committed.'),
+        editorOf(page)
+          .getByRole('alert')
+          .waitFor()
+          .then(async () => (await editorOf(page).getByRole('alert').textContent()) ?? 'refused'),
+      ]);
+      assert.equal(outcome, 'Committed.', `${kind} with its required fields: ${[...done].join(', ') || 'none'}`);
+      await page.locator(`li[data-command="${uuid}"] .state-committed`).waitFor();
+      assert.equal((await instance.call('GET', `${C}/${uuid}`)).json.state, 'committed');
     });
+  }
+
+  it('lists a committed command of each of the 15 kinds in the note; at 1280 and 375 px', async () => {
+    // The list above is every kind the console offers.
+    const offered = await page
+      .getByLabel('Add a command of kind')
+      .locator('option')
+      .evaluateAll((els) => els.map((e) => (e as HTMLOptionElement).value));
+    assert.deepEqual(offered.filter((v) => v !== '').sort(), [...KINDS].sort());
+    const listed = await instance.call('GET', `${C}?note_key=${note}&limit=100`);
+    const committed = new Set(listed.json.results.filter((c: { state: string }) => c.state === 'committed').map((c: { schema_key: string }) => c.schema_key));
+    assert.deepEqual([...committed].sort(), [...KINDS].sort());
+    assert.equal(await page.locator('li[data-command] .state-committed').count(), KINDS.length);
+    await page.screenshot({ path: path.join(shots, 'every-kind-1280.png'), fullPage: true });
+    await page.setViewportSize({ width: 375, height: 800 });
+    await page.screenshot({ path: path.join(shots, 'every-kind-375.png'), fullPage: true });
+    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), 0, 'no horizontal scrolling');
+    assert.deepEqual(failures, [], 'no script error, no CSP violation');
   });
-}
+});
+
+describeInChromium("console in Chromium: the newcomer's path", (executable) => {
+  let instance: Instance;
+  let browser: Browser;
+  let page: Page;
+  let pkg: { file: string; name: string };
+  const failures: string[] = [];
+
+  before(async () => {
+    instance = await startInstance('sqlite', { consoleDir: consoleBuild(), demo: true });
+    const dir = createProject(tempDir('charta-newcomer-plugin-'), {
+      full_name: 'New Comer',
+      email: 'new@example.org',
+      version: '0.1.0',
+      project_name: 'First Plugin',
+      project_slug: 'first-plugin',
+      project_package_name: 'first_plugin',
+      project_short_description: 'The first plugin a newcomer installs',
+    });
+    pkg = await buildProject(dir);
+    browser = await launch(executable);
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    watchPage(page, failures);
+  });
+  after(async () => {
+    await browser?.close();
+    await instance?.stop();
+  });
+
+  it('says on the sign-in form which credentials the clinical pages need, and an API key is told so there', async () => {
+    await page.goto(`${instance.url}/console/#patients`);
+    await page.getByText('OAuth client credentials (patients, notes, commands)').waitFor();
+    await page.getByLabel('API key', { exact: true }).fill(TEST_API_KEY);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByLabel('Patient name').fill('Ada');
+    await page.getByRole('button', { name: 'Search' }).click();
+    // The server's 403, and what to do about it in the console.
+    const refusal = page.getByRole('alert').filter({ hasText: 'not an API key' });
+    await refusal.waitFor();
+    assert.match(
+      (await refusal.textContent()) ?? '',
+      /take an OAuth bearer token .*not an API key\. Sign out and sign in with the OAuth client credentials \(client id and secret\) to use the patients, notes and commands pages\.$/,
+      'the 403 says which credentials the clinical pages need',
+    );
+    await page.getByRole('button', { name: 'Sign out' }).click();
+  });
+
+  it('signs in with the OAuth client, installs and enables a plugin, sees its lifecycle line, and commits a plan', async () => {
+    await page.goto(`${instance.url}/console/`);
+    await signInWithClient(page);
+    // Install it disabled, then enable it on its card.
+    await page.getByLabel('Enable it once installed').uncheck();
+    await page.getByLabel('Package file').setInputFiles(pkg.file);
+    await page
+      .getByRole('status')
+      .filter({ hasText: `${pkg.name} 0.1.0 installed` })
+      .waitFor();
+    const card = page.locator(`li.plugin[data-plugin="${pkg.name}"]`);
+    await card.locator('dd.disabled').waitFor();
+    await card.getByRole('button', { name: 'Enable' }).click();
+    await card.locator('dd.enabled').waitFor();
+    assert.equal((await instance.call('GET', `/core/api/v1/plugins/${pkg.name}/`, { authorization: TEST_API_KEY })).json.is_enabled, true);
+
+    await page.getByRole('navigation').getByRole('link', { name: 'Live logs' }).click();
+    await page
+      .locator('#log-lines .vlist-row')
+      .filter({ hasText: `plugin ${pkg.name} 0.1.0 installed` })
+      .first()
+      .waitFor();
+    await page
+      .locator('#log-lines .vlist-row')
+      .filter({ hasText: `plugin ${pkg.name} 0.1.0 enabled` })
+      .first()
+      .waitFor();
+
+    const note = await openEncounter(page);
+    await page.getByLabel('Add a command of kind').selectOption('plan');
+    await page.getByRole('button', { name: 'Add command' }).click();
+    await editorOf(page)
+      .getByLabel(/Narrative/)
+      .fill('See again in a month');
+    await editorOf(page).getByRole('button', { name: 'Commit' }).click();
+    await editorOf(page).locator('p.ok').filter({ hasText: 'Committed.' }).waitFor();
+    const listed = await instance.call('GET', `${C}?note_key=${note}`);
+    // (The scaffolded plugin answers a plan's commit with a staged instruction of its own.)
+    assert.deepEqual(
+      listed.json.results
+        .filter((c: { schema_key: string }) => c.schema_key === 'plan')
+        .map((c: { schema_key: string; state: string; data: unknown }) => [c.schema_key, c.state, c.data]),
+      [['plan', 'committed', { narrative: 'See again in a month' }]],
+    );
+    assert.deepEqual(failures, [], 'no script error, no CSP violation');
+  });
+});

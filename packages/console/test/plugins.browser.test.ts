@@ -5,7 +5,7 @@
 // secrets, recent log lines, download, a plugin's dead letters (counted, listed, one discarded, one
 // replayed once the plugin is fixed), where each plugin stands in the runtime and its recent
 // faults, delete after a confirmation, the phone width, and signing out. One browser, one page.
-import { after, before, describe, it } from 'node:test';
+import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -13,12 +13,12 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startInstance, TEST_API_KEY, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type Instance } from '../../server/test/support/harness.ts';
 import { tgz } from '../../server/test/support/archives.ts';
-import { eventually, pluginPackage, runtimeWatch } from '../../server/test/support/plugins.ts';
+import { pluginPackage, runtimeWatch } from '../../server/test/support/plugins.ts';
+import { until } from '../../server/test/support/until.ts';
 import { createProject } from '../../cli/src/scaffold/project.ts';
 import { buildProject } from '../../cli/src/packaging/index.ts';
-import { chromiumStatus, consoleBuild, launch, outputDir, tempDir, watchPage } from './support/browser.ts';
+import { describeInChromium, consoleBuild, launch, outputDir, tempDir, watchPage } from './support/browser.ts';
 
-const chromium = chromiumStatus();
 const SECRET_VALUE = 'sk-live-never-shown-back-0123';
 
 /** A package of the plugin `console-demo` declaring the secret API_TOKEN, scaffolded and built as `charta plugin init` and `plugin build` do. */
@@ -40,320 +40,310 @@ async function builtPackage(): Promise<{ file: string; bytes: Buffer; name: stri
   return { file: built.file, bytes: fs.readFileSync(built.file), name: built.name };
 }
 
-if (chromium.executable === undefined) {
-  // One line: a skip naming the executable, or (CI=true) a failure.
-  it('console in Chromium: sign-in and plugins', { skip: chromium.skip }, () => assert.fail(chromium.failure));
-} else {
-  describe('console in Chromium: sign-in and plugins', () => {
-    let instance: Instance;
-    let browser: Browser;
-    let page: Page;
-    let pkg: { file: string; bytes: Buffer; name: string };
-    const shots = outputDir();
-    const card = () => page.locator(`li.plugin[data-plugin="${pkg.name}"]`);
+describeInChromium('console in Chromium: sign-in and plugins', (executable) => {
+  let instance: Instance;
+  let browser: Browser;
+  let page: Page;
+  let pkg: { file: string; bytes: Buffer; name: string };
+  const shots = outputDir();
+  const card = () => page.locator(`li.plugin[data-plugin="${pkg.name}"]`);
 
-    before(async () => {
-      // One attempt: a handler that times out leaves its dead letter at once.
-      instance = await startInstance('sqlite', { consoleDir: consoleBuild(), pluginDeliveryAttempts: 1, pluginRunnerMaxMemoryMb: 100 });
-      pkg = await builtPackage();
-      browser = await launch(chromium.executable!);
-      const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
-      page = await context.newPage();
-      const failures: string[] = [];
-      watchPage(page, failures);
-      (page as Page & { failures?: string[] }).failures = failures;
-    });
-    after(async () => {
-      await browser?.close();
-      await instance?.stop();
-    });
-
-    const failures = () => (page as Page & { failures?: string[] }).failures ?? [];
-    const runtime = runtimeWatch(() => instance);
-
-    it('refuses a wrong API key with the server message, keeping nothing', async () => {
-      await page.goto(`${instance.url}/console/`);
-      await page.getByLabel('API key', { exact: true }).fill('not-a-key-0123456789abcdef');
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('alert').filter({ hasText: 'The credentials are not valid or have expired' }).waitFor();
-      assert.deepEqual(failures(), [], 'no script error, no CSP violation');
-    });
-
-    it('signs in with the API key from the keyboard: nothing in storage, cookies or the URL', async () => {
-      // Keyboard only: from the top of the page, Tab reaches the mode choice, then the key; Enter submits.
-      await page.reload();
-      await page.getByLabel('API key', { exact: true }).waitFor();
-      await page.keyboard.press('Tab');
-      await page.keyboard.press('Tab');
-      assert.equal(await page.evaluate(() => document.activeElement?.id), 'api-key');
-      await page.keyboard.type(TEST_API_KEY);
-      await page.keyboard.press('Enter');
-      await page.getByText('No plugin is installed yet.').waitFor();
-      // Focus is visible: the next Tab lands on a control drawn with the 3 px focus ring.
-      await page.keyboard.press('Tab');
-      const ring = await page.evaluate(() => {
-        const s = getComputedStyle(document.activeElement!);
-        return `${s.outlineStyle} ${s.outlineWidth}`;
-      });
-      assert.equal(ring, 'solid 3px');
-      const kept = await page.evaluate(() => ({ local: localStorage.length, session: sessionStorage.length, cookie: document.cookie, url: location.href }));
-      assert.deepEqual(kept, { local: 0, session: 0, cookie: '', url: `${instance.url}/console/` });
-      assert.ok(!(await page.content()).includes(TEST_API_KEY), 'the key is not in the page');
-    });
-
-    it("lists a dropped invalid package's reasons", async () => {
-      const broken = tgz([{ path: 'CHARTA_MANIFEST.json', body: '{"sdk_version": "0.1.0"}' }]);
-      const transfer = await page.evaluateHandle(
-        (bytes) => {
-          const dt = new DataTransfer();
-          dt.items.add(new File([new Uint8Array(bytes)], 'broken.tar.gz', { type: 'application/gzip' }));
-          return dt;
-        },
-        [...broken],
-      );
-      await page.locator('.drop').dispatchEvent('drop', { dataTransfer: transfer });
-      const reasons = page.locator('#upload-refusal li');
-      await reasons.first().waitFor();
-      assert.match((await page.locator('#upload-refusal').textContent()) ?? '', /broken\.tar\.gz: The package was refused/);
-      assert.ok((await reasons.count()) >= 1);
-      const listed = await instance.call('GET', '/core/api/v1/plugins/', { authorization: TEST_API_KEY });
-      assert.equal(listed.json.count, 0, 'nothing installed');
-    });
-
-    it('installs a package picked with the file input: name, version, checksum, enabled', async () => {
-      await page.getByLabel('Package file').setInputFiles(pkg.file);
-      await page
-        .getByRole('status')
-        .filter({ hasText: `${pkg.name} 0.1.0 installed and enabled.` })
-        .waitFor();
-      await card().waitFor();
-      assert.equal(await card().locator('.version').textContent(), '0.1.0');
-      assert.equal(await card().locator('.checksum').textContent(), crypto.createHash('sha256').update(pkg.bytes).digest('hex'));
-      assert.equal(await card().locator('dd.enabled').textContent(), 'Enabled');
-      assert.equal(await page.locator('#upload-refusal').count(), 0, 'the earlier refusal is gone');
-      await page.screenshot({ path: path.join(shots, 'plugins-1280.png'), fullPage: true });
-    });
-
-    it('disables and enables it', async () => {
-      await card().getByRole('button', { name: 'Disable' }).click();
-      await card().locator('dd.disabled').waitFor();
-      let r = await instance.call('GET', `/core/api/v1/plugins/${pkg.name}/`, { authorization: TEST_API_KEY });
-      assert.equal(r.json.is_enabled, false);
-      await card().getByRole('button', { name: 'Enable' }).click();
-      await card().locator('dd.enabled').waitFor();
-      r = await instance.call('GET', `/core/api/v1/plugins/${pkg.name}/`, { authorization: TEST_API_KEY });
-      assert.equal(r.json.is_enabled, true);
-    });
-
-    it('shows the grants an administrator gave it as a list of badges', async () => {
-      assert.equal(await card().locator('.no-grants').textContent(), 'None');
-      const given = await instance.call('PATCH', `/core/api/v1/plugins/${pkg.name}/`, {
-        authorization: TEST_API_KEY,
-        raw: { contentType: 'application/x-www-form-urlencoded', data: 'grant=effects:instance&grant=effects:any-command' },
-      });
-      assert.equal(given.status, 200, given.text);
-      // The page reads the plugins again after each action: disabling and enabling shows the grants given meanwhile.
-      await card().getByRole('button', { name: 'Disable' }).click();
-      await card().locator('dd.disabled').waitFor();
-      const badges = card()
-        .getByRole('list', { name: `Grants of ${pkg.name}` })
-        .getByRole('listitem');
-      await badges.first().waitFor();
-      assert.deepEqual(await badges.allTextContents(), ['effects:any-command', 'effects:instance']);
-      await card().getByRole('button', { name: 'Enable' }).click();
-      await card().locator('dd.enabled').waitFor();
-      await page.screenshot({ path: path.join(shots, 'plugins-grants-1280.png'), fullPage: true });
-      assert.deepEqual(failures(), [], 'no script error, no CSP violation');
-    });
-
-    it('sets a secret without ever showing it back, and shows recent log lines', async () => {
-      await card().getByRole('button', { name: 'Secrets and logs' }).click();
-      const input = card().getByLabel(/API_TOKEN/);
-      await card().getByText('(not set)').waitFor();
-      await input.fill(SECRET_VALUE);
-      await card().getByRole('button', { name: 'Save secrets' }).click();
-      await card().getByText('(set)').waitFor();
-      assert.equal(await input.inputValue(), '', 'the input is emptied');
-      assert.equal(await input.getAttribute('type'), 'password');
-      const listing = await instance.call('GET', `/core/api/v1/plugins/${pkg.name}/secrets/`, { authorization: TEST_API_KEY });
-      assert.equal(listing.json.results[0].is_set, true);
-      await card().getByRole('button', { name: 'Refresh log lines' }).click();
-      await card()
-        .locator('.lines li')
-        .filter({ hasText: `plugin ${pkg.name}` })
-        .first()
-        .waitFor();
-      const lines = (await card().locator('.lines').textContent()) ?? '';
-      assert.match(lines, /installed/);
-      assert.match(lines, /disabled/);
-      assert.match(lines, /secrets set: API_TOKEN/);
-      assert.ok(!(await page.content()).includes(SECRET_VALUE), 'the value is nowhere in the page');
-    });
-
-    it('downloads the package as stored', async () => {
-      const [download] = await Promise.all([page.waitForEvent('download'), card().getByRole('button', { name: 'Download package' }).click()]);
-      assert.equal(download.suggestedFilename(), `${pkg.name}-0.1.0.tar.gz`);
-      const saved = await download.path();
-      assert.deepEqual(fs.readFileSync(saved), pkg.bytes);
-    });
-
-    it("shows a plugin's dead letters: the count, each letter, Discard, and Replay once the plugin is fixed", async () => {
-      const late = (compute: string) => [{ className: 'Late', events: ['PLAN_COMMAND__POST_COMMIT'], compute }];
-      await runtime.install('late-letters', late('    for (;;) {}'), { limits: { timeout_ms: 50 } });
-      const plans = [await instance.command('plan', { narrative: 'one' }), await instance.command('plan', { narrative: 'two' })];
-      for (const plan of plans) assert.equal((await instance.call('POST', `/core/api/v1/commands/${plan.uuid}/commit/`)).status, 200);
-      const listed = async () => (await instance.call('GET', '/core/api/v1/plugins/late-letters/dead-letters/', { authorization: TEST_API_KEY })).json;
-      await eventually('two dead letters', async () => (await listed()).count === 2);
-      const [newer, older] = (await listed()).results as Array<{ id: number; command: string; event_id: string }>;
-      // The page reads the plugins again when it is shown again.
-      await page.getByRole('link', { name: 'Live logs' }).click();
-      await page.getByRole('link', { name: 'Plugins' }).click();
-      const letters = page.locator('li.plugin[data-plugin="late-letters"] .dead-letters');
-      await letters.locator('.count', { hasText: /^2$/ }).waitFor();
-      assert.equal(await card().locator('.dead-letters .count').textContent(), '0', 'the other plugin has none');
-      await letters.locator('summary').click();
-      const item = (id: number) => letters.locator(`li[data-letter="${id}"]`);
-      await item(newer!.id).waitFor();
-      assert.deepEqual(
-        await letters.locator('li.dead-letter').evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-letter')))),
-        [newer!.id, older!.id],
-        'newest first',
-      );
-      const text = (await item(older!.id).textContent()) ?? '';
-      for (const part of ['PLAN_COMMAND__POST_COMMIT', older!.command, older!.event_id, 'dist/handlers.js:Late', 'ran longer than its 50 ms deadline']) {
-        assert.ok(text.includes(part), `${part} in ${text}`);
-      }
-      assert.equal(await item(older!.id).locator('.attempts').textContent(), '1');
-      await page.screenshot({ path: path.join(shots, 'plugins-dead-letters-1280.png'), fullPage: true });
-      await page.setViewportSize({ width: 375, height: 800 });
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-      assert.equal(overflow, 0, 'no horizontal scrolling with the letters open');
-      await page.setViewportSize({ width: 1280, height: 900 });
-
-      await letters.getByRole('button', { name: `Discard #${older!.id}` }).click();
-      await letters
-        .getByRole('status')
-        .filter({ hasText: `Dead letter ${older!.id} discarded.` })
-        .waitFor();
-      await letters.locator('.count', { hasText: /^1$/ }).waitFor();
-      assert.equal(await item(older!.id).count(), 0);
-
-      // Fixed: the replayed event reaches the handler, which now answers in time.
-      await runtime.update('late-letters', late("    this.log.info('on time ' + this.event.id);\n    return [];"));
-      await letters.getByRole('button', { name: `Replay #${newer!.id}` }).click();
-      await letters
-        .getByRole('status')
-        .filter({ hasText: `Dead letter ${newer!.id} replayed` })
-        .waitFor();
-      await letters.locator('.count', { hasText: /^0$/ }).waitFor();
-      await letters.getByText('No dead letters').waitFor();
-      await eventually('the replayed event delivered', () => runtime.lines('late-letters').some((e) => e.event === `on time ${newer!.event_id}`));
-      await runtime.settled();
-      assert.equal((await listed()).count, 0);
-      const audit = await instance.storage.db
-        .selectFrom('audit_events')
-        .select('action')
-        .where('entity_type', '=', 'plugin_dead_letter')
-        .orderBy('id')
-        .execute();
-      assert.deepEqual(
-        audit.map((a) => a.action),
-        ['plugin.dead_letter_discarded', 'plugin.dead_letter_replayed'],
-      );
-      assert.equal((await instance.call('DELETE', '/core/api/v1/plugins/late-letters/?force=true', { authorization: TEST_API_KEY })).status, 204);
-      assert.deepEqual(failures(), [], 'no script error, no CSP violation');
-    });
-
-    it('shows where each plugin stands in the runtime (a failing load with its reason and next try) and its recent faults', async () => {
-      // Past the runner's memory maximum of this instance: installed, enabled, and failing to load.
-      await runtime.install('flaky-clock', [{ className: 'Slow', events: ['PLAN_COMMAND__POST_COMMIT'], compute: '    for (;;) {}' }], {
-        limits: { timeout_ms: 50 },
-      });
-      const plan = await instance.command('plan', { narrative: 'slow' });
-      assert.equal((await instance.call('POST', `/core/api/v1/commands/${plan.uuid}/commit/`)).status, 200);
-      await eventually('a timeout of flaky-clock', () => runtime.failures('flaky-clock').some((e) => e.fault === 'timeout'));
-      const form = new FormData();
-      form.set('is_enabled', 'True');
-      form.set(
-        'package',
-        new Blob([
-          new Uint8Array(
-            await pluginPackage('too-big', [{ className: 'Big', events: ['PLAN_COMMAND__POST_COMMIT'], compute: '    return [];' }], {
-              limits: { memory_mb: 100 },
-            }),
-          ),
-        ]),
-        'too-big.tar.gz',
-      );
-      const installed = await fetch(`${instance.url}/core/api/v1/plugins/`, { method: 'POST', body: form, headers: { authorization: TEST_API_KEY } });
-      assert.equal(installed.status, 201, await installed.text());
-      await page.getByRole('link', { name: 'Live logs' }).click();
-      await page.getByRole('link', { name: 'Plugins' }).click();
-      const big = page.locator('li.plugin[data-plugin="too-big"] .runtime');
-      await eventually('too-big failing on the page', async () => {
-        await page.getByRole('link', { name: 'Live logs' }).click();
-        await page.getByRole('link', { name: 'Plugins' }).click();
-        await big.waitFor();
-        return (await big.locator('.runtime-state').textContent()) === 'Failing to load';
-      });
-      assert.match((await big.locator('.runtime-detail').textContent()) ?? '', /do not fit \(CHARTA_PLUGIN_RUNNER_MAX_MEMORY_MB\)/);
-      assert.match((await big.locator('.runtime-retry').textContent()) ?? '', /^Next try at .+ \(\d+ failed loads? in a row\)$/);
-      assert.equal(await card().locator('.runtime-state').textContent(), 'Running');
-      const faults = page.locator('li.plugin[data-plugin="flaky-clock"] .faults');
-      assert.match((await faults.textContent()) ?? '', /Last hour: \d+ failures?, 1 timeout;/);
-      assert.match((await faults.locator('.last-fault').textContent()) ?? '', /ran longer than its 50 ms deadline/);
-      assert.equal(await card().locator('.faults').textContent(), 'None in the last day');
-      await page.screenshot({ path: path.join(shots, 'plugins-runtime-1280.png'), fullPage: true });
-      for (const name of ['flaky-clock', 'too-big']) {
-        assert.equal((await instance.call('DELETE', `/core/api/v1/plugins/${name}/?force=true`, { authorization: TEST_API_KEY })).status, 204);
-      }
-      assert.deepEqual(failures(), [], 'no script error, no CSP violation');
-    });
-
-    it('works at 375 px wide', async () => {
-      await page.setViewportSize({ width: 375, height: 800 });
-      await page.screenshot({ path: path.join(shots, 'plugins-375.png'), fullPage: true });
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-      assert.equal(overflow, 0, 'no horizontal scrolling');
-      await page.setViewportSize({ width: 1280, height: 900 });
-    });
-
-    it('deletes only after the confirmation', async () => {
-      await card().getByRole('button', { name: 'Delete' }).click();
-      const dialog = page.getByRole('dialog');
-      await dialog.waitFor();
-      assert.match((await dialog.textContent()) ?? '', /It is enabled: it will be stopped/);
-      await dialog.getByRole('button', { name: 'Cancel' }).click();
-      await dialog.waitFor({ state: 'hidden' });
-      assert.equal(await card().count(), 1, 'still there after Cancel');
-      await card().getByRole('button', { name: 'Delete' }).click();
-      await page
-        .getByRole('dialog')
-        .getByRole('button', { name: `Delete ${pkg.name}` })
-        .click();
-      await page
-        .getByRole('status')
-        .filter({ hasText: `${pkg.name} deleted.` })
-        .waitFor();
-      assert.equal(await card().count(), 0);
-      const r = await instance.call('GET', `/core/api/v1/plugins/${pkg.name}/`, { authorization: TEST_API_KEY });
-      assert.equal(r.status, 404);
-    });
-
-    it('signs out, forgetting everything, then signs in with OAuth client credentials', async () => {
-      await page.getByRole('button', { name: 'Sign out' }).click();
-      await page.getByLabel('API key', { exact: true }).waitFor();
-      assert.equal(await page.getByLabel('API key', { exact: true }).inputValue(), '');
-      assert.equal(await page.locator('li.plugin, .panel').count(), 0, 'no page is left');
-      await page.getByLabel('OAuth client credentials').check();
-      await page.getByLabel('Client id').fill(TEST_CLIENT_ID);
-      await page.getByLabel('Client secret').fill(TEST_CLIENT_SECRET);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByText(`Signed in as client ${TEST_CLIENT_ID}`).waitFor();
-      await page.getByText('No plugin is installed yet.').waitFor();
-      const kept = await page.evaluate(() => ({ local: localStorage.length, session: sessionStorage.length, cookie: document.cookie }));
-      assert.deepEqual(kept, { local: 0, session: 0, cookie: '' });
-      assert.deepEqual(failures(), [], 'no script error, no CSP violation');
-    });
+  before(async () => {
+    // One attempt: a handler that times out leaves its dead letter at once.
+    instance = await startInstance('sqlite', { consoleDir: consoleBuild(), pluginDeliveryAttempts: 1, pluginRunnerMaxMemoryMb: 100 });
+    pkg = await builtPackage();
+    browser = await launch(executable);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+    page = await context.newPage();
+    const failures: string[] = [];
+    watchPage(page, failures);
+    (page as Page & { failures?: string[] }).failures = failures;
   });
-}
+  after(async () => {
+    await browser?.close();
+    await instance?.stop();
+  });
+
+  const failures = () => (page as Page & { failures?: string[] }).failures ?? [];
+  const runtime = runtimeWatch(() => instance);
+
+  it('refuses a wrong API key with the server message, keeping nothing', async () => {
+    await page.goto(`${instance.url}/console/`);
+    await page.getByLabel('API key', { exact: true }).fill('not-a-key-0123456789abcdef');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').filter({ hasText: 'The credentials are not valid or have expired' }).waitFor();
+    assert.deepEqual(failures(), [], 'no script error, no CSP violation');
+  });
+
+  it('signs in with the API key from the keyboard: nothing in storage, cookies or the URL', async () => {
+    // Keyboard only: from the top of the page, Tab reaches the mode choice, then the key; Enter submits.
+    await page.reload();
+    await page.getByLabel('API key', { exact: true }).waitFor();
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'api-key');
+    await page.keyboard.type(TEST_API_KEY);
+    await page.keyboard.press('Enter');
+    await page.getByText('No plugin is installed yet.').waitFor();
+    // Focus is visible: the next Tab lands on a control drawn with the 3 px focus ring.
+    await page.keyboard.press('Tab');
+    const ring = await page.evaluate(() => {
+      const s = getComputedStyle(document.activeElement!);
+      return `${s.outlineStyle} ${s.outlineWidth}`;
+    });
+    assert.equal(ring, 'solid 3px');
+    const kept = await page.evaluate(() => ({ local: localStorage.length, session: sessionStorage.length, cookie: document.cookie, url: location.href }));
+    assert.deepEqual(kept, { local: 0, session: 0, cookie: '', url: `${instance.url}/console/` });
+    assert.ok(!(await page.content()).includes(TEST_API_KEY), 'the key is not in the page');
+  });
+
+  it("lists a dropped invalid package's reasons", async () => {
+    const broken = tgz([{ path: 'CHARTA_MANIFEST.json', body: '{"sdk_version": "0.1.0"}' }]);
+    const transfer = await page.evaluateHandle(
+      (bytes) => {
+        const dt = new DataTransfer();
+        dt.items.add(new File([new Uint8Array(bytes)], 'broken.tar.gz', { type: 'application/gzip' }));
+        return dt;
+      },
+      [...broken],
+    );
+    await page.locator('.drop').dispatchEvent('drop', { dataTransfer: transfer });
+    const reasons = page.locator('#upload-refusal li');
+    await reasons.first().waitFor();
+    assert.match((await page.locator('#upload-refusal').textContent()) ?? '', /broken\.tar\.gz: The package was refused/);
+    assert.ok((await reasons.count()) >= 1);
+    const listed = await instance.call('GET', '/core/api/v1/plugins/', { authorization: TEST_API_KEY });
+    assert.equal(listed.json.count, 0, 'nothing installed');
+  });
+
+  it('installs a package picked with the file input: name, version, checksum, enabled', async () => {
+    await page.getByLabel('Package file').setInputFiles(pkg.file);
+    await page
+      .getByRole('status')
+      .filter({ hasText: `${pkg.name} 0.1.0 installed and enabled.` })
+      .waitFor();
+    await card().waitFor();
+    assert.equal(await card().locator('.version').textContent(), '0.1.0');
+    assert.equal(await card().locator('.checksum').textContent(), crypto.createHash('sha256').update(pkg.bytes).digest('hex'));
+    assert.equal(await card().locator('dd.enabled').textContent(), 'Enabled');
+    assert.equal(await page.locator('#upload-refusal').count(), 0, 'the earlier refusal is gone');
+    await page.screenshot({ path: path.join(shots, 'plugins-1280.png'), fullPage: true });
+  });
+
+  it('disables and enables it', async () => {
+    await card().getByRole('button', { name: 'Disable' }).click();
+    await card().locator('dd.disabled').waitFor();
+    let r = await instance.call('GET', `/core/api/v1/plugins/${pkg.name}/`, { authorization: TEST_API_KEY });
+    assert.equal(r.json.is_enabled, false);
+    await card().getByRole('button', { name: 'Enable' }).click();
+    await card().locator('dd.enabled').waitFor();
+    r = await instance.call('GET', `/core/api/v1/plugins/${pkg.name}/`, { authorization: TEST_API_KEY });
+    assert.equal(r.json.is_enabled, true);
+  });
+
+  it('shows the grants an administrator gave it as a list of badges', async () => {
+    assert.equal(await card().locator('.no-grants').textContent(), 'None');
+    const given = await instance.call('PATCH', `/core/api/v1/plugins/${pkg.name}/`, {
+      authorization: TEST_API_KEY,
+      raw: { contentType: 'application/x-www-form-urlencoded', data: 'grant=effects:instance&grant=effects:any-command' },
+    });
+    assert.equal(given.status, 200, given.text);
+    // The page reads the plugins again after each action: disabling and enabling shows the grants given meanwhile.
+    await card().getByRole('button', { name: 'Disable' }).click();
+    await card().locator('dd.disabled').waitFor();
+    const badges = card()
+      .getByRole('list', { name: `Grants of ${pkg.name}` })
+      .getByRole('listitem');
+    await badges.first().waitFor();
+    assert.deepEqual(await badges.allTextContents(), ['effects:any-command', 'effects:instance']);
+    await card().getByRole('button', { name: 'Enable' }).click();
+    await card().locator('dd.enabled').waitFor();
+    await page.screenshot({ path: path.join(shots, 'plugins-grants-1280.png'), fullPage: true });
+    assert.deepEqual(failures(), [], 'no script error, no CSP violation');
+  });
+
+  it('sets a secret without ever showing it back, and shows recent log lines', async () => {
+    await card().getByRole('button', { name: 'Secrets and logs' }).click();
+    const input = card().getByLabel(/API_TOKEN/);
+    await card().getByText('(not set)').waitFor();
+    await input.fill(SECRET_VALUE);
+    await card().getByRole('button', { name: 'Save secrets' }).click();
+    await card().getByText('(set)').waitFor();
+    assert.equal(await input.inputValue(), '', 'the input is emptied');
+    assert.equal(await input.getAttribute('type'), 'password');
+    const listing = await instance.call('GET', `/core/api/v1/plugins/${pkg.name}/secrets/`, { authorization: TEST_API_KEY });
+    assert.equal(listing.json.results[0].is_set, true);
+    await card().getByRole('button', { name: 'Refresh log lines' }).click();
+    await card()
+      .locator('.lines li')
+      .filter({ hasText: `plugin ${pkg.name}` })
+      .first()
+      .waitFor();
+    const lines = (await card().locator('.lines').textContent()) ?? '';
+    assert.match(lines, /installed/);
+    assert.match(lines, /disabled/);
+    assert.match(lines, /secrets set: API_TOKEN/);
+    assert.ok(!(await page.content()).includes(SECRET_VALUE), 'the value is nowhere in the page');
+  });
+
+  it('downloads the package as stored', async () => {
+    const [download] = await Promise.all([page.waitForEvent('download'), card().getByRole('button', { name: 'Download package' }).click()]);
+    assert.equal(download.suggestedFilename(), `${pkg.name}-0.1.0.tar.gz`);
+    const saved = await download.path();
+    assert.deepEqual(fs.readFileSync(saved), pkg.bytes);
+  });
+
+  it("shows a plugin's dead letters: the count, each letter, Discard, and Replay once the plugin is fixed", async () => {
+    const late = (compute: string) => [{ className: 'Late', events: ['PLAN_COMMAND__POST_COMMIT'], compute }];
+    await runtime.install('late-letters', late('    for (;;) {}'), { limits: { timeout_ms: 50 } });
+    const plans = [await instance.command('plan', { narrative: 'one' }), await instance.command('plan', { narrative: 'two' })];
+    for (const plan of plans) assert.equal((await instance.call('POST', `/core/api/v1/commands/${plan.uuid}/commit/`)).status, 200);
+    const listed = async () => (await instance.call('GET', '/core/api/v1/plugins/late-letters/dead-letters/', { authorization: TEST_API_KEY })).json;
+    await until('two dead letters', async () => (await listed()).count === 2);
+    const [newer, older] = (await listed()).results as Array<{ id: number; command: string; event_id: string }>;
+    // The page reads the plugins again when it is shown again.
+    await page.getByRole('link', { name: 'Live logs' }).click();
+    await page.getByRole('link', { name: 'Plugins' }).click();
+    const letters = page.locator('li.plugin[data-plugin="late-letters"] .dead-letters');
+    await letters.locator('.count', { hasText: /^2$/ }).waitFor();
+    assert.equal(await card().locator('.dead-letters .count').textContent(), '0', 'the other plugin has none');
+    await letters.locator('summary').click();
+    const item = (id: number) => letters.locator(`li[data-letter="${id}"]`);
+    await item(newer!.id).waitFor();
+    assert.deepEqual(
+      await letters.locator('li.dead-letter').evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-letter')))),
+      [newer!.id, older!.id],
+      'newest first',
+    );
+    const text = (await item(older!.id).textContent()) ?? '';
+    for (const part of ['PLAN_COMMAND__POST_COMMIT', older!.command, older!.event_id, 'dist/handlers.js:Late', 'ran longer than its 50 ms deadline']) {
+      assert.ok(text.includes(part), `${part} in ${text}`);
+    }
+    assert.equal(await item(older!.id).locator('.attempts').textContent(), '1');
+    await page.screenshot({ path: path.join(shots, 'plugins-dead-letters-1280.png'), fullPage: true });
+    await page.setViewportSize({ width: 375, height: 800 });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.equal(overflow, 0, 'no horizontal scrolling with the letters open');
+    await page.setViewportSize({ width: 1280, height: 900 });
+
+    await letters.getByRole('button', { name: `Discard #${older!.id}` }).click();
+    await letters
+      .getByRole('status')
+      .filter({ hasText: `Dead letter ${older!.id} discarded.` })
+      .waitFor();
+    await letters.locator('.count', { hasText: /^1$/ }).waitFor();
+    assert.equal(await item(older!.id).count(), 0);
+
+    // Fixed: the replayed event reaches the handler, which now answers in time.
+    await runtime.update('late-letters', late("    this.log.info('on time ' + this.event.id);\n    return [];"));
+    await letters.getByRole('button', { name: `Replay #${newer!.id}` }).click();
+    await letters
+      .getByRole('status')
+      .filter({ hasText: `Dead letter ${newer!.id} replayed` })
+      .waitFor();
+    await letters.locator('.count', { hasText: /^0$/ }).waitFor();
+    await letters.getByText('No dead letters').waitFor();
+    await until('the replayed event delivered', () => runtime.lines('late-letters').some((e) => e.event === `on time ${newer!.event_id}`));
+    await runtime.settled();
+    assert.equal((await listed()).count, 0);
+    const audit = await instance.storage.db.selectFrom('audit_events').select('action').where('entity_type', '=', 'plugin_dead_letter').orderBy('id').execute();
+    assert.deepEqual(
+      audit.map((a) => a.action),
+      ['plugin.dead_letter_discarded', 'plugin.dead_letter_replayed'],
+    );
+    assert.equal((await instance.call('DELETE', '/core/api/v1/plugins/late-letters/?force=true', { authorization: TEST_API_KEY })).status, 204);
+    assert.deepEqual(failures(), [], 'no script error, no CSP violation');
+  });
+
+  it('shows where each plugin stands in the runtime (a failing load with its reason and next try) and its recent faults', async () => {
+    // Past the runner's memory maximum of this instance: installed, enabled, and failing to load.
+    await runtime.install('flaky-clock', [{ className: 'Slow', events: ['PLAN_COMMAND__POST_COMMIT'], compute: '    for (;;) {}' }], {
+      limits: { timeout_ms: 50 },
+    });
+    const plan = await instance.command('plan', { narrative: 'slow' });
+    assert.equal((await instance.call('POST', `/core/api/v1/commands/${plan.uuid}/commit/`)).status, 200);
+    await until('a timeout of flaky-clock', () => runtime.failures('flaky-clock').some((e) => e.fault === 'timeout'));
+    const form = new FormData();
+    form.set('is_enabled', 'True');
+    form.set(
+      'package',
+      new Blob([
+        new Uint8Array(
+          await pluginPackage('too-big', [{ className: 'Big', events: ['PLAN_COMMAND__POST_COMMIT'], compute: '    return [];' }], {
+            limits: { memory_mb: 100 },
+          }),
+        ),
+      ]),
+      'too-big.tar.gz',
+    );
+    const installed = await fetch(`${instance.url}/core/api/v1/plugins/`, { method: 'POST', body: form, headers: { authorization: TEST_API_KEY } });
+    assert.equal(installed.status, 201, await installed.text());
+    await page.getByRole('link', { name: 'Live logs' }).click();
+    await page.getByRole('link', { name: 'Plugins' }).click();
+    const big = page.locator('li.plugin[data-plugin="too-big"] .runtime');
+    await until('too-big failing on the page', async () => {
+      await page.getByRole('link', { name: 'Live logs' }).click();
+      await page.getByRole('link', { name: 'Plugins' }).click();
+      await big.waitFor();
+      return (await big.locator('.runtime-state').textContent()) === 'Failing to load';
+    });
+    assert.match((await big.locator('.runtime-detail').textContent()) ?? '', /do not fit \(CHARTA_PLUGIN_RUNNER_MAX_MEMORY_MB\)/);
+    assert.match((await big.locator('.runtime-retry').textContent()) ?? '', /^Next try at .+ \(\d+ failed loads? in a row\)$/);
+    assert.equal(await card().locator('.runtime-state').textContent(), 'Running');
+    const faults = page.locator('li.plugin[data-plugin="flaky-clock"] .faults');
+    assert.match((await faults.textContent()) ?? '', /Last hour: \d+ failures?, 1 timeout;/);
+    assert.match((await faults.locator('.last-fault').textContent()) ?? '', /ran longer than its 50 ms deadline/);
+    assert.equal(await card().locator('.faults').textContent(), 'None in the last day');
+    await page.screenshot({ path: path.join(shots, 'plugins-runtime-1280.png'), fullPage: true });
+    for (const name of ['flaky-clock', 'too-big']) {
+      assert.equal((await instance.call('DELETE', `/core/api/v1/plugins/${name}/?force=true`, { authorization: TEST_API_KEY })).status, 204);
+    }
+    assert.deepEqual(failures(), [], 'no script error, no CSP violation');
+  });
+
+  it('works at 375 px wide', async () => {
+    await page.setViewportSize({ width: 375, height: 800 });
+    await page.screenshot({ path: path.join(shots, 'plugins-375.png'), fullPage: true });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.equal(overflow, 0, 'no horizontal scrolling');
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('deletes only after the confirmation', async () => {
+    await card().getByRole('button', { name: 'Delete' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    assert.match((await dialog.textContent()) ?? '', /It is enabled: it will be stopped/);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    assert.equal(await card().count(), 1, 'still there after Cancel');
+    await card().getByRole('button', { name: 'Delete' }).click();
+    await page
+      .getByRole('dialog')
+      .getByRole('button', { name: `Delete ${pkg.name}` })
+      .click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `${pkg.name} deleted.` })
+      .waitFor();
+    assert.equal(await card().count(), 0);
+    const r = await instance.call('GET', `/core/api/v1/plugins/${pkg.name}/`, { authorization: TEST_API_KEY });
+    assert.equal(r.status, 404);
+  });
+
+  it('signs out, forgetting everything, then signs in with OAuth client credentials', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('API key', { exact: true }).waitFor();
+    assert.equal(await page.getByLabel('API key', { exact: true }).inputValue(), '');
+    assert.equal(await page.locator('li.plugin, .panel').count(), 0, 'no page is left');
+    await page.getByLabel('OAuth client credentials').check();
+    await page.getByLabel('Client id').fill(TEST_CLIENT_ID);
+    await page.getByLabel('Client secret').fill(TEST_CLIENT_SECRET);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText(`Signed in as client ${TEST_CLIENT_ID}`).waitFor();
+    await page.getByText('No plugin is installed yet.').waitFor();
+    const kept = await page.evaluate(() => ({ local: localStorage.length, session: sessionStorage.length, cookie: document.cookie }));
+    assert.deepEqual(kept, { local: 0, session: 0, cookie: '' });
+    assert.deepEqual(failures(), [], 'no script error, no CSP violation');
+  });
+});

@@ -6,7 +6,17 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
 import pg from 'pg';
-import { createDatabase, ENGINES, TEST_API_KEY, startInstance, testConfig, toReply, type Instance, type TestDatabase } from './support/harness.ts';
+import {
+  createDatabase,
+  ENGINES,
+  TEST_API_KEY,
+  startInstance,
+  testConfig,
+  toReply,
+  type Instance,
+  type TestDatabase,
+  describeOnPostgres,
+} from './support/harness.ts';
 import { manifestJson, tarFromDir, VITALS_HANDLER_JS } from './support/archives.ts';
 import { openJsonSocket, type JsonSocket } from './support/websockets.ts';
 import { startServer, type Running } from '../src/server.ts';
@@ -215,76 +225,74 @@ for (const engine of ENGINES) {
   });
 }
 
-if (ENGINES.includes('postgres')) {
-  describe('log stream across two processes on one PostgreSQL database', () => {
-    let db: TestDatabase;
-    let a: Running;
-    let b: Running;
-    before(async () => {
-      db = await createDatabase('postgres');
-      a = await startServer(testConfig(db), () => undefined);
-      b = await startServer(testConfig(db), () => undefined);
-    });
-    after(async () => {
-      await a?.close();
-      await b?.close();
-      await db?.drop();
-    });
-
-    it("each instance's subscribers see the other's entries, each exactly once", async () => {
-      const onA = await openStream(a.url, '?level=warning');
-      const onB = await openStream(b.url, '?level=warning');
-      try {
-        await refusedUpload(a.url);
-        const [fromA] = await onB.upTo(1);
-        assert.match(fromA!.event, /rejected/);
-        assert.equal(fromA!.source, 'server');
-        await refusedUpload(b.url);
-        await onA.upTo(2);
-        await onB.upTo(2);
-        await new Promise((r) => setTimeout(r, 300));
-        assert.equal(onA.messages.length, 2, 'no entry delivered twice');
-        assert.equal(onB.messages.length, 2, 'no entry delivered twice');
-        assert.deepEqual(onA.messages.map((e) => e.request_id).sort(), onB.messages.map((e) => e.request_id).sort());
-        // The other process's entries are in the replayable history too.
-        const replay = await openStream(b.url, '?since=5m&level=warning');
-        try {
-          assert.equal((await replay.upTo(2)).length, 2);
-        } finally {
-          replay.close();
-        }
-      } finally {
-        onA.close();
-        onB.close();
-      }
-    });
-
-    it('the relay reconnects after losing its LISTEN connection', async () => {
-      const admin = new pg.Client({ connectionString: db.url });
-      await admin.connect();
-      try {
-        const killed = await admin.query(
-          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'charta-log-relay'",
-        );
-        assert.equal(killed.rowCount, 2, 'both relays were listening');
-      } finally {
-        await admin.end();
-      }
-      const onB = await openStream(b.url, '?level=warning');
-      try {
-        // Reconnection takes a moment; entries emitted meanwhile reach only their own process.
-        const deadline = Date.now() + 10_000;
-        while (onB.messages.length === 0 && Date.now() < deadline) {
-          await refusedUpload(a.url);
-          await new Promise((r) => setTimeout(r, 250));
-        }
-        assert.ok(onB.messages.length > 0, 'entries of a reach b again');
-      } finally {
-        onB.close();
-      }
-    });
+describeOnPostgres('log stream across two processes on one PostgreSQL database', () => {
+  let db: TestDatabase;
+  let a: Running;
+  let b: Running;
+  before(async () => {
+    db = await createDatabase('postgres');
+    a = await startServer(testConfig(db), () => undefined);
+    b = await startServer(testConfig(db), () => undefined);
   });
-}
+  after(async () => {
+    await a?.close();
+    await b?.close();
+    await db?.drop();
+  });
+
+  it("each instance's subscribers see the other's entries, each exactly once", async () => {
+    const onA = await openStream(a.url, '?level=warning');
+    const onB = await openStream(b.url, '?level=warning');
+    try {
+      await refusedUpload(a.url);
+      const [fromA] = await onB.upTo(1);
+      assert.match(fromA!.event, /rejected/);
+      assert.equal(fromA!.source, 'server');
+      await refusedUpload(b.url);
+      await onA.upTo(2);
+      await onB.upTo(2);
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(onA.messages.length, 2, 'no entry delivered twice');
+      assert.equal(onB.messages.length, 2, 'no entry delivered twice');
+      assert.deepEqual(onA.messages.map((e) => e.request_id).sort(), onB.messages.map((e) => e.request_id).sort());
+      // The other process's entries are in the replayable history too.
+      const replay = await openStream(b.url, '?since=5m&level=warning');
+      try {
+        assert.equal((await replay.upTo(2)).length, 2);
+      } finally {
+        replay.close();
+      }
+    } finally {
+      onA.close();
+      onB.close();
+    }
+  });
+
+  it('the relay reconnects after losing its LISTEN connection', async () => {
+    const admin = new pg.Client({ connectionString: db.url });
+    await admin.connect();
+    try {
+      const killed = await admin.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'charta-log-relay'",
+      );
+      assert.equal(killed.rowCount, 2, 'both relays were listening');
+    } finally {
+      await admin.end();
+    }
+    const onB = await openStream(b.url, '?level=warning');
+    try {
+      // Reconnection takes a moment; entries emitted meanwhile reach only their own process.
+      const deadline = Date.now() + 10_000;
+      while (onB.messages.length === 0 && Date.now() < deadline) {
+        await refusedUpload(a.url);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      assert.ok(onB.messages.length > 0, 'entries of a reach b again');
+    } finally {
+      onB.close();
+    }
+  });
+});
 
 describe('log stream parts', () => {
   it('a slow consumer drops its oldest lines and then says how many', () => {

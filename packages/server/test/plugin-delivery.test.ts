@@ -8,7 +8,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { ENGINES, startInstance, type Instance } from './support/harness.ts';
-import { changeGrants, eventually, runtimeWatch } from './support/plugins.ts';
+import { changeGrants, runtimeWatch } from './support/plugins.ts';
+import { until } from './support/until.ts';
 import { MAX_EVENT_DEPTH } from '../src/runtime/index.ts';
 import { commandEvent } from '../src/runtime/events.ts';
 import { insertPluginEvent } from '../src/storage/plugin-events-repository.ts';
@@ -46,7 +47,7 @@ for (const engine of ENGINES) {
         assert.equal(r.status, 200, r.text);
         sent.push(`narrative ${narrative}`);
       }
-      await eventually('ten lines', () => lines('order-log').length >= 10);
+      await until('ten lines', () => lines('order-log').length >= 10);
       await settled();
       assert.deepEqual(
         lines('order-log').map((e) => e.event),
@@ -70,7 +71,7 @@ for (const engine of ENGINES) {
       const plan = await api.command('plan', { narrative: 'Recheck' });
       const committed = await api.call('POST', `${C}/${plan.uuid}/commit/`);
       assert.equal(committed.status, 200, committed.text);
-      await eventually('the first delivery', async () => (await commandsOf(plan.noteKey)).some((c) => c.schema_key === 'instruct'));
+      await until('the first delivery', async () => (await commandsOf(plan.noteKey)).some((c) => c.schema_key === 'instruct'));
       await settled();
       const first = lines('redeliver').filter((e) => e.event.startsWith('delivered '));
       assert.equal(first.length, 1);
@@ -101,7 +102,7 @@ for (const engine of ENGINES) {
         .where('event_id', '=', eventId)
         .execute();
       api.app.pluginRuntime.committed();
-      await eventually('the second delivery', () => lines('redeliver').filter((e) => e.event === `delivered ${eventId}`).length === 2);
+      await until('the second delivery', () => lines('redeliver').filter((e) => e.event === `delivered ${eventId}`).length === 2);
       await settled();
 
       const instructs = (await commandsOf(plan.noteKey)).filter((c) => c.schema_key === 'instruct');
@@ -124,7 +125,7 @@ for (const engine of ENGINES) {
       ]);
       const first = await api.command('instruct', { comment: 'start' });
       const limit = MAX_EVENT_DEPTH;
-      const warning = await eventually('the depth warning', () =>
+      const warning = await until('the depth warning', () =>
         entries().find((e) => e.level === 'warning' && e.event_type === 'INSTRUCT_COMMAND__POST_ORIGINATE' && /chained/.test(e.event)),
       );
       await settled();
@@ -154,7 +155,7 @@ for (const engine of ENGINES) {
       const goal = await api.command('goal', { goal_statement: 'Walk daily' });
       const patient = goal.json.patient_key as string;
       const read = async () => (await api.call('GET', `/core/api/v1/patients/${patient}/banner-alerts/`)).json;
-      const added = await eventually('the banner', async () => ((await read()).count === 1 ? await read() : undefined));
+      const added = await until('the banner', async () => ((await read()).count === 1 ? await read() : undefined));
       assert.deepEqual(
         { ...added.results[0], created_at: undefined, updated_at: undefined },
         {
@@ -168,7 +169,7 @@ for (const engine of ENGINES) {
         },
       );
       assert.equal((await api.call('DELETE', `${C}/${goal.uuid}/`)).status, 200);
-      await eventually('the banner removed', async () => (await read()).count === 0);
+      await until('the banner removed', async () => (await read()).count === 0);
       await settled();
       assert.deepEqual(failures('banners'), []);
       await disable('banners');
@@ -241,7 +242,7 @@ for (const engine of ENGINES) {
       // The goal is the client's: only this grant lets the plugin's effects reach it (docs/plugins.md, "Grants").
       await changeGrants(api.url, 'misfit', { grant: ['effects:any-command'] });
       const goal = await api.command('goal', { goal_statement: 'Swim' });
-      const lines = await eventually('five failure lines', () => (failures('misfit').length >= 5 ? failures('misfit') : undefined));
+      const lines = await until('five failure lines', () => (failures('misfit').length >= 5 ? failures('misfit') : undefined));
       await settled();
       assert.equal(failures('misfit').length, 5, JSON.stringify(failures('misfit')));
       const texts = lines.map((l) => l.event);

@@ -8,7 +8,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import { ENGINES, TEST_API_KEY, startInstance, testConfig, toReply, type Instance, type Reply } from './support/harness.ts';
-import { changeGrants, eventually, installPlugin, pluginPackage, setEnabled, type TestHandler } from './support/plugins.ts';
+import { changeGrants, installPlugin, pluginPackage, setEnabled, type TestHandler } from './support/plugins.ts';
+import { until } from './support/until.ts';
 import type { LogEntry } from '../src/logs/bus.ts';
 import { countPluginEvents } from '../src/storage/plugin-events-repository.ts';
 import { applyEffects } from '../src/runtime/effects.ts';
@@ -46,7 +47,7 @@ for (const engine of ENGINES) {
     const seen: LogEntry[] = [];
     const failures = (plugin: string) => seen.filter((e) => e.plugin === plugin && e.success === false);
     const settled = async () => {
-      await eventually('the outbox to empty', async () => {
+      await until('the outbox to empty', async () => {
         await api.app.pluginRuntime.delivery.idle();
         return (await countPluginEvents(api.storage.db)) === 0;
       });
@@ -54,12 +55,12 @@ for (const engine of ENGINES) {
     };
     const install = async (name: string, handlers: TestHandler[], extra?: Record<string, unknown>, grants?: string[]) => {
       const reply = await installPlugin(api.url, name, handlers, extra, grants);
-      await eventually(`${name} running`, () => seen.find((e) => e.plugin === name && /running: \d+ handler/.test(e.event)));
+      await until(`${name} running`, () => seen.find((e) => e.plugin === name && /running: \d+ handler/.test(e.event)));
       return reply;
     };
     const disable = async (name: string) => {
       await setEnabled(api.url, name, false);
-      await eventually(`${name} stopped`, () => seen.find((e) => e.plugin === name && / stopped$/.test(e.event)));
+      await until(`${name} stopped`, () => seen.find((e) => e.plugin === name && / stopped$/.test(e.event)));
     };
     const read = async (uuid: string) => (await api.call('GET', `${C}/${uuid}/`)).json as Record<string, any>;
     const commandsOf = async (noteKey: string) => (await api.call('GET', `${C}/?note_key=${noteKey}&limit=1000`)).json as { count: number; results: any[] };
@@ -405,7 +406,7 @@ for (const engine of ENGINES) {
         const { noteKey } = await api.note();
         const r = await api.call('POST', `${C}/`, { body: { schemaKey: 'goal', noteKey, values: { goal_statement: 'The root' } } });
         assert.equal(r.status, 201, r.text);
-        await eventually('the budget line', () => failures('spreader').some((l) => /budget/.test(l.event)));
+        await until('the budget line', () => failures('spreader').some((l) => /budget/.test(l.event)));
         await settled();
         const goals = await commandsOf(noteKey);
         assert.equal(goals.count, BUDGET + 1, 'the client’s goal and one per effect the budget allowed');
@@ -436,7 +437,7 @@ for (const engine of ENGINES) {
         ]);
         const { noteKey, patientKey } = await api.note();
         assert.equal((await api.call('POST', `${C}/`, { body: { schemaKey: 'perform', noteKey, values: {} } })).status, 201);
-        await eventually('the limit line', () => failures('flood').length > 0);
+        await until('the limit line', () => failures('flood').length > 0);
         await settled();
         const banners = await api.call('GET', `/core/api/v1/patients/${patientKey}/banner-alerts/?limit=200`);
         assert.equal(banners.json.count, DEFAULT_EFFECTS_PER_ANSWER);
@@ -465,7 +466,7 @@ for (const engine of ENGINES) {
         );
         const { noteKey, patientKey } = await api.note();
         assert.equal((await api.call('POST', `${C}/`, { body: { schemaKey: 'perform', noteKey, values: {} } })).status, 201);
-        await eventually('the limit line', () => failures('frugal').length > 0);
+        await until('the limit line', () => failures('frugal').length > 0);
         await settled();
         assert.deepEqual((await bannersOf(patientKey)).map((b) => b.key).sort(), ['f0', 'f1', 'f2']);
         assert.match(failures('frugal')[0]!.event, /effect 3 \(of the answer's 4\) was refused: an answer may hold at most 3 effects/);

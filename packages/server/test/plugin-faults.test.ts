@@ -9,7 +9,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ENGINES, startInstance, TEST_API_KEY, type Instance } from './support/harness.ts';
-import { eventually, installPlugin, setEnabled, type TestHandler, type TestModule } from './support/plugins.ts';
+import { installPlugin, setEnabled, type TestHandler, type TestModule } from './support/plugins.ts';
+import { until } from './support/until.ts';
 import type { LogEntry } from '../src/logs/bus.ts';
 import { openJsonSocket } from './support/websockets.ts';
 import { countPluginEvents } from '../src/storage/plugin-events-repository.ts';
@@ -26,7 +27,7 @@ for (const engine of ENGINES) {
     const plugin = async (name: string) => (await api.call('GET', `${P}/${name}/`, { authorization: TEST_API_KEY })).json;
     const install = async (name: string, handlers: TestHandler[], extra?: Record<string, unknown>, module?: TestModule) => {
       await installPlugin(api.url, name, handlers, extra, [], module);
-      await eventually(
+      await until(
         `${name} running`,
         async () => (await plugin(name)).runtime.state === 'running',
         20_000,
@@ -35,7 +36,7 @@ for (const engine of ENGINES) {
     };
     const disable = async (name: string) => {
       await setEnabled(api.url, name, false);
-      await eventually(`${name} stopped`, async () => (await plugin(name)).runtime.state === 'stopped');
+      await until(`${name} stopped`, async () => (await plugin(name)).runtime.state === 'stopped');
     };
 
     before(async () => {
@@ -149,7 +150,7 @@ for (const engine of ENGINES) {
         });
       const slow = commit(hpi.uuid, 'hpi');
       // The plans are committed once the HPI's check is under way.
-      await eventually('the HPI check under way', () => api.app.pluginRuntime.runner.begun > 0);
+      await until('the HPI check under way', () => api.app.pluginRuntime.runner.begun > 0);
       await Promise.all(plans.map((p, i) => commit(p.uuid, `plan ${i + 1}`)));
       await slow;
       assert.deepEqual(answered.slice(-1), ['hpi'], JSON.stringify(answered));
@@ -190,12 +191,12 @@ for (const engine of ENGINES) {
       assert.equal((await api.call('POST', `${C}/${hpi.uuid}/commit/`)).status, 200);
       const plan = await api.command('plan', { narrative: 'Quick to answer' });
       assert.equal((await api.call('POST', `${C}/${plan.uuid}/commit/`)).status, 200);
-      await eventually('both lines', () => order().length === 2);
+      await until('both lines', () => order().length === 2);
       assert.deepEqual(order(), ['quick done PLAN_COMMAND__POST_COMMIT', 'slow done HISTORY_OF_PRESENT_ILLNESS_COMMAND__POST_COMMIT']);
       // The same event: both plugins listen to a goal's commit.
       const goal = await api.command('goal', { goal_statement: 'Walk daily', start_date: '2026-11-25' });
       assert.equal((await api.call('POST', `${C}/${goal.uuid}/commit/`)).status, 200, 'goal committed');
-      await eventually('four lines', () => order().length === 4);
+      await until('four lines', () => order().length === 4);
       assert.deepEqual(order().slice(2), ['quick done GOAL_COMMAND__POST_COMMIT', 'slow done GOAL_COMMAND__POST_COMMIT']);
       await disable('slowpoke');
       await disable('quick');
@@ -217,12 +218,12 @@ for (const engine of ENGINES) {
         const hpi = await api.command('hpi', { narrative: `fault ${i}` });
         assert.equal((await api.call('POST', `${C}/${hpi.uuid}/commit/`)).status, 200);
       }
-      await eventually('four victim faults', () => faultLines(entries('victim') as never).length >= 4);
+      await until('four victim faults', () => faultLines(entries('victim') as never).length >= 4);
       for (let i = 0; i < 12; i++) {
         const plan = await api.command('plan', { narrative: `flood ${i}` });
         assert.equal((await api.call('POST', `${C}/${plan.uuid}/commit/`)).status, 200);
       }
-      await eventually('the flood delivered', async () => {
+      await until('the flood delivered', async () => {
         await api.app.pluginRuntime.delivery.idle();
         return (await countPluginEvents(api.storage.db)) === 0;
       });
@@ -239,7 +240,7 @@ for (const engine of ENGINES) {
       for (const query of ['plugin=victim&since=1h', 'since=1h']) {
         const socket = await openJsonSocket(`${api.url.replace('http', 'ws')}/core/api/v1/logging/?${query}`, { authorization: TEST_API_KEY });
         try {
-          await eventually(`the replay of ${query}`, () => faultLines(socket.messages).length === 4);
+          await until(`the replay of ${query}`, () => faultLines(socket.messages).length === 4);
         } finally {
           socket.close();
         }
@@ -257,12 +258,12 @@ for (const engine of ENGINES) {
     it('a plugin whose reload hangs (a time bomb) is failing and tried again with back-off; the others are loaded again and run; it runs again once it loads', async () => {
       // Its module evaluates in time at install, hangs in a built-in for a few seconds after, then is fine again.
       const from = Date.now() + 2000;
-      const until = from + 3500;
+      const bombEnds = from + 3500;
       await install(
         'bomb',
         [{ className: 'Tick', events: ['PLAN_COMMAND__POST_COMMIT'], compute: "    this.log.info('tick');\n    return [];" }],
         { limits: { timeout_ms: 200 } },
-        { prelude: `if (Date.now() > ${from} && Date.now() < ${until}) Array.prototype.indexOf.call({ length: 2 ** 40 }, 1);` },
+        { prelude: `if (Date.now() > ${from} && Date.now() < ${bombEnds}) Array.prototype.indexOf.call({ length: 2 ** 40 }, 1);` },
       );
       await install('innocent', [
         {
@@ -275,7 +276,7 @@ for (const engine of ENGINES) {
       const runner = api.app.pluginRuntime.runner;
       const pid = runner.pid!;
       process.kill(pid, 'SIGKILL');
-      const failing = await eventually('the bomb failing', async () => {
+      const failing = await until('the bomb failing', async () => {
         const view = await plugin('bomb');
         return view.runtime.state === 'failing' ? view : undefined;
       });
@@ -291,13 +292,13 @@ for (const engine of ENGINES) {
       assert.equal((await plugin('innocent')).runtime.state, 'running');
       const plan = await api.command('plan', { narrative: 'After the restart' });
       assert.equal((await api.call('POST', `${C}/${plan.uuid}/commit/`)).status, 200);
-      await eventually('the innocent handler', () => lines('innocent').some((e) => e.event === `innocent saw ${plan.uuid}`));
+      await until('the innocent handler', () => lines('innocent').some((e) => e.event === `innocent saw ${plan.uuid}`));
 
       // Past its hour the bomb loads again, and runs.
-      await eventually('the bomb running again', async () => (await plugin('bomb')).runtime.state === 'running', 30_000);
+      await until('the bomb running again', async () => (await plugin('bomb')).runtime.state === 'running', 30_000);
       const next = await api.command('plan', { narrative: 'Once it loads' });
       assert.equal((await api.call('POST', `${C}/${next.uuid}/commit/`)).status, 200);
-      await eventually('the bomb handler', () => lines('bomb').some((e) => e.event === 'tick'));
+      await until('the bomb handler', () => lines('bomb').some((e) => e.event === 'tick'));
       await disable('bomb');
       await disable('innocent');
       assert.equal((await plugin('bomb')).runtime.state, 'stopped');

@@ -9,7 +9,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DatabaseUnavailableError } from '../src/storage/errors.ts';
 import { ENGINES, TEST_API_KEY, TEST_CLIENT_ID, TEST_CLIENT_SECRET, request, startInstance, type Instance } from './support/harness.ts';
-import { eventually, runtimeWatch } from './support/plugins.ts';
+import { runtimeWatch } from './support/plugins.ts';
+import { until } from './support/until.ts';
 import { nowMicros, parseTimestampMicros } from '../src/lib/time.ts';
 import { insertDeadLetter } from '../src/storage/plugin-dead-letters-repository.ts';
 
@@ -57,10 +58,10 @@ for (const engine of ENGINES) {
       const pid = runner().pid;
       const plan = await api.command('plan', { narrative: 'Recheck' });
       await commit(plan.uuid);
-      await eventually('the call under way', () => runner().begun > 0);
+      await until('the call under way', () => runner().begun > 0);
       await runner().endIsolate('isolated');
-      await eventually('the crash line', () => failures('isolated').find((e) => /crashed the sandbox: the plugin's isolate failed/.test(e.event)));
-      await eventually('the instruct', async () => (await commandsOf(plan.noteKey)).some((c) => c.schema_key === 'instruct'));
+      await until('the crash line', () => failures('isolated').find((e) => /crashed the sandbox: the plugin's isolate failed/.test(e.event)));
+      await until('the instruct', async () => (await commandsOf(plan.noteKey)).some((c) => c.schema_key === 'instruct'));
       await settled();
       const instructs = (await commandsOf(plan.noteKey)).filter((c) => c.schema_key === 'instruct');
       assert.equal(instructs.length, 1, JSON.stringify(instructs));
@@ -96,7 +97,7 @@ for (const engine of ENGINES) {
       try {
         const plan = await api.command('plan', { narrative: 'Write it' });
         await commit(plan.uuid);
-        await eventually('the instruct', async () => (await commandsOf(plan.noteKey)).some((c) => c.schema_key === 'instruct'));
+        await until('the instruct', async () => (await commandsOf(plan.noteKey)).some((c) => c.schema_key === 'instruct'));
         await settled();
         assert.equal(failed, 1);
         assert.equal((await commandsOf(plan.noteKey)).filter((c) => c.schema_key === 'instruct').length, 1);
@@ -116,11 +117,11 @@ for (const engine of ENGINES) {
       await install('survivor', slowFollowUp('after the crash'), { limits: { timeout_ms: 4000 } });
       const plan = await api.command('plan', { narrative: 'Recheck' });
       await commit(plan.uuid);
-      await eventually('the call under way', () => runner().begun > 0);
+      await until('the call under way', () => runner().begun > 0);
       const killed = runner().pid!;
       process.kill(killed, 'SIGKILL');
-      await eventually('the crash line', () => failures('survivor').find((e) => /crashed the sandbox: .*died \(signal SIGKILL\)/.test(e.event)));
-      await eventually('the instruct', async () => (await commandsOf(plan.noteKey)).some((c) => c.schema_key === 'instruct'));
+      await until('the crash line', () => failures('survivor').find((e) => /crashed the sandbox: .*died \(signal SIGKILL\)/.test(e.event)));
+      await until('the instruct', async () => (await commandsOf(plan.noteKey)).some((c) => c.schema_key === 'instruct'));
       await settled();
       assert.notEqual(runner().pid, killed);
       const instructs = (await commandsOf(plan.noteKey)).filter((c) => c.schema_key === 'instruct');
@@ -141,7 +142,7 @@ for (const engine of ENGINES) {
       await install('always-late', [{ className: 'Late', events: ['PLAN_COMMAND__POST_COMMIT'], compute: '    for (;;) {}' }], { limits: { timeout_ms: 100 } });
       const plans = [await api.command('plan', { narrative: 'one' }), await api.command('plan', { narrative: 'two' })];
       const requests = [await commit(plans[0]!.uuid), await commit(plans[1]!.uuid)];
-      await eventually(
+      await until(
         'two dead letters',
         async () => (await letters('always-late')).count === 2,
         20_000,
@@ -225,7 +226,7 @@ for (const engine of ENGINES) {
       const replay = await admin('POST', `${P}/always-late/dead-letters/${replayed.id}/replay/`);
       assert.equal(replay.status, 202, replay.text);
       assert.deepEqual(replay.json, replayed);
-      await eventually('the replayed instruct', async () => (await commandsOf(plans[0]!.noteKey)).some((c) => c.schema_key === 'instruct'));
+      await until('the replayed instruct', async () => (await commandsOf(plans[0]!.noteKey)).some((c) => c.schema_key === 'instruct'));
       await settled();
       const instructs = (await commandsOf(plans[0]!.noteKey)).filter((c) => c.schema_key === 'instruct');
       assert.equal(instructs.length, 1, JSON.stringify(instructs));
@@ -271,7 +272,7 @@ for (const engine of ENGINES) {
       await install('thrower', [{ className: 'Boom', events: ['PLAN_COMMAND__POST_COMMIT'], compute: "    throw new Error('boom');" }]);
       const plan = await api.command('plan', { narrative: 'Throw' });
       const requestId = await commit(plan.uuid);
-      await eventually('the fault', () => failures('thrower').find((e) => e.request_id === requestId));
+      await until('the fault', () => failures('thrower').find((e) => e.request_id === requestId));
       await settled();
       const faults = failures('thrower').filter((e) => e.request_id === requestId);
       assert.equal(faults.length, 1, JSON.stringify(faults));
@@ -299,9 +300,9 @@ for (const engine of ENGINES) {
         assert.equal(r.status, 200, r.text);
       }
       // a-first answered step 0 and b-slow's call runs: the runner dies under it.
-      await eventually('b-slow called on step 0', () => lines('a-first').length === 1 && runner().begun > 0);
+      await until('b-slow called on step 0', () => lines('a-first').length === 1 && runner().begun > 0);
       process.kill(runner().pid!, 'SIGKILL');
-      await eventually(
+      await until(
         'every line',
         () => lines('b-slow').length === 3,
         20_000,

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { PluginRunner, type NoticeLevel } from '../src/runtime/runner/client.ts';
 import type { CallResult } from '../src/runtime/sandbox/types.ts';
 import { effectsOf, event, probePlugin, EVENT_TYPE, PROBE_ENTRY } from './support/sandbox.ts';
+import { until } from './support/until.ts';
 
 const ENTRY = PROBE_ENTRY;
 const plugin = probePlugin;
@@ -32,10 +33,6 @@ function alive(pid: number): boolean {
   } catch {
     return false;
   }
-}
-
-async function until(check: () => boolean): Promise<void> {
-  while (!check()) await new Promise((resolve) => setTimeout(resolve, 5));
 }
 
 const countOf = (result: CallResult) => effectsOf(result)[0]!['calls'];
@@ -134,7 +131,7 @@ describe('the plugin runner process', () => {
     assert.equal(countOf(await r.call('bystander', ENTRY, 'Probe', event(), {})), 1);
     const first = r.pid!;
     const spinning = r.call('loop', ENTRY, 'Probe', event({ context: { fields: { narrative: 'spin' } } }), {});
-    await until(() => r.begun > 0);
+    await until('the call begun', () => r.begun > 0, { every: 5 });
     process.kill(first, 'SIGKILL');
     const result = await spinning;
     assert.equal(result.outcome.kind, 'crashed');
@@ -156,7 +153,7 @@ describe('the plugin runner process', () => {
     const { runner: r } = runner();
     await r.load(await plugin('steady', COUNTER.body, COUNTER.prelude));
     const loading = r.load(await plugin('suspect', 'return [];', 'for (;;) {}', { deadlineMs: 60_000 }));
-    await until(() => r.begun > 0);
+    await until('the call begun', () => r.begun > 0, { every: 5 });
     process.kill(r.pid!, 'SIGKILL');
     const answer = await loading;
     assert.equal(answer.ok, false);
@@ -172,7 +169,7 @@ describe('the plugin runner process', () => {
     for (let i = 0; i < 3; i++) {
       const pid = r.pid!;
       process.kill(pid, 'SIGKILL');
-      await until(() => r.pid !== undefined && r.pid !== pid);
+      await until('a new runner process', () => r.pid !== undefined && r.pid !== pid, { every: 5 });
       // The restarted child serves the reloaded plugin.
       assert.equal(countOf(await r.call('survivor', ENTRY, 'Probe', event(), {})), 1);
     }
@@ -209,11 +206,11 @@ describe('the plugin runner process', () => {
     host.stdout.setEncoding('utf8');
     host.stdout.on('data', (text: string) => (out += text));
     try {
-      await until(() => out.includes('\n') || host.exitCode !== null);
+      await until('the host to print its pid or exit', () => out.includes('\n') || host.exitCode !== null, { every: 5 });
       const { pid, cwd } = JSON.parse(out) as { pid: number; cwd: string };
       assert.ok(alive(pid) && fs.existsSync(cwd));
       host.kill('SIGKILL');
-      await until(() => !alive(pid) && !fs.existsSync(cwd));
+      await until('the runner gone and its folder removed', () => !alive(pid) && !fs.existsSync(cwd), { every: 5 });
     } finally {
       host.kill('SIGKILL');
     }

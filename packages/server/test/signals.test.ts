@@ -18,8 +18,10 @@ import {
   request,
   type Instance,
   type TestDatabase,
+  describeOnPostgres,
 } from './support/harness.ts';
-import { eventually, installPlugin, pluginPackage, setEnabled, untilRunning, type TestHandler } from './support/plugins.ts';
+import { installPlugin, pluginPackage, setEnabled, untilRunning, type TestHandler } from './support/plugins.ts';
+import { until } from './support/until.ts';
 import { startServerProcess, stopAll, type ServerProcess } from './support/processes.ts';
 import { startServer, type Running } from '../src/server.ts';
 import { countPluginEvents } from '../src/storage/plugin-events-repository.ts';
@@ -74,7 +76,7 @@ async function plan(url: string, token: string, narrative: string): Promise<{ uu
 
 /** The comments of the instructs of a note (what the handler wrote), waiting for `count` of them. */
 async function instructs(url: string, token: string, noteKey: string, count = 1): Promise<string[]> {
-  return eventually(
+  return until(
     `${count} instruct(s) in note ${noteKey}`,
     async () => {
       const r = await request(url, 'GET', `${C}/?note_key=${noteKey}&limit=100`, {}, token);
@@ -136,7 +138,7 @@ for (const engine of ENGINES) {
       assert.equal(count('outbox-written', 'local'), 1, 'the plan wrote one outbox row');
       assert.equal(counts.wakes, 1, 'one wake for it');
       assert.deepEqual(await instructs(api.url, api.token, first.noteKey), ['after first (unset)']);
-      await eventually('the outbox to empty', async () => (await countPluginEvents(api.storage.db)) === 0);
+      await until('the outbox to empty', async () => (await countPluginEvents(api.storage.db)) === 0);
       // The handler's instruct has no handler: no outbox row, no signal.
       assert.equal(count('outbox-written', 'local'), 1);
 
@@ -145,7 +147,7 @@ for (const engine of ENGINES) {
       assert.equal(count('secrets-changed', 'local'), 1);
       assert.equal(count('plugins-changed', 'local'), 1, 'a secrets write is not a plugin change');
       assert.equal(counts.looks, 2);
-      await eventually('reloaded with the secret', async () => {
+      await until('reloaded with the secret', async () => {
         const runtime = (await plugin(api.url)).json.runtime;
         return runtime.state === 'running' && runtime.since !== since;
       });
@@ -163,7 +165,7 @@ for (const engine of ENGINES) {
 
       await setEnabled(api.url, NAME, false);
       assert.equal(count('plugins-changed', 'local'), 2);
-      await eventually('stopped', () => seen.status() === undefined);
+      await until('stopped', () => seen.status() === undefined);
       const quiet = await plan(api.url, api.token, 'while disabled');
       assert.equal(count('outbox-written', 'local'), 2, 'no outbox row while no handler listens');
       assert.equal(counts.wakes, 2);
@@ -178,7 +180,7 @@ for (const engine of ENGINES) {
 
       await deletePlugin(api.url);
       assert.equal(count('plugins-changed', 'local'), 4);
-      await eventually('out of the runtime', () => seen.status() === undefined);
+      await until('out of the runtime', () => seen.status() === undefined);
       assert.equal(counts.looks, 5, 'one look per change: install, secrets, disable, enable, delete');
       assert.equal(count('outbox-written', 'local'), 3);
       assert.equal(counts.wakes, 3, 'one wake per outbox row');
@@ -188,79 +190,77 @@ for (const engine of ENGINES) {
   });
 }
 
-if (ENGINES.includes('postgres')) {
-  describe('signals, not log lines, across two processes on one PostgreSQL database', () => {
-    let db: TestDatabase;
-    let a: ServerProcess;
-    let b: Running;
-    let tokenA: string;
-    let tokenB: string;
-    let seen: ReturnType<typeof watch>;
-    before(async () => {
-      db = await createDatabase('postgres');
-      // A: a charta-server process; B: an instance in this test's process, whose signals are counted.
-      a = await startServerProcess(db, HOOKS);
-      b = await startServer(testConfig(db), () => undefined);
-      seen = watch(b);
-      tokenA = await tokenFor(a.url);
-      tokenB = await tokenFor(b.url);
-    });
-    after(async () => {
-      await stopAll();
-      await b?.close();
-      await db?.drop();
-    });
-
-    it('a change through either process reaches the runtime of the other, and each POST event is delivered', async () => {
-      const { count, counts } = seen;
-      const stateOnA = async () => (await plugin(a.url)).json.runtime.state as string;
-
-      await installPlugin(a.url, NAME, HANDLERS, EXTRA);
-      await eventually('running on B', () => seen.status()?.state === 'running', 10_000);
-      await eventually('running on A', async () => (await stateOnA()) === 'running', 10_000);
-      assert.equal(count('plugins-changed', 'remote'), 1, "B heard A's install once");
-      assert.equal(counts.looks, 1);
-
-      // A write through A: B hears of its outbox row once; the event is delivered (by either).
-      const first = await plan(a.url, tokenA, 'first');
-      assert.deepEqual(await instructs(b.url, tokenB, first.noteKey), ['after first (unset)']);
-      await eventually("B heard of A's outbox row", () => count('outbox-written', 'remote') === 1, 10_000);
-      // A write through B: signalled here, delivered.
-      const second = await plan(b.url, tokenB, 'second');
-      assert.equal(count('outbox-written', 'local'), 1);
-      assert.deepEqual(await instructs(a.url, tokenA, second.noteKey), ['after second (unset)']);
-
-      // Secrets set through A: B reloads the plugin with them.
-      const since = seen.status()!.since;
-      await setSecret(a.url, 'sesame');
-      await eventually('B reloaded with the secret', () => seen.status()?.state === 'running' && seen.status()!.since !== since, 10_000);
-      assert.equal(count('secrets-changed', 'remote'), 1);
-      const third = await plan(b.url, tokenB, 'third');
-      assert.deepEqual(await instructs(b.url, tokenB, third.noteKey), ['after third (sesame)']);
-
-      // Disabled and enabled through B: A's runtime follows (as A's own answer shows it).
-      await setEnabled(b.url, NAME, false);
-      await eventually('stopped on A', async () => (await stateOnA()) === 'stopped', 10_000);
-      await setEnabled(b.url, NAME, true);
-      await eventually('running on A again', async () => (await stateOnA()) === 'running', 10_000);
-      await eventually('running on B again', () => seen.status()?.state === 'running', 10_000);
-
-      // Deleted through A: out of B's runtime.
-      await deletePlugin(a.url);
-      await eventually('out of B', () => seen.status() === undefined, 10_000);
-      assert.equal(count('plugins-changed', 'remote'), 2, 'install and delete through A, once each');
-      assert.equal(count('plugins-changed', 'local'), 2, 'disable and enable through B, once each');
-      assert.equal(count('secrets-changed', 'remote'), 1);
-      assert.equal(counts.looks, 5, 'one look per change on B');
-      await eventually('the outbox to empty', async () => (await countPluginEvents(b.storage.db)) === 0);
-      assert.equal(count('outbox-written', 'remote'), 1);
-      assert.equal(count('outbox-written', 'local'), 2);
-      // The log lines of both processes (B's stream holds A's too) are reworded.
-      assert.ok(
-        b.app.logs.recent({ plugin: NAME }).some((r) => /INSTALLED/.test(r.entry.event)),
-        "A's install line reached B",
-      );
-      assertReworded(b);
-    });
+describeOnPostgres('signals, not log lines, across two processes on one PostgreSQL database', () => {
+  let db: TestDatabase;
+  let a: ServerProcess;
+  let b: Running;
+  let tokenA: string;
+  let tokenB: string;
+  let seen: ReturnType<typeof watch>;
+  before(async () => {
+    db = await createDatabase('postgres');
+    // A: a charta-server process; B: an instance in this test's process, whose signals are counted.
+    a = await startServerProcess(db, HOOKS);
+    b = await startServer(testConfig(db), () => undefined);
+    seen = watch(b);
+    tokenA = await tokenFor(a.url);
+    tokenB = await tokenFor(b.url);
   });
-}
+  after(async () => {
+    await stopAll();
+    await b?.close();
+    await db?.drop();
+  });
+
+  it('a change through either process reaches the runtime of the other, and each POST event is delivered', async () => {
+    const { count, counts } = seen;
+    const stateOnA = async () => (await plugin(a.url)).json.runtime.state as string;
+
+    await installPlugin(a.url, NAME, HANDLERS, EXTRA);
+    await until('running on B', () => seen.status()?.state === 'running', 10_000);
+    await until('running on A', async () => (await stateOnA()) === 'running', 10_000);
+    assert.equal(count('plugins-changed', 'remote'), 1, "B heard A's install once");
+    assert.equal(counts.looks, 1);
+
+    // A write through A: B hears of its outbox row once; the event is delivered (by either).
+    const first = await plan(a.url, tokenA, 'first');
+    assert.deepEqual(await instructs(b.url, tokenB, first.noteKey), ['after first (unset)']);
+    await until("B heard of A's outbox row", () => count('outbox-written', 'remote') === 1, 10_000);
+    // A write through B: signalled here, delivered.
+    const second = await plan(b.url, tokenB, 'second');
+    assert.equal(count('outbox-written', 'local'), 1);
+    assert.deepEqual(await instructs(a.url, tokenA, second.noteKey), ['after second (unset)']);
+
+    // Secrets set through A: B reloads the plugin with them.
+    const since = seen.status()!.since;
+    await setSecret(a.url, 'sesame');
+    await until('B reloaded with the secret', () => seen.status()?.state === 'running' && seen.status()!.since !== since, 10_000);
+    assert.equal(count('secrets-changed', 'remote'), 1);
+    const third = await plan(b.url, tokenB, 'third');
+    assert.deepEqual(await instructs(b.url, tokenB, third.noteKey), ['after third (sesame)']);
+
+    // Disabled and enabled through B: A's runtime follows (as A's own answer shows it).
+    await setEnabled(b.url, NAME, false);
+    await until('stopped on A', async () => (await stateOnA()) === 'stopped', 10_000);
+    await setEnabled(b.url, NAME, true);
+    await until('running on A again', async () => (await stateOnA()) === 'running', 10_000);
+    await until('running on B again', () => seen.status()?.state === 'running', 10_000);
+
+    // Deleted through A: out of B's runtime.
+    await deletePlugin(a.url);
+    await until('out of B', () => seen.status() === undefined, 10_000);
+    assert.equal(count('plugins-changed', 'remote'), 2, 'install and delete through A, once each');
+    assert.equal(count('plugins-changed', 'local'), 2, 'disable and enable through B, once each');
+    assert.equal(count('secrets-changed', 'remote'), 1);
+    assert.equal(counts.looks, 5, 'one look per change on B');
+    await until('the outbox to empty', async () => (await countPluginEvents(b.storage.db)) === 0);
+    assert.equal(count('outbox-written', 'remote'), 1);
+    assert.equal(count('outbox-written', 'local'), 2);
+    // The log lines of both processes (B's stream holds A's too) are reworded.
+    assert.ok(
+      b.app.logs.recent({ plugin: NAME }).some((r) => /INSTALLED/.test(r.entry.event)),
+      "A's install line reached B",
+    );
+    assertReworded(b);
+  });
+});

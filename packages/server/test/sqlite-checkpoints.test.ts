@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { sql } from 'kysely';
 import { createDatabase, type TestDatabase } from './support/harness.ts';
-import { eventually } from './support/plugins.ts';
+import { until } from './support/until.ts';
 import { openStorage, type Storage } from '../src/storage/db.ts';
 import { migrate } from '../src/storage/migrations/index.ts';
 
@@ -41,7 +41,7 @@ describe('SQLite checkpoints (sqlite)', () => {
           .execute();
     });
     // About 1 MB of rows: only a checkpoint moves them from the log into the database file.
-    await eventually('the checkpointer to copy the log into the database file', () => fs.statSync(file).size > sizeBefore + 500_000);
+    await until('the checkpointer to copy the log into the database file', () => fs.statSync(file).size > sizeBefore + 500_000);
     const staff = await storage.reader
       .selectFrom('staff')
       .select((eb) => eb.fn.countAll().as('n'))

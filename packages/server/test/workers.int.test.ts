@@ -14,7 +14,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { openStorage } from '../src/storage/db.ts';
 import { startServer } from '../src/server.ts';
-import { createDatabase, ENGINES, TEST_API_KEY, testConfig, type TestDatabase } from './support/harness.ts';
+import { createDatabase, ENGINES, TEST_API_KEY, testConfig, type TestDatabase, describeOnPostgres } from './support/harness.ts';
 import { startServerProcess, stopAll, tokenFor, type ServerProcess } from './support/processes.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
@@ -128,200 +128,198 @@ async function stored(db: TestDatabase, uuids: string[]): Promise<number> {
   }
 }
 
-if (ENGINES.includes('postgres')) {
-  describe('charta-server start --workers 2 on PostgreSQL', () => {
-    let db: TestDatabase;
-    let server: ServerProcess;
-    let token: string;
-    let noteKey: string;
-    let workerPids: number[] = [];
+describeOnPostgres('charta-server start --workers 2 on PostgreSQL', () => {
+  let db: TestDatabase;
+  let server: ServerProcess;
+  let token: string;
+  let noteKey: string;
+  let workerPids: number[] = [];
 
-    before(async () => {
-      db = await createDatabase('postgres');
-    });
-    after(async () => {
-      await stopAll();
-      await db?.drop();
-    });
-
-    it('first start: the primary prepares the database and prints the credentials once; the startup line says how many workers serve', async () => {
-      const first = await startServerProcess(db, {
-        CHARTA_WORKERS: '2',
-        CHARTA_BOOTSTRAP_API_KEY: '',
-        CHARTA_BOOTSTRAP_CLIENT_ID: '',
-        CHARTA_BOOTSTRAP_CLIENT_SECRET: '',
-      });
-      const secret = await waitFor(first, 'client secret', () => /OAuth client secret: +(\S+)/.exec(first.output())?.[1]);
-      const out = first.output();
-      assert.equal(out.split('Charta is listening on').length - 1, 1, out);
-      assert.equal(out.split('First start: these credentials are shown ONCE').length - 1, 1, out);
-      assert.equal(out.split('API key (plugin tool)').length - 1, 1, out);
-      assert.match(out, /Charta is listening on http:\/\/127\.0\.0\.1:\d+ \(database postgres:\/\/[^)]*, 2 worker processes\)/);
-      // The printed client works against the workers.
-      const clientId = /OAuth client id: +(\S+)/.exec(out)![1]!;
-      const res = await fetch(`${first.url}/auth/token/`, {
-        method: 'POST',
-        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }),
-      });
-      assert.equal(res.status, 200, await res.text());
-      first.child.kill('SIGTERM');
-      assert.deepEqual(await first.exited, { code: 0, signal: null }, first.output().slice(-2000));
-      const storage = openStorage(db.url);
-      try {
-        const keys = await storage.db.selectFrom('api_keys').select('label').execute();
-        assert.deepEqual(
-          keys.map((k) => k.label),
-          ['first start'],
-          'one first-start key: nobody else made one',
-        );
-      } finally {
-        await storage.close();
-      }
-    });
-
-    it('serves from two worker processes, and keeps every acknowledged write of a concurrent load through both', async () => {
-      server = await startServerProcess(db, { CHARTA_LOG_LEVEL: 'debug' }, ['--workers', '2']);
-      assert.doesNotMatch(server.output(), /First start/, 'a later start prints no credentials');
-      assert.match(server.output(), /2 worker processes/);
-      token = await tokenFor(server.url);
-      const patient = await call(server.url, 'POST', '/core/api/v1/patients/', token, { firstName: 'Two', lastName: 'Workers' });
-      assert.equal(patient.status, 201, JSON.stringify(patient.json));
-      const note = await call(server.url, 'POST', '/core/api/v1/notes/', token, { patientKey: patient.json.key, noteType: 'encounter' });
-      assert.equal(note.status, 201, JSON.stringify(note.json));
-      noteKey = note.json.uuid;
-
-      const acknowledged: Answer[] = [];
-      const refused: string[] = [];
-      const loop = async (id: number) => {
-        for (let n = 0; n < 10; n++) {
-          const r = await call(server.url, 'POST', `${BASE}/`, token, { schemaKey: 'plan', noteKey, values: { narrative: `loop ${id} write ${n}` } });
-          if (r.status === 201) acknowledged.push(r);
-          else refused.push(`${r.status} ${JSON.stringify(r.json)}`);
-        }
-      };
-      await Promise.all(Array.from({ length: 8 }, (_, i) => loop(i)));
-      assert.deepEqual(refused, []);
-      assert.equal(acknowledged.length, 80);
-
-      const pids = await servedBy(
-        server,
-        acknowledged.map((a) => a.requestId),
-      );
-      workerPids = [...new Set(pids)].sort();
-      assert.equal(workerPids.length, 2, `two processes served the writes: ${workerPids.join(', ')}`);
-      assert.ok(!workerPids.includes(server.child.pid!), 'the primary serves nothing itself');
-      assert.equal(
-        await stored(
-          db,
-          acknowledged.map((a) => a.json.uuid),
-        ),
-        80,
-        'every acknowledged write is stored',
-      );
-    });
-
-    it('replaces a worker killed with SIGKILL, and keeps answering meanwhile', async () => {
-      const [victim, survivor] = workerPids as [number, number];
-      process.kill(victim, 'SIGKILL');
-      const died = await waitFor(server, "the primary's line about the dead worker", () =>
-        logLines(server).find((l) => l.role === 'primary' && l.pid === server.child.pid && l.workerPid === victim && l.exit === 'signal SIGKILL'),
-      );
-      assert.equal(typeof died.restartInMs, 'number');
-      assert.equal(died.level, 50, 'logged as an error');
-
-      // Until the replacement listens, the survivor answers everything.
-      const meanwhile: Answer[] = [];
-      for (let i = 0; i < 6; i++) meanwhile.push(await call(server.url, 'GET', '/core/api/v1/notes/' + noteKey, token));
-      assert.deepEqual(
-        meanwhile.map((a) => a.status),
-        [200, 200, 200, 200, 200, 200],
-      );
-
-      await waitFor(server, 'the replacement', () => logLines(server).find((l) => l.role === 'primary' && l.msg.includes('replaced')));
-      const after: Answer[] = [];
-      for (let i = 0; i < 10; i++) after.push(await call(server.url, 'GET', '/core/api/v1/notes/' + noteKey, token));
-      assert.ok(
-        after.every((a) => a.status === 200),
-        JSON.stringify(after.map((a) => a.status)),
-      );
-      const pids = new Set(
-        await servedBy(
-          server,
-          after.map((a) => a.requestId),
-        ),
-      );
-      assert.ok(pids.has(survivor), 'the survivor still serves');
-      assert.ok(!pids.has(victim), 'the dead one does not');
-      assert.equal(pids.size, 2, `the replacement serves too: ${[...pids].join(', ')}`);
-      workerPids = [...pids];
-    });
-
-    it('SIGTERM during a write load: the workers finish what is in flight and exit, the primary exits 0, no acknowledged write is lost', async () => {
-      const acknowledged: string[] = [];
-      const unexpected: string[] = [];
-      let signalled = false;
-      const loop = async (id: number) => {
-        for (let n = 0; ; n++) {
-          let r: Answer;
-          try {
-            r = await call(server.url, 'POST', `${BASE}/`, token, { schemaKey: 'plan', noteKey, values: { narrative: `stop ${id} write ${n}` } });
-          } catch (err) {
-            // Once nothing listens, connections are refused: the load is over.
-            if (!signalled) unexpected.push(`before SIGTERM: ${(err as Error).message}`);
-            return;
-          }
-          if (r.status === 201) acknowledged.push(r.json.uuid);
-          else if (!(signalled && r.status === 503)) unexpected.push(`${r.status} ${JSON.stringify(r.json)}`);
-        }
-      };
-      const loops = Array.from({ length: 6 }, (_, i) => loop(i));
-      while (acknowledged.length < 20 && unexpected.length === 0) await new Promise((r) => setTimeout(r, 20));
-      signalled = true;
-      server.child.kill('SIGTERM');
-      const exit = await server.exited;
-      await Promise.all(loops);
-      assert.deepEqual(exit, { code: 0, signal: null }, server.output().slice(-3000));
-      assert.deepEqual(unexpected, []);
-      await waitFor(server, 'every worker gone', () => (workerPids.every((pid) => !alive(pid)) ? true : undefined));
-      assert.equal(await stored(db, acknowledged), acknowledged.length, 'every acknowledged write is stored');
-    });
-
-    it('fails the start with exit 1 when the workers cannot listen (the port is taken)', async () => {
-      const taken = net.createServer();
-      await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
-      try {
-        const port = (taken.address() as net.AddressInfo).port;
-        const r = await runBinary(['start', '--workers', '2'], {
-          CHARTA_DATABASE_URL: db.url,
-          CHARTA_PORT: String(port),
-          CHARTA_BOOTSTRAP_API_KEY: TEST_API_KEY,
-        });
-        assert.equal(r.code, 1, r.stderr);
-        assert.match(r.stderr, /address in use/);
-        assert.match(r.stderr, /charta-server: worker \d exited before listening/);
-        assert.doesNotMatch(r.stdout, /Charta is listening/);
-      } finally {
-        taken.close();
-      }
-    });
-
-    it('exits 1 when a worker had to cut a request off at CHARTA_SHUTDOWN_TIMEOUT', async () => {
-      const s = await startServerProcess(db, { CHARTA_WORKERS: '2', CHARTA_SHUTDOWN_TIMEOUT: '0.5', CHARTA_LOG_LEVEL: 'debug' });
-      // A request whose body never finishes arriving: in flight in one worker until the timeout cuts it.
-      const socket = net.connect(Number(new URL(s.url).port), '127.0.0.1');
-      socket.on('error', () => undefined);
-      await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
-      socket.write(
-        `POST ${BASE}/ HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${TEST_API_KEY}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"schemaKey":`,
-      );
-      await waitFor(s, 'the incoming request', () => logLines(s).find((l) => l.msg === 'incoming request' && l.req?.method === 'POST'));
-      s.child.kill('SIGTERM');
-      assert.deepEqual(await s.exited, { code: 1, signal: null }, s.output().slice(-3000));
-      assert.match(s.output(), /cut off/);
-      socket.destroy();
-    });
+  before(async () => {
+    db = await createDatabase('postgres');
   });
-}
+  after(async () => {
+    await stopAll();
+    await db?.drop();
+  });
+
+  it('first start: the primary prepares the database and prints the credentials once; the startup line says how many workers serve', async () => {
+    const first = await startServerProcess(db, {
+      CHARTA_WORKERS: '2',
+      CHARTA_BOOTSTRAP_API_KEY: '',
+      CHARTA_BOOTSTRAP_CLIENT_ID: '',
+      CHARTA_BOOTSTRAP_CLIENT_SECRET: '',
+    });
+    const secret = await waitFor(first, 'client secret', () => /OAuth client secret: +(\S+)/.exec(first.output())?.[1]);
+    const out = first.output();
+    assert.equal(out.split('Charta is listening on').length - 1, 1, out);
+    assert.equal(out.split('First start: these credentials are shown ONCE').length - 1, 1, out);
+    assert.equal(out.split('API key (plugin tool)').length - 1, 1, out);
+    assert.match(out, /Charta is listening on http:\/\/127\.0\.0\.1:\d+ \(database postgres:\/\/[^)]*, 2 worker processes\)/);
+    // The printed client works against the workers.
+    const clientId = /OAuth client id: +(\S+)/.exec(out)![1]!;
+    const res = await fetch(`${first.url}/auth/token/`, {
+      method: 'POST',
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }),
+    });
+    assert.equal(res.status, 200, await res.text());
+    first.child.kill('SIGTERM');
+    assert.deepEqual(await first.exited, { code: 0, signal: null }, first.output().slice(-2000));
+    const storage = openStorage(db.url);
+    try {
+      const keys = await storage.db.selectFrom('api_keys').select('label').execute();
+      assert.deepEqual(
+        keys.map((k) => k.label),
+        ['first start'],
+        'one first-start key: nobody else made one',
+      );
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('serves from two worker processes, and keeps every acknowledged write of a concurrent load through both', async () => {
+    server = await startServerProcess(db, { CHARTA_LOG_LEVEL: 'debug' }, ['--workers', '2']);
+    assert.doesNotMatch(server.output(), /First start/, 'a later start prints no credentials');
+    assert.match(server.output(), /2 worker processes/);
+    token = await tokenFor(server.url);
+    const patient = await call(server.url, 'POST', '/core/api/v1/patients/', token, { firstName: 'Two', lastName: 'Workers' });
+    assert.equal(patient.status, 201, JSON.stringify(patient.json));
+    const note = await call(server.url, 'POST', '/core/api/v1/notes/', token, { patientKey: patient.json.key, noteType: 'encounter' });
+    assert.equal(note.status, 201, JSON.stringify(note.json));
+    noteKey = note.json.uuid;
+
+    const acknowledged: Answer[] = [];
+    const refused: string[] = [];
+    const loop = async (id: number) => {
+      for (let n = 0; n < 10; n++) {
+        const r = await call(server.url, 'POST', `${BASE}/`, token, { schemaKey: 'plan', noteKey, values: { narrative: `loop ${id} write ${n}` } });
+        if (r.status === 201) acknowledged.push(r);
+        else refused.push(`${r.status} ${JSON.stringify(r.json)}`);
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, (_, i) => loop(i)));
+    assert.deepEqual(refused, []);
+    assert.equal(acknowledged.length, 80);
+
+    const pids = await servedBy(
+      server,
+      acknowledged.map((a) => a.requestId),
+    );
+    workerPids = [...new Set(pids)].sort();
+    assert.equal(workerPids.length, 2, `two processes served the writes: ${workerPids.join(', ')}`);
+    assert.ok(!workerPids.includes(server.child.pid!), 'the primary serves nothing itself');
+    assert.equal(
+      await stored(
+        db,
+        acknowledged.map((a) => a.json.uuid),
+      ),
+      80,
+      'every acknowledged write is stored',
+    );
+  });
+
+  it('replaces a worker killed with SIGKILL, and keeps answering meanwhile', async () => {
+    const [victim, survivor] = workerPids as [number, number];
+    process.kill(victim, 'SIGKILL');
+    const died = await waitFor(server, "the primary's line about the dead worker", () =>
+      logLines(server).find((l) => l.role === 'primary' && l.pid === server.child.pid && l.workerPid === victim && l.exit === 'signal SIGKILL'),
+    );
+    assert.equal(typeof died.restartInMs, 'number');
+    assert.equal(died.level, 50, 'logged as an error');
+
+    // Until the replacement listens, the survivor answers everything.
+    const meanwhile: Answer[] = [];
+    for (let i = 0; i < 6; i++) meanwhile.push(await call(server.url, 'GET', '/core/api/v1/notes/' + noteKey, token));
+    assert.deepEqual(
+      meanwhile.map((a) => a.status),
+      [200, 200, 200, 200, 200, 200],
+    );
+
+    await waitFor(server, 'the replacement', () => logLines(server).find((l) => l.role === 'primary' && l.msg.includes('replaced')));
+    const after: Answer[] = [];
+    for (let i = 0; i < 10; i++) after.push(await call(server.url, 'GET', '/core/api/v1/notes/' + noteKey, token));
+    assert.ok(
+      after.every((a) => a.status === 200),
+      JSON.stringify(after.map((a) => a.status)),
+    );
+    const pids = new Set(
+      await servedBy(
+        server,
+        after.map((a) => a.requestId),
+      ),
+    );
+    assert.ok(pids.has(survivor), 'the survivor still serves');
+    assert.ok(!pids.has(victim), 'the dead one does not');
+    assert.equal(pids.size, 2, `the replacement serves too: ${[...pids].join(', ')}`);
+    workerPids = [...pids];
+  });
+
+  it('SIGTERM during a write load: the workers finish what is in flight and exit, the primary exits 0, no acknowledged write is lost', async () => {
+    const acknowledged: string[] = [];
+    const unexpected: string[] = [];
+    let signalled = false;
+    const loop = async (id: number) => {
+      for (let n = 0; ; n++) {
+        let r: Answer;
+        try {
+          r = await call(server.url, 'POST', `${BASE}/`, token, { schemaKey: 'plan', noteKey, values: { narrative: `stop ${id} write ${n}` } });
+        } catch (err) {
+          // Once nothing listens, connections are refused: the load is over.
+          if (!signalled) unexpected.push(`before SIGTERM: ${(err as Error).message}`);
+          return;
+        }
+        if (r.status === 201) acknowledged.push(r.json.uuid);
+        else if (!(signalled && r.status === 503)) unexpected.push(`${r.status} ${JSON.stringify(r.json)}`);
+      }
+    };
+    const loops = Array.from({ length: 6 }, (_, i) => loop(i));
+    while (acknowledged.length < 20 && unexpected.length === 0) await new Promise((r) => setTimeout(r, 20));
+    signalled = true;
+    server.child.kill('SIGTERM');
+    const exit = await server.exited;
+    await Promise.all(loops);
+    assert.deepEqual(exit, { code: 0, signal: null }, server.output().slice(-3000));
+    assert.deepEqual(unexpected, []);
+    await waitFor(server, 'every worker gone', () => (workerPids.every((pid) => !alive(pid)) ? true : undefined));
+    assert.equal(await stored(db, acknowledged), acknowledged.length, 'every acknowledged write is stored');
+  });
+
+  it('fails the start with exit 1 when the workers cannot listen (the port is taken)', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (taken.address() as net.AddressInfo).port;
+      const r = await runBinary(['start', '--workers', '2'], {
+        CHARTA_DATABASE_URL: db.url,
+        CHARTA_PORT: String(port),
+        CHARTA_BOOTSTRAP_API_KEY: TEST_API_KEY,
+      });
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stderr, /address in use/);
+      assert.match(r.stderr, /charta-server: worker \d exited before listening/);
+      assert.doesNotMatch(r.stdout, /Charta is listening/);
+    } finally {
+      taken.close();
+    }
+  });
+
+  it('exits 1 when a worker had to cut a request off at CHARTA_SHUTDOWN_TIMEOUT', async () => {
+    const s = await startServerProcess(db, { CHARTA_WORKERS: '2', CHARTA_SHUTDOWN_TIMEOUT: '0.5', CHARTA_LOG_LEVEL: 'debug' });
+    // A request whose body never finishes arriving: in flight in one worker until the timeout cuts it.
+    const socket = net.connect(Number(new URL(s.url).port), '127.0.0.1');
+    socket.on('error', () => undefined);
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    socket.write(
+      `POST ${BASE}/ HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${TEST_API_KEY}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"schemaKey":`,
+    );
+    await waitFor(s, 'the incoming request', () => logLines(s).find((l) => l.msg === 'incoming request' && l.req?.method === 'POST'));
+    s.child.kill('SIGTERM');
+    assert.deepEqual(await s.exited, { code: 1, signal: null }, s.output().slice(-3000));
+    assert.match(s.output(), /cut off/);
+    socket.destroy();
+  });
+});
 
 for (const engine of ENGINES) {
   describe(`a worker's start (${engine})`, () => {

@@ -2,6 +2,8 @@
 // headless through playwright-core, serves the real console build, and names where screenshots go.
 // Without Chromium a test file reports one skip line naming the executable it looked for; with
 // CI=true that is a failure instead: browser tests are never silently skipped in CI.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,6 +33,17 @@ export function chromiumStatus(): { executable: string | undefined; skip: string
   return inCi
     ? { executable: undefined, skip: false, failure: `${message} (CI=true: browser tests may not be skipped)` }
     : { executable: undefined, skip: message, failure: undefined };
+}
+
+/**
+ * The frame of every browser test file: `body` declares its tests (given Chromium's path) inside
+ * `describe(name)`; without Chromium, one line instead: a skip naming the executable, or (CI=true)
+ * a failure, never a silent pass.
+ */
+export function describeInChromium(name: string, body: (executable: string) => void): void {
+  const status = chromiumStatus();
+  if (status.executable === undefined) it(name, { skip: status.skip }, () => assert.fail(status.failure));
+  else describe(name, () => body(status.executable!));
 }
 
 /** Launch arguments: quiet, offline apart from the instance under test, no sandbox (containers run as root). */

@@ -1,5 +1,6 @@
 // Real instances for tests: a server on port 0 over a fresh SQLite file or a fresh PostgreSQL
 // database (created here, dropped on close), with credentials ready to use.
+import { describe } from 'node:test';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -162,6 +163,11 @@ export async function toReply(res: Response): Promise<Reply> {
 }
 
 /** Runs `fn` once per engine as a describe-style group name prefix. */
+/** A suite that needs PostgreSQL (several processes on one database): declared when the run includes that engine (CHARTA_TEST_ENGINES). */
+export function describeOnPostgres(name: string, body: () => void): void {
+  if (ENGINES.includes('postgres')) describe(name, body);
+}
+
 export function eachEngine(fn: (engine: Engine) => void) {
   for (const engine of ENGINES) fn(engine);
 }

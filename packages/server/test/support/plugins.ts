@@ -6,6 +6,7 @@ import { TEST_API_KEY, toReply, type Instance, type Reply } from './harness.ts';
 import { manifest, tarFromDir } from './archives.ts';
 import type { LogEntry } from '../../src/logs/bus.ts';
 import { countPluginEvents } from '../../src/storage/plugin-events-repository.ts';
+import { until } from './until.ts';
 
 export interface TestHandler {
   className: string;
@@ -91,7 +92,7 @@ export async function updatePlugin(baseUrl: string, name: string, handlers: Test
 
 /** Waits until the instance runs the plugin (its runtime state, as GET /core/api/v1/plugins/{name}/ shows it, is `running`). */
 export async function untilRunning(baseUrl: string, name: string): Promise<void> {
-  await eventually(`${name} running`, async () => {
+  await until(`${name} running`, async () => {
     const reply = await toReply(await fetch(`${baseUrl}/core/api/v1/plugins/${name}/`, { headers: { authorization: TEST_API_KEY } }));
     return reply.json?.runtime?.state === 'running';
   });
@@ -126,22 +127,6 @@ export async function changeGrants(baseUrl: string, name: string, change: { gran
   return reply;
 }
 
-/** Polls `test` every 25 ms until it answers something other than undefined/false; fails with `what` after `ms`. */
-export async function eventually<T>(
-  what: string,
-  test: () => Promise<T | undefined | false> | T | undefined | false,
-  ms = 15_000,
-  context = () => '',
-): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const found = await test();
-    if (found !== undefined && found !== false) return found;
-    if (Date.now() > end) assert.fail(`timed out waiting for ${what}${context() ? `; ${context()}` : ''}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 /** A plugin object without its `runtime` and `faults` (which follow the runtime from one answer to the next): what is stored. */
 export function stored(view: Record<string, unknown>): Record<string, unknown> {
   const { runtime: _runtime, faults: _faults, ...rest } = view;
@@ -169,14 +154,14 @@ export function runtimeWatch(api: () => Instance) {
   /** Waits until the outbox is empty and this process delivers nothing. */
   const settled = async () => {
     const delivery = api().app.pluginRuntime.delivery;
-    await eventually('the outbox to empty', async () => {
+    await until('the outbox to empty', async () => {
       await delivery.idle();
       return (await countPluginEvents(api().storage.db)) === 0;
     });
     await delivery.idle();
   };
   const runningAgain = async (name: string, before: number) => {
-    await eventually(
+    await until(
       `${name} running`,
       () => running(name).length > before,
       15_000,
@@ -201,7 +186,7 @@ export function runtimeWatch(api: () => Instance) {
     },
     disable: async (name: string) => {
       await setEnabled(api().url, name, false);
-      await eventually(`${name} stopped`, () => entries(name).find((e) => / stopped$/.test(e.event)));
+      await until(`${name} stopped`, () => entries(name).find((e) => / stopped$/.test(e.event)));
     },
   };
 }
