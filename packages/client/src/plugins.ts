@@ -46,6 +46,8 @@ export interface PluginDownload {
   bytes: Uint8Array;
   contentType: string | null;
   checksum: string | null;
+  /** The file name of the answer's Content-Disposition, when it gives one. */
+  filename: string | null;
 }
 
 /** Python's rendering of a bool, as the original tool sends `is_enabled`. */
@@ -130,7 +132,8 @@ export class PluginsApi {
   /** GET /plugins/{name}/package/: the installed archive. */
   async download(name: string): Promise<PluginDownload> {
     const answer = await this.transport.send<Uint8Array>('GET', paths.pluginPackage(name), { bytes: true });
-    return { bytes: answer.data, contentType: answer.headers.get('content-type'), checksum: answer.headers.get('x-checksum-sha256') };
+    const filename = /filename="?([^";]+)"?/i.exec(answer.headers.get('content-disposition') ?? '')?.[1] ?? null;
+    return { bytes: answer.data, contentType: answer.headers.get('content-type'), checksum: answer.headers.get('x-checksum-sha256'), filename };
   }
 
   /** GET /plugins/{name}/secrets/: the declared and set names, whether each is set, never a value. */
