@@ -13,16 +13,20 @@
 // enterInError) resolves to a CommandResult `{ command, etag, replayed }`: `etag` is the
 // ETag header to pass back as `{ ifMatch: etag }`, `replayed` is true when the instance
 // replayed an earlier answer for the same Idempotency-Key. Everything else resolves to the
-// resource itself (Patient, Note, Fields, AutocompleteOption[], Paginated<…> for every list,
-// PluginSecretListing); commands.delete resolves to undefined.
+// resource itself (Patient, Note, Plugin, Fields, AutocompleteOption[], Paginated<…> for every
+// list, PluginSecretListing, LogEntry[], a PluginDownload of bytes); deletes resolve to undefined.
+// logs.stream() follows the log stream until closed: `{ onEntry, onStatus, webSocket }`, where
+// `webSocket` makes the socket (default: the global WebSocket; in Node 20, `ws`).
 //
 // Failures: a non-2xx answer throws ChartaApiError (status, problem body, `<status> <code>:
-// <detail>`); no usable answer throws ChartaNetworkError (the cause attached).
+// <detail>`, the raw `body`); no usable answer throws ChartaNetworkError (the cause attached).
+// `onAnswer` sees every answer as it came (status, headers, text) before that.
 //
 // Credentials: `token` (sent as Bearer), `apiKey` (sent as the raw Authorization value, as
-// the plugin tool does; the instance accepts API keys on plugin endpoints only, and answers
-// 403 on commands, notes and patients), or client credentials via withClientCredentials, which fetches a
-// token, keeps it, fetches a new one within 60 s of its expiry and once after a 401.
+// the plugin tool does; the instance accepts API keys on the plugin, log and admin endpoints,
+// and answers 403 on commands, notes and patients), or client credentials via
+// withClientCredentials, which fetches a token, keeps it, fetches a new one within 60 s of its
+// expiry and once after a 401. A `baseUrl` of '' calls the page's own origin (a browser).
 import type { Token } from '@charta/api';
 import { AdminApi } from './admin.ts';
 import { CommandsApi } from './commands.ts';
