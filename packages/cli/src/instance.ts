@@ -1,18 +1,21 @@
-// The one place the tool speaks HTTP to an instance, on the wire of the original tool
-// (docs/api.md, "Plugins"): `{host}/core/api/v1/plugins/…/` with a trailing slash, the raw API
-// key in `Authorization`, multipart with the file field `package` and `is_enabled` as Python's
-// `True`/`False`, a form-encoded PATCH when only the flag is sent, secrets as repeated `secret`
-// fields of base64 `KEY=value`, grants as repeated `grant` and `revoke` fields. Network failures and
-// unexpected statuses become CliErrors, so commands only handle the answers they expect.
+// The tool's adapter to @charta/client, the one HTTP client (docs/architecture.md): every call to
+// an instance goes through a ChartaClient with the raw API key in `Authorization` and redirects
+// not followed (the key must not travel to another place than the one asked). The client speaks
+// the original tool's wire (docs/api.md, "Plugins"): multipart with the file field `package`,
+// `is_enabled` as Python's `True`/`False`, a form-encoded PATCH when only flags are sent, secrets
+// as repeated `secret` fields of base64 `KEY=value`, grants as repeated `grant` and `revoke`
+// fields. Here its failures become CliErrors: an unreachable host a Failure, an unexpected
+// status an InstanceFailure carrying the answer as it came, so commands only handle the answers
+// they expect.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { ChartaApiError, ChartaClient, ChartaNetworkError, type AnswerSeen, type FetchLike, type PluginPackage } from '@charta/client';
 import { optionalString, storeFor } from './command.ts';
 import type { IO } from './io.ts';
 import { CliError, EXIT, Failure, UsageError, responseEnvelope, type Envelope } from './output.ts';
 import { resolveTarget, type Target, type TargetFlags } from './target.ts';
 
-export const PLUGINS_PATH = '/core/api/v1/plugins/';
 const PACKAGE_SUFFIXES = ['.whl', '.tar.gz'];
 
 /** A package file read from disk, ready to upload. */
@@ -41,29 +44,6 @@ export class InstanceFailure extends CliError {
   }
 }
 
-/**
- * The repeated fields of a body, each sent once per value in order: `secret` (each already base64
- * of `KEY=value`, secretFields), `grant` and `revoke` (grant names, docs/plugins.md "Grants").
- */
-export type RepeatedFields = Partial<Record<'secret' | 'grant' | 'revoke', string[]>>;
-
-export type Body =
-  | { kind: 'multipart'; fields: Record<string, string>; repeated?: RepeatedFields | undefined; file?: PackageFile | undefined }
-  | { kind: 'form'; fields: Record<string, string>; repeated?: RepeatedFields | undefined }
-  | { kind: 'empty' };
-
-/** Whether the body's repeated fields hold any value. */
-export const hasRepeated = (repeated: RepeatedFields): boolean => Object.values(repeated).some((values) => values.length > 0);
-
-/** Each repeated field's values, in order, as [name, value] pairs. */
-const repeatedPairs = (repeated: RepeatedFields | undefined): Array<[string, string]> =>
-  Object.entries(repeated ?? {}).flatMap(([name, values]) => values.map((value): [string, string] => [name, value]));
-
-export interface RequestOptions {
-  query?: Record<string, string> | undefined;
-  body?: Body | undefined;
-}
-
 /** A repeatable option of commander (`--secret KEY=VALUE`, `--grant NAME`…): each value appended. */
 export const collect = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
 
@@ -71,25 +51,23 @@ export const collect = (value: string, previous: string[] | undefined): string[]
 export const collected = (values: unknown): string[] => (Array.isArray(values) ? values.filter((v): v is string => typeof v === 'string') : []);
 
 /**
- * `--secret KEY=VALUE` values as the original tool sends them: base64 of `KEY=VALUE`, split at
- * the first `=`. One without `=` or with an empty key is a usage error that never shows the value
- * (it may be a secret typed without its name).
+ * `--secret KEY=VALUE` values as [KEY, VALUE] pairs, in order, split at the first `=` (the client
+ * sends each as the original tool does: base64 of `KEY=VALUE`). One without `=` or with an empty
+ * key is a usage error that never shows the value (it may be a secret typed without its name).
  */
-export function secretFields(values: unknown): string[] {
+export function secretFields(values: unknown): Array<[string, string]> {
   const given = Array.isArray(values) ? values : [];
-  return given.map((value, i) => {
+  return given.map((value, i): [string, string] => {
     if (typeof value !== 'string' || value.indexOf('=') <= 0) {
       throw new UsageError(`--secret must be KEY=VALUE (the ${ordinal(i + 1)} --secret has no KEY= before its value; it is not shown)`);
     }
-    return Buffer.from(value, 'utf8').toString('base64');
+    const at = value.indexOf('=');
+    return [value.slice(0, at), value.slice(at + 1)];
   });
 }
 
 const ordinal = (n: number) =>
   `${n}${n % 10 === 1 && n % 100 !== 11 ? 'st' : n % 10 === 2 && n % 100 !== 12 ? 'nd' : n % 10 === 3 && n % 100 !== 13 ? 'rd' : 'th'}`;
-
-/** Python's rendering of a bool, as the original tool sends `is_enabled`. */
-export const pythonBool = (value: boolean) => (value ? 'True' : 'False');
 
 /**
  * Checks a package argument: an existing regular file named `*.whl` or `*.tar.gz` (its content
@@ -118,6 +96,9 @@ function statOf(file: string): fs.Stats {
   }
 }
 
+/** A package file as the client uploads it. */
+export const uploadOf = (file: PackageFile): PluginPackage => ({ name: file.name, data: new Uint8Array(file.bytes) });
+
 export function readPackage(file: string): PackageFile {
   try {
     return { path: file, name: path.basename(file), bytes: fs.readFileSync(file) };
@@ -142,59 +123,53 @@ export function clientFor(io: IO, flags: TargetFlags): InstanceClient {
   return new InstanceClient(resolveTarget(flags, io.env, storeFor(io)));
 }
 
-/** A client for one instance and key. */
+/** What the instance answered: its status and body as it came. */
+function answerOf(status: number, text: string): Answer {
+  let json: unknown;
+  try {
+    json = text.trim() === '' ? undefined : JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status, text, json };
+}
+
+/** A client for one instance and key: a ChartaClient, and the answer of each call as it came. */
 export class InstanceClient {
+  readonly charta: ChartaClient;
+  private last: AnswerSeen | undefined;
+
   constructor(
     readonly target: Target,
-    private readonly fetchImpl: typeof fetch = fetch,
-  ) {}
-
-  /** `{host}/core/api/v1/plugins/<segments…>/`, each segment URL-encoded. */
-  pluginsUrl(segments: string[] = [], query?: Record<string, string>): string {
-    const tail = segments.map((s) => `${encodeURIComponent(s)}/`).join('');
-    const url = new URL(`${this.target.host}${PLUGINS_PATH}${tail}`);
-    for (const [k, v] of Object.entries(query ?? {})) url.searchParams.set(k, v);
-    return url.toString();
-  }
-
-  /** Sends a request under the plugins path; throws a Failure when the host cannot be reached. */
-  async request(method: string, segments: string[], options: RequestOptions = {}): Promise<Answer> {
-    const headers: Record<string, string> = { authorization: this.target.apiKey, accept: 'application/json' };
-    let body: FormData | URLSearchParams | undefined;
-    const given = options.body ?? { kind: 'empty' };
-    if (given.kind === 'multipart') {
-      const form = new FormData();
-      for (const [k, v] of Object.entries(given.fields)) form.set(k, v);
-      for (const [name, value] of repeatedPairs(given.repeated)) form.append(name, value);
-      if (given.file) {
-        const type = given.file.name.toLowerCase().endsWith('.whl') ? 'application/zip' : 'application/gzip';
-        form.set('package', new Blob([new Uint8Array(given.file.bytes)], { type }), given.file.name);
-      }
-      body = form;
-    } else if (given.kind === 'form') {
-      body = new URLSearchParams(given.fields);
-      for (const [name, value] of repeatedPairs(given.repeated)) body.append(name, value);
-    }
-    const url = this.pluginsUrl(segments, options.query);
-    try {
+    fetchImpl?: FetchLike,
+  ) {
+    this.charta = new ChartaClient({
+      baseUrl: target.host,
+      apiKey: target.apiKey,
+      fetch: fetchImpl,
       // Redirects are not followed: the key must not travel to another place than the one asked.
-      const response = await this.fetchImpl(url, { method, headers, body, redirect: 'manual' });
-      const text = await response.text();
-      let json: unknown;
-      try {
-        json = text.trim() === '' ? undefined : JSON.parse(text);
-      } catch {
-        json = undefined;
-      }
-      return { status: response.status, text, json };
-    } catch (err) {
-      throw new Failure(`Failed to connect to ${this.target.host}: ${reasonOf(err)}`);
-    }
+      requestInit: { redirect: 'manual' },
+      onAnswer: (answer) => (this.last = answer),
+    });
   }
 
-  /** Like request, but any status other than `expected` is an InstanceFailure. */
-  async expect(expected: number, method: string, segments: string[], options: RequestOptions = {}): Promise<Answer> {
-    const answer = await this.request(method, segments, options);
+  /** Runs one call of the client; answers what the instance answered, whatever its status. A host that cannot be reached is a Failure. */
+  async attempt(call: (charta: ChartaClient) => Promise<unknown>): Promise<Answer> {
+    this.last = undefined;
+    try {
+      await call(this.charta);
+    } catch (err) {
+      if (err instanceof ChartaApiError) return answerOf(err.status, err.body);
+      // An answer came but could not be decoded: it is still the answer.
+      if (!(err instanceof ChartaNetworkError)) throw err;
+      if (this.last === undefined) throw new Failure(`Failed to connect to ${this.target.host}: ${reasonOf(err.cause)}`);
+    }
+    return answerOf(this.last!.status, this.last!.text);
+  }
+
+  /** Like attempt, but any status other than `expected` is an InstanceFailure. */
+  async expect(expected: number, call: (charta: ChartaClient) => Promise<unknown>): Promise<Answer> {
+    const answer = await this.attempt(call);
     if (answer.status !== expected) throw new InstanceFailure(answer);
     return answer;
   }

@@ -136,7 +136,8 @@ export class CommandsApi {
   }
 
   /** Options of an AutocompleteField; each `value` is a JSON string PATCH accepts as is. */
-  async autocomplete(uuid: string, field: string, searchTerm: string): Promise<AutocompleteOption[]> {
-    return (await this.transport.send<AutocompleteOption[]>('GET', paths.commandAutocomplete(uuid, field), { query: { search_term: searchTerm } })).data;
+  async autocomplete(uuid: string, field: string, searchTerm: string, options: { limit?: number } = {}): Promise<AutocompleteOption[]> {
+    const query = { search_term: searchTerm, limit: options.limit };
+    return (await this.transport.send<AutocompleteOption[]>('GET', paths.commandAutocomplete(uuid, field), { query })).data;
   }
 }

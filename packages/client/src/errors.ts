@@ -32,8 +32,10 @@ export class ChartaApiError extends ChartaError {
   readonly errors: Array<{ field: string; message: string }> | undefined;
   /** The answer's headers (x-request-id, www-authenticate, …). */
   readonly headers: Headers;
+  /** The answer's body as it came ('' when empty). */
+  readonly body: string;
 
-  constructor(status: number, problem: ProblemDetails, headers: Headers) {
+  constructor(status: number, problem: ProblemDetails, headers: Headers, body = '') {
     super(`${status} ${problem.code}: ${problem.detail}`);
     this.status = status;
     this.problem = problem;
@@ -43,6 +45,7 @@ export class ChartaApiError extends ChartaError {
     this.code = problem.code;
     this.errors = problem.errors;
     this.headers = headers;
+    this.body = body;
   }
 
   /** The instance's request id, to quote when reporting a problem. */

@@ -5,6 +5,11 @@
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
+export type ChartList = 'conditions' | 'medications' | 'goals';
+
+export type AdminCatalogue =
+  'staff' | 'lab-partners' | 'pharmacies' | 'reason-for-visit-codings' | 'questionnaires' | 'educational-materials' | 'dispense-units';
+
 const API = '/core/api/v1';
 const seg = (value: string) => encodeURIComponent(value);
 
@@ -22,8 +27,25 @@ export const paths = {
   patient: (key: string) => `${API}/patients/${seg(key)}`,
 
   patientBannerAlerts: (key: string) => `${API}/patients/${seg(key)}/banner-alerts/`,
+  /** A chart list: conditions, medications or goals. */
+  patientChart: (key: string, list: ChartList) => `${API}/patients/${seg(key)}/${list}/`,
 
+  plugins: () => `${API}/plugins/`,
+  pluginExtractMetadata: () => `${API}/plugins/extract-metadata/`,
+  plugin: (name: string) => `${API}/plugins/${seg(name)}/`,
+  pluginPackage: (name: string) => `${API}/plugins/${seg(name)}/package/`,
   pluginSecrets: (name: string) => `${API}/plugins/${seg(name)}/secrets/`,
+  pluginDeadLetters: (name: string) => `${API}/plugins/${seg(name)}/dead-letters/`,
+  pluginDeadLetter: (name: string, id: string | number) => `${API}/plugins/${seg(name)}/dead-letters/${seg(String(id))}/`,
+  pluginDeadLetterReplay: (name: string, id: string | number) => `${API}/plugins/${seg(name)}/dead-letters/${seg(String(id))}/replay/`,
+
+  /** The log stream (a WebSocket). */
+  logStream: () => `${API}/logging/`,
+  logRecent: () => `${API}/logging/recent/`,
+
+  /** An admin reference catalogue (API key only). */
+  adminCatalogue: (catalogue: AdminCatalogue) => `${API}/admin/${catalogue}/`,
+  adminLabTests: (partnerId: string) => `${API}/admin/lab-partners/${seg(partnerId)}/tests/`,
 
   notes: () => `${API}/notes`,
   note: (uuid: string) => `${API}/notes/${seg(uuid)}`,

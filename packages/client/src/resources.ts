@@ -1,6 +1,6 @@
 // Patients and notes: what a note needs before commands can be written into it.
 import type { BannerAlert, CreateNote, CreatePatient, Note, Paginated, Patient } from '@charta/api';
-import { paths } from './paths.ts';
+import { paths, type ChartList } from './paths.ts';
 import type { Transport } from './transport.ts';
 
 export type CreatePatientInput = CreatePatient;
@@ -9,6 +9,27 @@ export type CreateNoteInput = CreateNote;
 export interface PageOptions {
   limit?: number;
   offset?: number;
+}
+
+export interface PatientSearchOptions extends PageOptions {
+  /** Words (at most 5) that must each appear in "first last", ignoring case. */
+  name?: string;
+}
+
+/** A chart entry as listed (docs/api.md, "The patient's chart"): the fields common to every kind, and the kind's own. */
+export interface ChartEntry {
+  id: string;
+  patient_key: string;
+  source_command: string;
+  status: string;
+  created_at: string;
+  updated_at: string;
+  [field: string]: unknown;
+}
+
+export interface ChartListOptions extends PageOptions {
+  /** Only entries of this status (the kind's statuses, docs/api.md). */
+  status?: string;
 }
 
 export interface NoteListOptions {
@@ -27,6 +48,30 @@ export class PatientsApi {
 
   async get(key: string): Promise<Patient> {
     return (await this.transport.send<Patient>('GET', paths.patient(key))).data;
+  }
+
+  /** GET /core/api/v1/patients?name=…: every word anywhere in "first last"; without a name, every patient. */
+  async search(options: PatientSearchOptions = {}): Promise<Paginated<Patient>> {
+    const query = { name: options.name, limit: options.limit, offset: options.offset };
+    return (await this.transport.send<Paginated<Patient>>('GET', paths.patients(), { query })).data;
+  }
+
+  /** GET /core/api/v1/patients/{key}/conditions/ (medications/, goals/): a chart list. */
+  async chart(key: string, list: ChartList, options: ChartListOptions = {}): Promise<Paginated<ChartEntry>> {
+    const query = { status: options.status, limit: options.limit, offset: options.offset };
+    return (await this.transport.send<Paginated<ChartEntry>>('GET', paths.patientChart(key, list), { query })).data;
+  }
+
+  conditions(key: string, options: ChartListOptions = {}): Promise<Paginated<ChartEntry>> {
+    return this.chart(key, 'conditions', options);
+  }
+
+  medications(key: string, options: ChartListOptions = {}): Promise<Paginated<ChartEntry>> {
+    return this.chart(key, 'medications', options);
+  }
+
+  goals(key: string, options: ChartListOptions = {}): Promise<Paginated<ChartEntry>> {
+    return this.chart(key, 'goals', options);
   }
 
   /** GET /core/api/v1/patients/{key}/banner-alerts/: the banner alerts plugins added, oldest first (a clinical token). */

@@ -14,6 +14,10 @@ export interface SendOptions {
   json?: unknown;
   /** Sent as application/x-www-form-urlencoded. */
   form?: Record<string, string>;
+  /** Sent as is: FormData (multipart, the boundary set by fetch) or URLSearchParams (form-encoded). */
+  body?: FormData | URLSearchParams;
+  /** Read a 2xx answer's body as bytes (`data` is a Uint8Array) rather than as JSON. */
+  bytes?: boolean;
   headers?: Record<string, string | null | undefined>;
   /** false: no Authorization header (the token endpoint). */
   authenticate?: boolean;
@@ -23,12 +27,24 @@ export interface Answer<T> {
   status: number;
   headers: Headers;
   data: T;
+  /** The body as text ('' when empty or read as bytes). */
+  text: string;
 }
 
 /** Supplies the Authorization header; `refresh` forgets a cached token (after a 401). */
 export interface Credentials {
   header(transport: Transport): Promise<string | undefined>;
   refresh?(): boolean;
+}
+
+/** What the instance answered to one request (the onAnswer hook: logging, a caller wanting the raw body). */
+export interface AnswerSeen {
+  method: Method;
+  url: string;
+  status: number;
+  headers: Headers;
+  /** The body as text ('' when empty or read as bytes). */
+  text: string;
 }
 
 export const staticCredentials = (header: string | undefined): Credentials => ({ header: async () => header });
@@ -82,15 +98,23 @@ export class Transport {
     baseUrl: string,
     private readonly fetchImpl: FetchLike,
     private readonly credentials: Credentials,
+    /** Added to every fetch (redirect, credentials, cache). */
+    private readonly init: RequestInit = {},
+    private readonly onAnswer?: (answer: AnswerSeen) => void,
   ) {
     this.baseUrl = baseUrl.replace(/\/+$/, '');
+  }
+
+  /** The Authorization header value the credentials give now (the log stream's first message). */
+  authorization(): Promise<string | undefined> {
+    return this.credentials.header(this);
   }
 
   async send<T>(method: Method, path: string, options: SendOptions = {}): Promise<Answer<T>> {
     const url = this.baseUrl + withSlashRule(method, path) + queryString(options.query);
     const headers: Record<string, string> = { accept: 'application/json, application/problem+json' };
     for (const [name, value] of Object.entries(options.headers ?? {})) if (value !== undefined && value !== null && value !== '') headers[name] = value;
-    let body: string | undefined;
+    let body: BodyInit | undefined = options.body;
     if (options.json !== undefined) {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(options.json);
@@ -104,26 +128,28 @@ export class Transport {
         const authorization = await this.credentials.header(this);
         if (authorization !== undefined) headers.authorization = authorization;
       }
-      const answer = await this.exchange(method, url, headers, body);
+      const answer = await this.exchange(method, url, headers, body, options.bytes === true);
+      this.onAnswer?.({ method, url, status: answer.status, headers: answer.headers, text: answer.text });
       // A 401 means nothing was done: with refreshable credentials, try once more with a new token.
       if (answer.status === 401 && authenticate && attempt === 0 && this.credentials.refresh?.() === true) continue;
       if (answer.status < 200 || answer.status > 299) {
-        throw new ChartaApiError(answer.status, toProblem(answer.status, answer.statusText, answer.data, answer.text), answer.headers);
+        throw new ChartaApiError(answer.status, toProblem(answer.status, answer.statusText, answer.data, answer.text), answer.headers, answer.text);
       }
-      return { status: answer.status, headers: answer.headers, data: answer.data as T };
+      return { status: answer.status, headers: answer.headers, data: answer.data as T, text: answer.text };
     }
   }
 
-  private async exchange(method: Method, url: string, headers: Record<string, string>, body: string | undefined) {
+  private async exchange(method: Method, url: string, headers: Record<string, string>, body: BodyInit | undefined, bytes: boolean) {
     let response: Response;
-    let text: string;
+    let text = '';
+    let data: unknown;
     try {
-      response = await this.fetchImpl(url, { method, headers, body });
-      text = await response.text();
+      response = await this.fetchImpl(url, { ...this.init, method, headers, body });
+      if (bytes && response.ok) data = new Uint8Array(await response.arrayBuffer());
+      else text = await response.text();
     } catch (cause) {
       throw new ChartaNetworkError(method, url, cause);
     }
-    let data: unknown;
     if (text !== '' && /json/i.test(response.headers.get('content-type') ?? '')) {
       try {
         data = JSON.parse(text);

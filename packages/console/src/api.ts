@@ -1,7 +1,10 @@
-// The one place the console speaks HTTP to its instance: the existing authenticated API, with the
-// signed-in credentials (session.ts). A refusal becomes an ApiError carrying the server's problem
-// document (docs/errors.md), so pages show the server's own message and reasons. A 401 to the
-// signed-in credentials signs the console out (docs/console.md, "An expired or revoked credential").
+// The console's adapter to @charta/client, the one HTTP client (docs/architecture.md): every call
+// goes through a ChartaClient on the page's own origin with the signed-in credentials
+// (session.ts), sent as `Bearer <key or token>`, never with cookies or the HTTP cache. A refusal
+// becomes an ApiError carrying the server's problem document (docs/errors.md), so pages show the
+// server's own message and reasons. A 401 to the signed-in credentials signs the console out
+// (docs/console.md, "An expired or revoked credential").
+import { ChartaApiError, ChartaClient, ChartaNetworkError } from '@charta/client';
 import { authorizationOf, refused, signedIn, type Credentials } from './session.ts';
 
 export interface FieldProblem {
@@ -23,54 +26,55 @@ export class ApiError extends Error {
 }
 
 export interface CallOptions {
-  /** Sent as JSON. */
-  json?: unknown;
-  /** Sent as is (FormData: multipart; URLSearchParams: form-encoded). */
-  body?: FormData | URLSearchParams;
   /** Send no credentials (the token endpoint). */
   anonymous?: boolean;
   /** Send these credentials rather than the signed-in ones (checking an API key before signing in with it). */
   as?: Credentials;
-  /** More request headers (If-Match). */
-  headers?: Record<string, string>;
 }
 
-/** Calls the API; answers the response when it is a success, throws ApiError otherwise. */
-export async function call(method: string, path: string, options: CallOptions = {}): Promise<Response> {
-  const headers: Record<string, string> = { ...options.headers, accept: 'application/json' };
+const requestInit: RequestInit = { credentials: 'omit', cache: 'no-store' };
+const clients = new WeakMap<Credentials, ChartaClient>();
+const anonymousClient = new ChartaClient({ baseUrl: '', requestInit });
+
+/** The client acting for `who` (one per credentials, kept while they are); without credentials, the anonymous one. */
+export function clientOf(who: Credentials | undefined): ChartaClient {
+  if (who === undefined) return anonymousClient;
+  let client = clients.get(who);
+  if (client === undefined) {
+    client = new ChartaClient({ baseUrl: '', apiKey: authorizationOf(who), requestInit });
+    clients.set(who, client);
+  }
+  return client;
+}
+
+/** Makes one call of the client with the signed-in credentials; answers its result, throws ApiError on a refusal. */
+export async function api<T>(call: (charta: ChartaClient) => Promise<T>, options: CallOptions = {}): Promise<T> {
   const used = options.anonymous ? undefined : (options.as ?? signedIn());
-  if (used !== undefined) headers.authorization = authorizationOf(used);
-  let body: BodyInit | undefined = options.body;
-  if (options.json !== undefined) {
-    headers['content-type'] = 'application/json';
-    body = JSON.stringify(options.json);
-  }
-  let res: Response;
   try {
-    res = await fetch(path, { method, headers, body, credentials: 'omit', cache: 'no-store' });
+    return await call(clientOf(used));
   } catch (err) {
-    throw new ApiError(0, undefined, `The instance could not be reached (${err instanceof Error ? err.message : String(err)})`, []);
+    if (err instanceof ChartaApiError) {
+      if (err.status === 401 && used !== undefined) refused(used);
+      throw problemOf(err.status, err.body);
+    }
+    if (err instanceof ChartaNetworkError) {
+      const cause = err.cause instanceof Error ? err.cause.message : String(err.cause);
+      throw new ApiError(0, undefined, `The instance could not be reached (${cause})`, []);
+    }
+    throw err;
   }
-  if (res.ok) return res;
-  const problem = await problemOf(res);
-  if (res.status === 401 && used !== undefined) refused(used);
-  throw problem;
 }
 
-/** Calls the API and answers its JSON body. */
-export async function callJson<T>(method: string, path: string, options: CallOptions = {}): Promise<T> {
-  const res = await call(method, path, options);
-  return (await res.json()) as T;
-}
+/** api() for a result the console reads as its own type (the wire's, as the page renders it). */
+export const apiAs = <T>(call: (charta: ChartaClient) => Promise<unknown>, options: CallOptions = {}): Promise<T> => api(call, options) as Promise<T>;
 
-async function problemOf(res: Response): Promise<ApiError> {
-  const text = await res.text();
+function problemOf(status: number, text: string): ApiError {
   try {
     const p = JSON.parse(text) as { code?: string; detail?: string; title?: string; errors?: FieldProblem[] };
     const errors = Array.isArray(p.errors) ? p.errors.filter((e) => typeof e?.message === 'string') : [];
-    return new ApiError(res.status, p.code, withHint(res.status, p.code, p.detail ?? p.title ?? `HTTP ${res.status}`), errors);
+    return new ApiError(status, p.code, withHint(status, p.code, p.detail ?? p.title ?? `HTTP ${status}`), errors);
   } catch {
-    return new ApiError(res.status, undefined, `HTTP ${res.status}: ${text.slice(0, 200)}`, []);
+    return new ApiError(status, undefined, `HTTP ${status}: ${text.slice(0, 200)}`, []);
   }
 }
 

@@ -4,7 +4,7 @@
 // instance refused the credentials, it says so (`notice`); the hash is left alone, so signing in
 // again shows the page that was open.
 import { useState } from 'preact/hooks';
-import { ApiError, call, callJson, messageOf } from './api.ts';
+import { ApiError, api, messageOf } from './api.ts';
 import { remember, type Credentials } from './session.ts';
 import { Alert } from './alert.tsx';
 
@@ -30,11 +30,10 @@ export function SignIn({ onSignedIn, notice }: Props) {
       let who: Credentials;
       if (mode === 'api-key') {
         who = { kind: 'api-key', key: key.trim() };
-        await call('GET', '/core/api/v1/plugins/?limit=1', { as: who });
+        await api((charta) => charta.plugins.list({ limit: 1 }), { as: who });
         remember(who);
       } else {
-        const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId.trim(), client_secret: secret });
-        const t = await callJson<{ access_token: string; scope: string }>('POST', '/auth/token/', { body: form, anonymous: true });
+        const t = await api((charta) => charta.requestToken(clientId.trim(), secret), { anonymous: true });
         who = { kind: 'oauth', token: t.access_token, clientId: clientId.trim(), scope: t.scope };
         remember(who);
       }

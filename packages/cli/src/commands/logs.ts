@@ -1,6 +1,9 @@
 // charta logs [--plugin NAME] [--level LEVEL] [--since DURATION] [--host URL] [--api-key KEY]
 // Follows an instance's log stream (docs/cli.md, "`charta logs`"; docs/api.md, "Log stream") over a WebSocket at
-// `ws(s)://<host>/core/api/v1/logging/`, the raw API key in `Authorization` (never in the URL).
+// `ws(s)://<host>/core/api/v1/logging/` (the URL from @charta/client), the raw API key in
+// `Authorization` of the upgrade (never in the URL), so a refused key is an HTTP answer the line
+// shows as it came. This socket is the tool's own (`ws`, for the header and that answer); the
+// client's stream authenticates in the first message, as a browser must.
 // First an informational line, then one line per entry whose `message` is the entry object and
 // whose `success` is false only for error-level entries, so `jq 'select(.success == false)'`
 // shows only failures. The options are checked here with the instance's vocabulary (usage
@@ -8,13 +11,13 @@
 // is a failure line (exit 1); SIGINT / SIGTERM close the stream quietly (exit 0).
 import type { Command } from 'commander';
 import WebSocket from 'ws';
+import { ChartaClient } from '@charta/client';
 import { bind, optionalString, storeFor, type RawInput, type Session } from '../command.ts';
 import type { IO } from '../io.ts';
 import { reasonOf, InstanceFailure, targetFlags, withTargetOptions } from '../instance.ts';
 import { EXIT, Failure, UsageError, envelope, printLine, type ExitCode } from '../output.ts';
 import { resolveTarget, type TargetFlags } from '../target.ts';
 
-export const LOGGING_PATH = '/core/api/v1/logging/';
 export { LOG_LEVELS as LEVELS, type LogLevel } from '@charta/api/constants';
 import { LOG_LEVELS as LEVELS, type LogLevel } from '@charta/api/constants';
 /** How long a signal-triggered close waits for the server's acknowledgement. */
@@ -63,13 +66,14 @@ export function parse({ flags }: RawInput): LogsOptions {
   return { target: targetFlags(flags), plugin, level: level as LogLevel | undefined, since };
 }
 
-/** `ws(s)://<host>/core/api/v1/logging/?<options>`. */
+/** `ws(s)://<host>/core/api/v1/logging/?<options>`, as @charta/client builds it. */
 export function streamUrl(host: string, options: LogsOptions): string {
-  const url = new URL(`${host.replace(/^http/, 'ws')}${LOGGING_PATH}`);
-  if (options.plugin !== undefined) url.searchParams.set('plugin', options.plugin);
-  if (options.level !== undefined) url.searchParams.set('level', options.level);
-  if (options.since !== undefined) url.searchParams.set('since', options.since);
-  return url.toString();
+  const filter = {
+    ...(options.plugin !== undefined ? { plugin: options.plugin } : {}),
+    ...(options.level !== undefined ? { level: options.level } : {}),
+    ...(options.since !== undefined ? { since: options.since } : {}),
+  };
+  return new ChartaClient({ baseUrl: host }).logs.streamUrl(filter);
 }
 
 /** One stream message as a line: the entry object (or the text if it is not JSON). */

@@ -3,8 +3,8 @@
 // patient's chart"). `version` changes after each commit or entry in error, which reloads it.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { callJson, messageOf } from '../api.ts';
-import { paths, type Coding, type Page } from '../clinical/types.ts';
+import { apiAs, messageOf } from '../api.ts';
+import type { Coding, Page } from '../clinical/types.ts';
 import { codingText } from '../clinical/format.ts';
 import { Alert } from '../alert.tsx';
 
@@ -50,10 +50,10 @@ export function ChartPanel({ patientKey, version }: { patientKey: string; versio
   useEffect(() => {
     let live = true;
     Promise.all([
-      callJson<Page<Condition>>('GET', paths.chart(patientKey, 'conditions')),
-      callJson<Page<Medication>>('GET', paths.chart(patientKey, 'medications')),
-      callJson<Page<Goal>>('GET', paths.chart(patientKey, 'goals')),
-      callJson<Page<BannerAlert>>('GET', paths.chart(patientKey, 'banner-alerts')),
+      apiAs<Page<Condition>>((charta) => charta.patients.conditions(patientKey, { limit: 100 })),
+      apiAs<Page<Medication>>((charta) => charta.patients.medications(patientKey, { limit: 100 })),
+      apiAs<Page<Goal>>((charta) => charta.patients.goals(patientKey, { limit: 100 })),
+      apiAs<Page<BannerAlert>>((charta) => charta.patients.bannerAlerts(patientKey, { limit: 100 })),
     ]).then(
       ([conditions, medications, goals, alerts]) => {
         if (!live) return;

@@ -4,8 +4,9 @@
 // offered only in the states that allow them, and only in a note that takes changes. Every
 // reason of a 400 is shown next to the field it names.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, call, messageOf } from '../api.ts';
-import { paths, type Command, type Field, type Option } from '../clinical/types.ts';
+import type { ChartaClient, CommandResult } from '@charta/client';
+import { ApiError, api, apiAs, messageOf } from '../api.ts';
+import type { Command, Field, Option } from '../clinical/types.ts';
 import { kindLabel } from '../clinical/kinds.ts';
 import { STATE_TEXT, labelOf } from '../clinical/format.ts';
 import { FieldInput } from './field.tsx';
@@ -64,18 +65,17 @@ export function CommandEditor({ uuid, noteWritable, onChanged }: Props) {
   /** Reads the command and its fields; the messages go only once the new state is there to show. */
   const load = async () => {
     try {
-      const res = await call('GET', paths.command(uuid));
-      const c = (await res.json()) as Command;
+      const read = await api((charta) => charta.commands.get(uuid));
       const f = await fieldsOf();
       setRefusal(undefined);
       setByField({});
       setDone(undefined);
-      show(c, res.headers.get('etag'), f);
+      show(read.command as unknown as Command, read.etag, f);
     } catch (err) {
       setRefusal({ text: messageOf(err), conflict: false, general: [] });
     }
   };
-  const fieldsOf = async () => ((await (await call('GET', paths.fields(uuid))).json()) as { fields: Field[] }).fields;
+  const fieldsOf = async () => (await apiAs<{ fields: Field[] }>((charta) => charta.commands.fields(uuid))).fields;
 
   useEffect(() => void load(), [uuid]);
 
@@ -106,13 +106,16 @@ export function CommandEditor({ uuid, noteWritable, onChanged }: Props) {
     setRefusal({ text: messageOf(err), conflict: false, general: sorted.general });
   };
 
-  /** One write with If-Match; answers the command as it is now, or undefined when refused (shown). */
-  const write = async (method: string, path: string, json: unknown, what: 'saved' | 'committed' | 'entered_in_error' | 'deleted') => {
-    const headers = etag.current === undefined ? undefined : { 'if-match': etag.current };
-    const res = await call(method, path, { json, headers });
-    if (what === 'deleted') return undefined;
-    const c = (await res.json()) as Command;
-    show(c, res.headers.get('etag'), what === 'saved' ? await fieldsOf() : (fields ?? []));
+  /** One write with If-Match; answers the command as it is now, or undefined when deleted. */
+  const write = async (
+    send: (charta: ChartaClient, options: { ifMatch?: string }) => Promise<CommandResult | void>,
+    what: 'saved' | 'committed' | 'entered_in_error' | 'deleted',
+  ) => {
+    const options = etag.current === undefined ? {} : { ifMatch: etag.current };
+    const answer = await api((charta) => send(charta, options));
+    if (what === 'deleted' || answer === undefined) return undefined;
+    const c = answer.command as unknown as Command;
+    show(c, answer.etag, what === 'saved' ? await fieldsOf() : (fields ?? []));
     return c;
   };
 
@@ -136,7 +139,7 @@ export function CommandEditor({ uuid, noteWritable, onChanged }: Props) {
     const changed = changes(local);
     const names = Object.keys(changed);
     if (names.length === 0) return undefined;
-    const c = await write('PATCH', paths.command(uuid), { values: changed }, 'saved');
+    const c = await write((charta, options) => charta.commands.update(uuid, changed, options), 'saved');
     onChanged(c, 'saved');
     const labels = names.map((n) => {
       const f = fields?.find((x) => x.name === n);
@@ -157,19 +160,19 @@ export function CommandEditor({ uuid, noteWritable, onChanged }: Props) {
   const commit = () =>
     void run(async () => {
       await saveValues(values);
-      const c = await write('POST', paths.commit(uuid), undefined, 'committed');
+      const c = await write((charta, options) => charta.commands.commit(uuid, options), 'committed');
       onChanged(c, 'committed');
       return 'Committed.';
     });
   const enterInError = () =>
     void run(async () => {
-      const c = await write('POST', paths.enterInError(uuid), undefined, 'entered_in_error');
+      const c = await write((charta, options) => charta.commands.enterInError(uuid, options), 'entered_in_error');
       onChanged(c, 'entered_in_error');
       return 'Entered in error.';
     });
   const remove = () =>
     void run(async () => {
-      await write('DELETE', paths.command(uuid), undefined, 'deleted');
+      await write((charta, options) => charta.commands.delete(uuid, options), 'deleted');
       onChanged(undefined, 'deleted');
       return undefined;
     });

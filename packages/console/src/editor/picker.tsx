@@ -4,8 +4,8 @@
 // field holding a list (`max_items`) adds each pick to the list. A field that takes free text
 // (`free_text`) offers, after the server's options, the typed text as an UNSTRUCTURED option.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { callJson, messageOf } from '../api.ts';
-import { paths, UNSTRUCTURED, type Field, type Option } from '../clinical/types.ts';
+import { api, messageOf } from '../api.ts';
+import { UNSTRUCTURED, type Field, type Option } from '../clinical/types.ts';
 import { codingText } from '../clinical/format.ts';
 
 export const DEBOUNCE_MS = 250;
@@ -60,7 +60,7 @@ export function Picker({ id, commandUuid, field, value, disabled, describedBy, i
     const mine = ++asked.current;
     setStatus('Searching…');
     try {
-      const wire = await callJson<Array<{ text: string; value: string }>>('GET', paths.autocomplete(commandUuid, field.name, text));
+      const wire = await api((charta) => charta.commands.autocomplete(commandUuid, field.name, text, { limit: 20 }));
       if (mine !== asked.current) return;
       const answer = wire.map((o) => JSON.parse(o.value) as Option);
       const typed = field.free_text === true && text.trim() !== '';

@@ -5,7 +5,7 @@
 // failures only, free text) apply to the buffer at once; pause holds new lines back, counted;
 // the selected line is shown whole and can be copied as JSON.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { callJson } from '../api.ts';
+import { api } from '../api.ts';
 import { LogBuffer, indexOfId } from './buffer.ts';
 import { clock, LEVELS, NO_FILTERS, rowOf, type Filters, type Level, type LogEntry, type Row } from './entry.ts';
 import { openLogStream, type LogStream, type StreamStatus } from './stream.ts';
@@ -30,6 +30,8 @@ function statusText(s: StreamStatus): string {
     }
     case 'refused':
       return `The log stream refused the credentials: ${s.reason || `code ${s.code}`}. Sign out and sign in again.`;
+    case 'closed': // the console's stream reconnects: not reached
+      return `Closed: ${s.reason || `code ${s.code}`}`;
   }
 }
 
@@ -96,7 +98,7 @@ export function LogsPage() {
   }, [buffer]);
 
   useEffect(() => {
-    callJson<{ results: Array<{ name: string }> }>('GET', '/core/api/v1/plugins/?limit=100').then(
+    api((charta) => charta.plugins.list({ limit: 100 })).then(
       (page) => setInstalled(page.results.map((p) => p.name)),
       () => undefined, // the filter still offers the names seen in the stream
     );

@@ -5,122 +5,46 @@
 // entries since the last one received and skipping those it already has. A refusal of the
 // credentials (4400, 4401, 4403, 4413) is not retried: retrying would not change it; a 4401 (an
 // expired or revoked credential) signs the console out (docs/console.md, "An expired or revoked credential").
-import { refused, secretOf, signedIn } from '../session.ts';
+import type { LogStream, StreamStatus } from '@charta/client';
+import { clientOf } from '../api.ts';
+import { refused, secretOf, signedIn, type Credentials } from '../session.ts';
 import type { LogEntry } from './entry.ts';
 
-const PATH = '/core/api/v1/logging/';
+export type { LogStream, StreamStatus } from '@charta/client';
+
 /** The first connection replays the last five minutes the instance keeps (at most 1,000 entries). */
 const FIRST_SINCE = '5m';
-const FIRST_DELAY_MS = 1000;
-const MAX_DELAY_MS = 15_000;
-const REFUSED = new Set([4400, 4401, 4403, 4413]);
 const UNAUTHORIZED = 4401;
-
-export type StreamStatus =
-  | { state: 'connecting'; attempt: number }
-  | { state: 'live'; reconnections: number }
-  | { state: 'waiting'; attempt: number; retryAt: number; code: number; reason: string }
-  | { state: 'refused'; code: number; reason: string };
 
 export interface StreamHandlers {
   onEntry(entry: LogEntry): void;
   onStatus(status: StreamStatus): void;
 }
 
-export interface LogStream {
-  /** Connects at once if it is waiting to retry. */
-  retryNow(): void;
-  close(): void;
-}
-
+/** The stream of @charta/client on the page's own host, with the signed-in credentials of each connection. */
 export function openLogStream(handlers: StreamHandlers): LogStream {
-  let ws: WebSocket | undefined;
-  let stopped = false;
-  let attempt = 0;
-  let reconnections = 0;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  // Catching up after a reconnection: the last timestamp received and the entries received at it.
-  let lastTimestamp: string | undefined;
-  let atLast = new Set<string>();
-  let catchingUp = false;
-
-  const connect = () => {
-    timer = undefined;
+  // The credentials the current connection was opened with (a 4401 refuses those).
+  let who: Credentials | undefined;
+  const stream = clientOf(undefined).logs.stream({
+    since: FIRST_SINCE,
     // The first message carries the bare secret, without `Bearer `.
-    const who = signedIn();
-    if (stopped || who === undefined) return;
-    const secret = secretOf(who);
-    handlers.onStatus({ state: 'connecting', attempt });
-    const since = lastTimestamp ?? FIRST_SINCE;
-    const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-    const socket = new WebSocket(`${scheme}://${location.host}${PATH}?since=${encodeURIComponent(since)}`);
-    ws = socket;
-    let ready = false;
-    socket.onopen = () => socket.send(JSON.stringify({ type: 'auth', token: secret }));
-    socket.onmessage = (m: MessageEvent) => {
-      if (typeof m.data !== 'string') return;
-      if (!ready) {
-        if (m.data !== '{"type":"ready"}') return;
-        ready = true;
-        if (attempt > 0) reconnections++;
-        attempt = 0;
-        catchingUp = lastTimestamp !== undefined;
-        handlers.onStatus({ state: 'live', reconnections });
-        return;
-      }
-      let entry: LogEntry;
-      try {
-        entry = JSON.parse(m.data) as LogEntry;
-      } catch {
-        return;
-      }
-      const ts = typeof entry?.timestamp === 'string' ? entry.timestamp : '';
-      if (catchingUp && lastTimestamp !== undefined) {
-        // The replay starts at the last timestamp seen: skip what was already shown.
-        if (ts < lastTimestamp || (ts === lastTimestamp && atLast.has(m.data))) return;
-        catchingUp = false;
-      }
-      // The latest timestamp (entries relayed from other processes may arrive a little out of order).
-      if (lastTimestamp === undefined || ts > lastTimestamp) {
-        lastTimestamp = ts;
-        atLast = new Set();
-      }
-      if (ts === lastTimestamp && atLast.size < 100) atLast.add(m.data);
-      handlers.onEntry(entry);
-    };
-    socket.onclose = (e: CloseEvent) => {
-      if (ws !== socket) return;
-      ws = undefined;
-      if (stopped) return;
-      if (REFUSED.has(e.code)) {
-        handlers.onStatus({ state: 'refused', code: e.code, reason: e.reason });
-        if (e.code === UNAUTHORIZED) refused(who);
-        return;
-      }
-      attempt++;
-      const delay = Math.min(MAX_DELAY_MS, FIRST_DELAY_MS * 2 ** (attempt - 1)) * (0.8 + Math.random() * 0.4);
-      handlers.onStatus({ state: 'waiting', attempt, retryAt: Date.now() + delay, code: e.code, reason: e.reason });
-      timer = setTimeout(connect, delay);
-    };
-  };
-
-  const online = () => {
-    if (timer !== undefined) {
-      clearTimeout(timer);
-      connect();
-    }
-  };
+    token: () => {
+      who = signedIn();
+      return who === undefined ? undefined : secretOf(who);
+    },
+    onEntry: (entry) => handlers.onEntry(entry as unknown as LogEntry),
+    onStatus: handlers.onStatus,
+    onRefused: (code) => {
+      if (code === UNAUTHORIZED && who !== undefined) refused(who);
+    },
+  });
+  const online = () => stream.retryNow();
   addEventListener('online', online);
-  connect();
-
   return {
-    retryNow: online,
+    retryNow: stream.retryNow,
     close: () => {
-      stopped = true;
       removeEventListener('online', online);
-      if (timer !== undefined) clearTimeout(timer);
-      ws?.close(1000, 'page closed');
-      ws = undefined;
+      stream.close('page closed');
     },
   };
 }

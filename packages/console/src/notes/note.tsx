@@ -3,10 +3,10 @@
 // any kind to a note that takes changes; the command editor; and the patient's chart panel,
 // reloaded after each commit or entry in error.
 import { useEffect, useState } from 'preact/hooks';
-import { callJson, messageOf } from '../api.ts';
+import { api, apiAs, messageOf } from '../api.ts';
 import { NOTE_TYPE_TEXT, STATE_TEXT, fullName, noteState, staff, when } from '../clinical/format.ts';
 import { KINDS, kindLabel } from '../clinical/kinds.ts';
-import { paths, writable, type Command, type Note, type Page, type Patient } from '../clinical/types.ts';
+import { writable, type Command, type Note, type Page, type Patient } from '../clinical/types.ts';
 import { ChartPanel } from '../chart/panel.tsx';
 import { CommandEditor } from '../editor/editor.tsx';
 import { hrefOf } from '../router.ts';
@@ -21,21 +21,22 @@ export function NotePage({ noteKey }: { noteKey: string }) {
   const [error, setError] = useState<string | undefined>();
   const [chartVersion, setChartVersion] = useState(0);
 
-  const loadCommands = () => callJson<Page<Command>>('GET', paths.commands(noteKey)).then(setCommands, (err) => setError(messageOf(err)));
+  const loadCommands = () =>
+    apiAs<Page<Command>>((charta) => charta.commands.list({ noteKey, limit: 100, offset: 0 })).then(setCommands, (err) => setError(messageOf(err)));
   useEffect(() => {
-    callJson<Note>('GET', paths.note(noteKey)).then(setNote, (err) => setError(messageOf(err)));
+    apiAs<Note>((charta) => charta.notes.get(noteKey)).then(setNote, (err) => setError(messageOf(err)));
     void loadCommands();
   }, [noteKey]);
   const patientKey = note?.patient_key;
   useEffect(() => {
-    if (patientKey !== undefined) callJson<Patient>('GET', paths.patient(patientKey)).then(setPatient, (err) => setError(messageOf(err)));
+    if (patientKey !== undefined) apiAs<Patient>((charta) => charta.patients.get(patientKey)).then(setPatient, (err) => setError(messageOf(err)));
   }, [patientKey]);
 
   const add = async (event: Event) => {
     event.preventDefault();
     setError(undefined);
     try {
-      const c = await callJson<Command>('POST', paths.newCommand(), { json: { schemaKey: kind, noteKey, values: {} } });
+      const { command: c } = await api((charta) => charta.commands.create({ schemaKey: kind, noteKey, values: {} }));
       await loadCommands();
       setOpen(c.uuid);
     } catch (err) {

@@ -1,9 +1,9 @@
 // A patient (`#patients/<key>`, docs/console.md, "Patients and notes"): who they are, their notes
 // (GET /core/api/v1/notes?patient_key=…) with type, state and times, and the chart panel.
 import { useEffect, useState } from 'preact/hooks';
-import { callJson, messageOf } from '../api.ts';
+import { apiAs, messageOf } from '../api.ts';
 import { fullName, NOTE_TYPE_TEXT, noteState, when } from '../clinical/format.ts';
-import { paths, type Note, type Page, type Patient } from '../clinical/types.ts';
+import type { Note, Page, Patient } from '../clinical/types.ts';
 import { ChartPanel } from '../chart/panel.tsx';
 import { hrefOf } from '../router.ts';
 import { Alert } from '../alert.tsx';
@@ -15,10 +15,10 @@ export function PatientPage({ patientKey }: { patientKey: string }) {
   const [error, setError] = useState<string | undefined>();
 
   useEffect(() => {
-    callJson<Patient>('GET', paths.patient(patientKey)).then(setPatient, (err) => setError(messageOf(err)));
+    apiAs<Patient>((charta) => charta.patients.get(patientKey)).then(setPatient, (err) => setError(messageOf(err)));
   }, [patientKey]);
   useEffect(() => {
-    callJson<Page<Note>>('GET', paths.notes(patientKey, offset)).then(setNotes, (err) => setError(messageOf(err)));
+    apiAs<Page<Note>>((charta) => charta.notes.list({ patientKey, limit: 50, offset })).then(setNotes, (err) => setError(messageOf(err)));
   }, [patientKey, offset]);
 
   return (

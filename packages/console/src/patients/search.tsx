@@ -2,9 +2,9 @@
 // GET /core/api/v1/patients, twenty at a time. The search term stays in the page's memory, never
 // in the address.
 import { useState } from 'preact/hooks';
-import { callJson, messageOf } from '../api.ts';
+import { apiAs, messageOf } from '../api.ts';
 import { fullName } from '../clinical/format.ts';
-import { paths, type Page, type Patient } from '../clinical/types.ts';
+import type { Page, Patient } from '../clinical/types.ts';
 import { hrefOf } from '../router.ts';
 import { Alert } from '../alert.tsx';
 
@@ -20,9 +20,8 @@ export function PatientSearch() {
     setBusy(true);
     setError(undefined);
     try {
-      const params: Record<string, string> = { limit: String(PAGE), offset: String(offset) };
-      if (term.trim() !== '') params.name = term;
-      setFound({ term, offset, page: await callJson<Page<Patient>>('GET', paths.patients(params)) });
+      const name = term.trim() !== '' ? term : undefined;
+      setFound({ term, offset, page: await apiAs<Page<Patient>>((charta) => charta.patients.search({ name, limit: PAGE, offset })) });
     } catch (err) {
       setError(messageOf(err));
     } finally {

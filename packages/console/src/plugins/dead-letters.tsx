@@ -2,8 +2,8 @@
 // event, handler, attempts and last error, with Replay (its event delivered again, to its one
 // handler) and Discard (docs/api.md, "Dead letters").
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { call, callJson } from '../api.ts';
-import { pluginPath, type DeadLetter } from './types.ts';
+import { api } from '../api.ts';
+import type { DeadLetter } from './types.ts';
 import { useNote } from './note.ts';
 
 /** The letters shown: the newest 100 (the count says how many there are). */
@@ -13,27 +13,26 @@ export function DeadLetters({ plugin }: { plugin: string }) {
   const [letters, setLetters] = useState<DeadLetter[] | undefined>();
   const [count, setCount] = useState(0);
   const { note, failed, act: acted } = useNote();
-  const path = `${pluginPath(plugin)}dead-letters/`;
 
   const load = useCallback(async () => {
     try {
-      const page = await callJson<{ count: number; results: DeadLetter[] }>('GET', `${path}?limit=${SHOWN}`);
+      const page = await api((charta) => charta.plugins.deadLetters(plugin, { limit: SHOWN }));
       setLetters(page.results);
       setCount(page.count);
     } catch (err) {
       failed(err);
     }
-  }, [path, failed]);
+  }, [plugin, failed]);
   useEffect(() => void load(), [load]);
   const act = (what: () => Promise<string>) => acted(what, load);
   const replay = (letter: DeadLetter) =>
     act(async () => {
-      await call('POST', `${path}${letter.id}/replay/`);
+      await api((charta) => charta.plugins.replayDeadLetter(plugin, letter.id));
       return `Dead letter ${letter.id} replayed: its event goes to ${letter.handler} again.`;
     });
   const discard = (letter: DeadLetter) =>
     act(async () => {
-      await call('DELETE', `${path}${letter.id}/`);
+      await api((charta) => charta.plugins.discardDeadLetter(plugin, letter.id));
       return `Dead letter ${letter.id} discarded.`;
     });
 

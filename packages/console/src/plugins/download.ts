@@ -1,13 +1,11 @@
 // Downloads a plugin's package: fetched with the signed-in credentials (a plain link could not
 // carry them), then handed to the browser as a file named as the server names it.
-import { call } from '../api.ts';
-import { pluginPath } from './types.ts';
+import { api } from '../api.ts';
 
 export async function downloadPackage(name: string): Promise<void> {
-  const res = await call('GET', `${pluginPath(name)}package/`);
-  const disposition = res.headers.get('content-disposition') ?? '';
-  const fileName = /filename="([^"]+)"/.exec(disposition)?.[1] ?? `${name}.tar.gz`;
-  const url = URL.createObjectURL(await res.blob());
+  const download = await api((charta) => charta.plugins.download(name));
+  const fileName = download.filename ?? `${name}.tar.gz`;
+  const url = URL.createObjectURL(new Blob([new Uint8Array(download.bytes)], { type: download.contentType ?? 'application/octet-stream' }));
   const a = document.createElement('a');
   a.href = url;
   a.download = fileName;

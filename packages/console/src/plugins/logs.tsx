@@ -1,7 +1,7 @@
 // A plugin's recent log lines, from GET /core/api/v1/logging/recent/ (docs/api.md, "Log
 // stream"): a plain authenticated request, as a browser cannot set a WebSocket's headers.
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { callJson, messageOf } from '../api.ts';
+import { apiAs, messageOf } from '../api.ts';
 import { Alert } from '../alert.tsx';
 
 interface Entry {
@@ -16,10 +16,9 @@ export function RecentLogs({ plugin }: { plugin: string }) {
   const [error, setError] = useState<string | undefined>();
 
   const load = useCallback(() => {
-    const q = new URLSearchParams({ plugin, limit: '50' });
-    callJson<{ results: Entry[] }>('GET', `/core/api/v1/logging/recent/?${q}`).then(
-      (r) => {
-        setEntries(r.results);
+    apiAs<Entry[]>((charta) => charta.logs.recent({ plugin, limit: 50 })).then(
+      (results) => {
+        setEntries(results);
         setError(undefined);
       },
       (err) => setError(messageOf(err)),

@@ -1,11 +1,11 @@
 // The plugins page (docs/console.md, "The plugins page"): the installed plugins, installing one,
 // enabling, disabling, deleting (after a confirmation), downloading, secrets and recent logs.
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { call, callJson } from '../api.ts';
+import { api, apiAs } from '../api.ts';
 import { Upload } from './upload.tsx';
 import { PluginCard } from './card.tsx';
 import { downloadPackage } from './download.ts';
-import { PLUGINS, pluginPath, type Plugin } from './types.ts';
+import type { Plugin } from './types.ts';
 import { useNote } from './note.ts';
 
 export function PluginsPage() {
@@ -17,7 +17,7 @@ export function PluginsPage() {
 
   const load = useCallback(async () => {
     try {
-      const page = await callJson<{ count: number; results: Plugin[] }>('GET', `${PLUGINS}?limit=100`);
+      const page = await apiAs<{ count: number; results: Plugin[] }>((charta) => charta.plugins.list({ limit: 100 }));
       setPlugins(page.results);
       setCount(page.count);
     } catch (err) {
@@ -29,7 +29,7 @@ export function PluginsPage() {
 
   const toggle = (p: Plugin) =>
     act(async () => {
-      await call('PATCH', pluginPath(p.name), { body: new URLSearchParams({ is_enabled: p.is_enabled ? 'false' : 'true' }) });
+      await api((charta) => (p.is_enabled ? charta.plugins.disable(p.name) : charta.plugins.enable(p.name)));
       return `${p.name} ${p.is_enabled ? 'disabled' : 'enabled'}.`;
     });
 
@@ -43,7 +43,7 @@ export function PluginsPage() {
     if (p === undefined) return;
     // An enabled plugin is stopped and deleted in one step (the dialog says so).
     void act(async () => {
-      await call('DELETE', `${pluginPath(p.name)}${p.is_enabled ? '?force=true' : ''}`);
+      await api((charta) => charta.plugins.delete(p.name, { force: p.is_enabled }));
       return `${p.name} deleted.`;
     });
   };

@@ -2,8 +2,7 @@
 // whether each is set; a value typed here is sent once and the input emptied. No value is ever
 // read back: the API has no way to answer one.
 import { useEffect, useState } from 'preact/hooks';
-import { callJson, messageOf } from '../api.ts';
-import { pluginPath } from './types.ts';
+import { apiAs, messageOf } from '../api.ts';
 
 interface Secret {
   name: string;
@@ -16,18 +15,17 @@ export function Secrets({ plugin }: { plugin: string }) {
   const [secrets, setSecrets] = useState<Secret[] | undefined>();
   const [values, setValues] = useState<Record<string, string>>({});
   const [message, setMessage] = useState<{ text: string; error: boolean } | undefined>();
-  const path = `${pluginPath(plugin)}secrets/`;
 
   useEffect(() => {
-    callJson<{ results: Secret[] }>('GET', path).then(
+    apiAs<{ results: Secret[] }>((charta) => charta.plugins.secrets(plugin)).then(
       (r) => setSecrets(r.results),
       (err) => setMessage({ text: messageOf(err), error: true }),
     );
-  }, [path]);
+  }, [plugin]);
 
   const change = async (body: Record<string, string | null>, done: string) => {
     try {
-      const r = await callJson<{ results: Secret[] }>('PATCH', path, { json: body });
+      const r = await apiAs<{ results: Secret[] }>((charta) => charta.plugins.setSecrets(plugin, body));
       setSecrets(r.results);
       setValues({});
       setMessage({ text: done, error: false });

@@ -2,8 +2,8 @@
 // API's multipart upload (docs/api.md, "Plugins"). A refused package's reasons (the problem's
 // `errors`) are listed one per line.
 import { useRef, useState } from 'preact/hooks';
-import { ApiError, call, messageOf, type FieldProblem } from '../api.ts';
-import { PLUGINS, type Plugin } from './types.ts';
+import { ApiError, apiAs, messageOf, type FieldProblem } from '../api.ts';
+import type { Plugin } from './types.ts';
 
 interface Props {
   onInstalled: (plugin: Plugin) => void;
@@ -20,11 +20,7 @@ export function Upload({ onInstalled }: Props) {
     setBusy(true);
     setRefusal(undefined);
     try {
-      const form = new FormData();
-      form.set('is_enabled', enable ? 'true' : 'false');
-      form.set('package', file, file.name);
-      const res = await call('POST', PLUGINS, { body: form });
-      onInstalled((await res.json()) as Plugin);
+      onInstalled(await apiAs<Plugin>((charta) => charta.plugins.install({ name: file.name, data: file }, { isEnabled: enable })));
     } catch (err) {
       setRefusal({ message: `${file.name}: ${messageOf(err)}`, reasons: err instanceof ApiError ? err.errors : [] });
     } finally {

@@ -19,7 +19,7 @@ export function parse({ args, flags }: RawInput): DeleteOptions {
 }
 
 export function run(io: IO, options: DeleteOptions): Promise<ExitCode> {
-  return requestPlugin(io, options.target, [options.name], 204, 'DELETE', () => ({ query: options.force ? { force: 'true' } : undefined }));
+  return requestPlugin(io, options.target, 204, (charta) => charta.plugins.delete(options.name, { force: options.force === true }));
 }
 
 export function register(parent: Command, session: Session): Command {

@@ -18,18 +18,18 @@ import {
   clientFor,
   collect,
   collected,
-  pythonBool,
   readPackage,
   secretFields,
   targetFlags,
+  uploadOf,
   withTargetOptions,
 } from '../../instance.ts';
 
 export interface InstallOptions {
   source: { kind: 'project' | 'package'; path: string };
   enabled: boolean;
-  /** The `secret` fields to send (base64 of `KEY=VALUE` each). */
-  secrets: string[];
+  /** The secrets to send, [KEY, VALUE] in order (each a `secret` field: base64 of `KEY=VALUE`). */
+  secrets: Array<[string, string]>;
   /** The grants to give (docs/plugins.md, "Grants"); the instance refuses a name it does not know. */
   grants: string[];
   target: TargetFlags;
@@ -48,20 +48,19 @@ export function parse({ args, flags }: RawInput): InstallOptions {
 export async function run(io: IO, options: InstallOptions): Promise<ExitCode> {
   const client = clientFor(io, options.target);
   const packagePath = options.source.kind === 'project' ? (await buildProject(options.source.path)).file : options.source.path;
-  const file = readPackage(packagePath);
-  const isEnabled = pythonBool(options.enabled);
-  const repeated = { secret: options.secrets, grant: options.grants };
-  const installed = await client.request('POST', [], { body: { kind: 'multipart', fields: { is_enabled: isEnabled }, repeated, file } });
+  const file = uploadOf(readPackage(packagePath));
+  const change = { isEnabled: options.enabled, secrets: options.secrets, grants: options.grants };
+  const installed = await client.attempt((charta) => charta.plugins.install(file, change));
   if (installed.status === 201) {
     printLine(io.stdout, envelope(true, 'Package successfully uploaded', { status_code: 201, plugin: installed.json, package: packagePath }));
     return EXIT.ok;
   }
   if (!(installed.status === 400 && problemCode(installed.json) === 'plugin_exists')) throw new InstanceFailure(installed);
 
-  const metadata = await client.expect(200, 'POST', ['extract-metadata'], { body: { kind: 'multipart', fields: {}, file } });
+  const metadata = await client.expect(200, (charta) => charta.plugins.extractMetadata(file));
   const name = (metadata.json as { name?: unknown } | undefined)?.name;
   if (typeof name !== 'string' || name === '') throw new InstanceFailure(metadata);
-  const updated = await client.expect(200, 'PATCH', [name], { body: { kind: 'multipart', fields: { is_enabled: isEnabled }, repeated, file } });
+  const updated = await client.expect(200, (charta) => charta.plugins.update(name, { ...change, package: file }));
   printLine(io.stdout, responseEnvelope(true, updated.status, updated.text, { package: packagePath }));
   return EXIT.ok;
 }

@@ -17,7 +17,7 @@ export function parse({ flags }: RawInput): ListOptions {
 }
 
 export async function run(io: IO, options: ListOptions): Promise<ExitCode> {
-  const results = await allPages(clientFor(io, options.target), []);
+  const results = await allPages(clientFor(io, options.target), (charta, page) => charta.plugins.list(page));
   printLine(io.stdout, envelope(true, { count: results.length, results }, { status_code: 200 }));
   return EXIT.ok;
 }

@@ -3,11 +3,12 @@
 // request about it (or something of it: `[name, 'dead-letters', id]`) and prints the answer as
 // the envelope.
 import type { Command } from 'commander';
+import type { ChartaClient } from '@charta/client';
 import { optionalString } from '../../command.ts';
 import type { IO } from '../../io.ts';
 import { EXIT, printLine, responseEnvelope, UsageError, type ExitCode } from '../../output.ts';
 import type { TargetFlags } from '../../target.ts';
-import { clientFor, withTargetOptions, type RequestOptions } from '../../instance.ts';
+import { clientFor, withTargetOptions } from '../../instance.ts';
 
 /** The plugin name of the first argument, trimmed; an empty one is a usage error. */
 export function pluginNameArgument(args: unknown[]): string {
@@ -22,21 +23,13 @@ export function namedPluginCommand(parent: Command, verb: string, description: s
 }
 
 /**
- * Sends `method` to the plugin's path (`segments`: the name, then what is under it), expects
- * `expected`, and prints the answer's envelope.
- * `options` is built once the target is resolved: a missing host or key is told before an
+ * Makes one call of the client about the plugin, expects `expected`, and prints the answer's
+ * envelope. The call runs once the target is resolved: a missing host or key is told before an
  * unreadable package.
  */
-export async function requestPlugin(
-  io: IO,
-  target: TargetFlags,
-  segments: string[],
-  expected: number,
-  method: string,
-  options: () => RequestOptions = () => ({}),
-): Promise<ExitCode> {
+export async function requestPlugin(io: IO, target: TargetFlags, expected: number, call: (charta: ChartaClient) => Promise<unknown>): Promise<ExitCode> {
   const client = clientFor(io, target);
-  const answer = await client.expect(expected, method, segments, options());
+  const answer = await client.expect(expected, call);
   printLine(io.stdout, responseEnvelope(true, answer.status, answer.text));
   return EXIT.ok;
 }

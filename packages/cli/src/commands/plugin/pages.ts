@@ -2,6 +2,7 @@
 // an instance's list, fetched 100 at a time, following its `next` link until there is none. Only
 // the link's limit and offset are used, on the host charta was given, so the key never goes to
 // another address than that.
+import type { ChartaClient, PageOptions, Paginated } from '@charta/client';
 import { Failure } from '../../output.ts';
 import { InstanceFailure, type InstanceClient } from '../../instance.ts';
 
@@ -14,13 +15,17 @@ interface Page {
   results?: unknown;
 }
 
-/** Every result of the list at `segments` under the plugins path. */
-export async function allPages(client: InstanceClient, segments: string[]): Promise<unknown[]> {
+/** Every result of the list `page` asks for, a page at a time. */
+export async function allPages(
+  client: InstanceClient,
+  fetchPage: (charta: ChartaClient, options: PageOptions) => Promise<Paginated<unknown>>,
+): Promise<unknown[]> {
   const results: unknown[] = [];
   let query: Record<string, string> | undefined = { limit: String(PAGE_SIZE) };
   for (let pages = 0; query !== undefined; pages++) {
     if (pages >= MAX_PAGES) throw new Failure(`The instance's list did not end after ${MAX_PAGES} pages`);
-    const answer = await client.expect(200, 'GET', segments, { query });
+    const asked: PageOptions = { limit: Number(query.limit), ...(query.offset !== undefined ? { offset: Number(query.offset) } : {}) };
+    const answer = await client.expect(200, (charta) => fetchPage(charta, asked));
     const page = answer.json as Page | undefined;
     if (typeof page !== 'object' || page === null || !Array.isArray(page.results)) throw new InstanceFailure(answer);
     results.push(...page.results);

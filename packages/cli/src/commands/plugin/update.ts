@@ -7,7 +7,8 @@ import { bind, optionalString, type RawInput, type Session } from '../../command
 import type { IO } from '../../io.ts';
 import { UsageError, type ExitCode } from '../../output.ts';
 import type { TargetFlags } from '../../target.ts';
-import { checkPackagePath, collect, collected, hasRepeated, pythonBool, readPackage, secretFields, targetFlags, type Body } from '../../instance.ts';
+import type { PluginChange } from '@charta/client';
+import { checkPackagePath, collect, collected, readPackage, secretFields, targetFlags, uploadOf } from '../../instance.ts';
 import { namedPluginCommand, pluginNameArgument, requestPlugin } from './named-plugin.ts';
 
 export interface UpdateOptions {
@@ -15,8 +16,8 @@ export interface UpdateOptions {
   package?: string | undefined;
   /** undefined: leave the flag as it is. */
   enabled?: boolean | undefined;
-  /** The `secret` fields to send (base64 of `KEY=VALUE` each). */
-  secrets: string[];
+  /** The secrets to send, [KEY, VALUE] in order (each a `secret` field: base64 of `KEY=VALUE`). */
+  secrets: Array<[string, string]>;
   /** Grants to give and to take back (docs/plugins.md, "Grants"). */
   grants: string[];
   revokes: string[];
@@ -39,16 +40,18 @@ export function parse({ args, flags }: RawInput): UpdateOptions {
 }
 
 export function run(io: IO, options: UpdateOptions): Promise<ExitCode> {
-  return requestPlugin(io, options.target, [options.name], 200, 'PATCH', () => ({ body: patchBody(options) }));
+  return requestPlugin(io, options.target, 200, (charta) => charta.plugins.update(options.name, change(options)));
 }
 
-/** Multipart with the package, form-encoded with only the flag, secrets and/or grants, empty with none. */
-function patchBody(options: UpdateOptions): Body {
-  const fields: Record<string, string> = options.enabled === undefined ? {} : { is_enabled: pythonBool(options.enabled) };
-  const repeated = { secret: options.secrets, grant: options.grants, revoke: options.revokes };
-  if (options.package !== undefined) return { kind: 'multipart', fields, repeated, file: readPackage(options.package) };
-  if (options.enabled !== undefined || hasRepeated(repeated)) return { kind: 'form', fields, repeated };
-  return { kind: 'empty' };
+/** The client sends it multipart with the package, form-encoded with only the flag, secrets and/or grants, empty with none. */
+function change(options: UpdateOptions): PluginChange {
+  return {
+    ...(options.package !== undefined ? { package: uploadOf(readPackage(options.package)) } : {}),
+    ...(options.enabled !== undefined ? { isEnabled: options.enabled } : {}),
+    secrets: options.secrets,
+    grants: options.grants,
+    revokes: options.revokes,
+  };
 }
 
 export function register(parent: Command, session: Session): Command {

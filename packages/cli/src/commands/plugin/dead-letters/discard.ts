@@ -20,7 +20,7 @@ export function parse({ args, flags }: RawInput): DiscardOptions {
 }
 
 export function run(io: IO, options: DiscardOptions): Promise<ExitCode> {
-  return requestPlugin(io, options.target, [options.name, 'dead-letters', options.id], 204, 'DELETE');
+  return requestPlugin(io, options.target, 204, (charta) => charta.plugins.discardDeadLetter(options.name, options.id));
 }
 
 export function register(parent: Command, session: Session): Command {

@@ -19,7 +19,7 @@ export function parse({ args, flags }: RawInput): ListOptions {
 }
 
 export async function run(io: IO, options: ListOptions): Promise<ExitCode> {
-  const results = await allPages(clientFor(io, options.target), [options.name, 'dead-letters']);
+  const results = await allPages(clientFor(io, options.target), (charta, page) => charta.plugins.deadLetters(options.name, page));
   printLine(io.stdout, envelope(true, { count: results.length, results }, { status_code: 200 }));
   return EXIT.ok;
 }

@@ -20,7 +20,7 @@ export function parse({ args, flags }: RawInput): ReplayOptions {
 }
 
 export function run(io: IO, options: ReplayOptions): Promise<ExitCode> {
-  return requestPlugin(io, options.target, [options.name, 'dead-letters', options.id, 'replay'], 202, 'POST');
+  return requestPlugin(io, options.target, 202, (charta) => charta.plugins.replayDeadLetter(options.name, options.id));
 }
 
 export function register(parent: Command, session: Session): Command {
