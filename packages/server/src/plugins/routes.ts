@@ -35,6 +35,7 @@ import {
   DeadLetterParams,
   DeadLetterSchema,
   DeletePluginQuery,
+  PackageMetadataSchema,
   PluginPage,
   PluginParams as params,
   PluginSchema,
@@ -43,6 +44,8 @@ import {
 } from '@charta/api';
 
 const BASE = '/core/api/v1/plugins';
+/** A package archive's bytes (sent as they are: the serializer never sees a Buffer). */
+const PackageArchive = Type.Unsafe<Buffer>({ type: 'string', format: 'binary' });
 const tags = ['Plugins'];
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }];
 
@@ -152,6 +155,7 @@ export async function pluginRoutes(parent: FastifyInstance, { storage, publicUrl
   app.addSchema(PluginSchema);
   app.addSchema(SecretListingSchema);
   app.addSchema(DeadLetterSchema);
+  app.addSchema(PackageMetadataSchema);
   const base = (request: FastifyRequest) => baseUrlOf(request, publicUrl);
   const problems = problemResponses;
 
@@ -180,7 +184,7 @@ export async function pluginRoutes(parent: FastifyInstance, { storage, publicUrl
       tags,
       security,
       summary: "Read a package's name, version and description without installing it",
-      response: { ...problems(400, 401, 403, 413, 415) },
+      response: { 200: Type.Ref('PackageMetadata'), ...problems(400, 401, 403, 413, 415) },
     },
     handler: async (request) => {
       const upload = await readUpload(request);
@@ -269,7 +273,19 @@ export async function pluginRoutes(parent: FastifyInstance, { storage, publicUrl
   });
 
   app.get(`${BASE}/:name/package/`, {
-    schema: { tags, security, summary: 'Download the package archive', params, response: { ...problems(401, 403, 404) } },
+    schema: {
+      tags,
+      security,
+      summary: 'Download the package archive',
+      params,
+      response: {
+        200: {
+          description: 'The package archive: a wheel (application/zip) or a .tar.gz (application/gzip)',
+          content: { 'application/zip': { schema: PackageArchive }, 'application/gzip': { schema: PackageArchive } },
+        },
+        ...problems(401, 403, 404),
+      },
+    },
     handler: async (request, reply) => {
       const row = await downloadPackage(ctxOf(request, storage), pluginName(request.params.name));
       const ext = row.format === 'wheel' ? 'whl' : 'tar.gz';
