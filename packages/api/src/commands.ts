@@ -118,7 +118,7 @@ export const AutocompleteParams = Type.Object({ uuid: Type.String(), field: Type
 export const AutocompleteQuery = Type.Object(
   {
     search_term: Type.Optional(Type.String({ maxLength: MAX_SEARCH_TERM })),
-    limit: Type.Optional(Type.String({ pattern: '^\\d+$', description: '1–100, default 20' })),
+    limit: Type.Optional(Type.Integer({ description: 'Options to answer, 1 to 100 (default 20)' })),
   },
   { additionalProperties: false },
 );

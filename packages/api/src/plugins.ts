@@ -3,6 +3,9 @@ import { Type, type Static } from '@sinclair/typebox';
 import { PageOf, Timestamp } from './common.ts';
 import { GRANT_NAMES, PLUGIN_RUNTIME_STATES } from './constants.ts';
 
+/** A package archive's bytes (the download's body: sent as they are, the serializer never sees them). */
+export const PackageArchive = Type.Unsafe<Uint8Array>({ type: 'string', format: 'binary' });
+
 export const PluginParams = Type.Object({ name: Type.String({ description: 'Plugin name (slug)' }) });
 
 const FaultCounts = Type.Object({
@@ -74,7 +77,7 @@ export const SecretListingSchema = Type.Object(
         name: Type.String(),
         declared: Type.Boolean({ description: "Whether the manifest's `secrets` names it" }),
         is_set: Type.Boolean(),
-        updated_at: Type.Union([Type.String(), Type.Null()], { description: 'When its value was last set; null when it is not set' }),
+        updated_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When its value was last set; null when it is not set' }),
       }),
     ),
   },

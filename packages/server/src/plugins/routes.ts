@@ -35,6 +35,7 @@ import {
   DeadLetterParams,
   DeadLetterSchema,
   DeletePluginQuery,
+  PackageArchive,
   PackageMetadataSchema,
   PluginPage,
   PluginParams as params,
@@ -44,8 +45,6 @@ import {
 } from '@charta/api';
 
 const BASE = '/core/api/v1/plugins';
-/** A package archive's bytes (sent as they are: the serializer never sees a Buffer). */
-const PackageArchive = Type.Unsafe<Buffer>({ type: 'string', format: 'binary' });
 const tags = ['Plugins'];
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }];
 
