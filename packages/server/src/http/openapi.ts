@@ -7,7 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { COMMAND_EVENT_PREFIXES, GRANT_NAMES } from '@charta/api/constants';
+import { COMMAND_EVENT_PREFIXES, COMMAND_STATES, GRANT_NAMES } from '@charta/api/constants';
 import { problemResponses } from './schemas.ts';
 
 declare module 'fastify' {
@@ -160,11 +160,20 @@ export function completeDocument(doc: Json, publicUrl: string | undefined): Json
     content: { ...multipart(pluginForm(false, true)), 'application/x-www-form-urlencoded': { schema: pluginForm(false, true) } },
   };
   // schemaKey names a kind; the check stays in the operation, whose 400 (unknown_schema_key)
-  // names the known kinds, so the enum is the document's only.
+  // names the known kinds, so the enum is the document's only (validating it would change that 400).
   const kinds = Object.keys(COMMAND_EVENT_PREFIXES);
   for (const media of Object.values<Json>(ops['/core/api/v1/commands/'].post.requestBody.content)) {
     media.schema.properties.schemaKey = { ...media.schema.properties.schemaKey, enum: kinds };
   }
+  // The same for the filters whose values the list operations check (their 400 names the values).
+  const queryEnum = (op: Json, name: string, values: readonly string[]) => {
+    const parameter = (op.parameters as Json[]).find((p) => p.in === 'query' && p.name === name);
+    if (parameter === undefined) throw new Error(`openapi: no query parameter ${name}`);
+    parameter.schema = { ...parameter.schema, enum: values };
+  };
+  queryEnum(ops['/core/api/v1/commands'].get, 'schema_key', kinds);
+  queryEnum(ops['/core/api/v1/commands'].get, 'state', COMMAND_STATES);
+  queryEnum(ops['/core/api/v1/notes'].get, 'deleted', ['true', 'false']);
   return doc;
 }
 

@@ -79,7 +79,7 @@ export async function session({ clinical, tool, anonymous, clientId, clientSecre
   const note = must(await clinical.POST('/core/api/v1/notes/', { body: { patientKey, noteType: 'encounter', title: 'Visit' } }), 201);
   const noteKey: string = note.uuid;
   assert.equal(must(await clinical.GET('/core/api/v1/notes/{uuid}', { params: { path: { uuid: noteKey } } }), 200).uuid, noteKey);
-  assert.ok(must(await clinical.GET('/core/api/v1/notes', { params: { query: { patient_key: patientKey, limit: 10 } } }), 200).count >= 1);
+  assert.ok(must(await clinical.GET('/core/api/v1/notes', { params: { query: { patient_key: patientKey, deleted: 'false', limit: 10 } } }), 200).count >= 1);
 
   // Commands: create (JSON, replayed; form), read, list, change, fields, autocomplete, commit, enter in error, delete.
   const kind: Kind = 'assess';
@@ -108,10 +108,12 @@ export async function session({ clinical, tool, anonymous, clientId, clientSecre
   const etag = read.response.headers.get('etag') ?? '';
   assert.equal(must(read, 200).uuid, uuid);
   const page = must(
-    await clinical.GET('/core/api/v1/commands', { params: { query: { note_key: noteKey, ordering: '-created_at', limit: 10, offset: 0 } } }),
+    await clinical.GET('/core/api/v1/commands', {
+      params: { query: { note_key: noteKey, schema_key: kind, state: 'staged', ordering: '-created_at', limit: 10, offset: 0 } },
+    }),
     200,
   );
-  assert.equal(page.count, 2);
+  assert.equal(page.count, 1);
   const stale = await clinical.PATCH('/core/api/v1/commands/{uuid}/', {
     params: { path: { uuid }, header: { 'if-match': '"stale"' } },
     body: { values: { narrative: 'Worse' } },
