@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', 'bench/results/**', 'packages/cli/templates/**'] },
+  { ignores: ['**/node_modules/**', '**/dist/**', 'bench/results/**', 'packages/cli/templates/**', 'packages/server/test/openapi-client/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

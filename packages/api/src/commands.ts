@@ -2,7 +2,16 @@
 // the fields of a kind and an autocomplete option (docs/api.md, The nine Commands API endpoints).
 import { Type, type Static, type TOptional, type TString } from '@sinclair/typebox';
 import { Key, Nullable, Timestamp, Uuid, PageOf, PageParams } from './common.ts';
-import { COMMAND_EVENT_PREFIXES, COMMAND_STATES, LIST_FILTERS, MAX_SEARCH_TERM, ORDERINGS, TIME_FILTERS, type CommandKindKey } from './constants.ts';
+import {
+  COMMAND_EVENT_PREFIXES,
+  COMMAND_STATES,
+  FIELD_TYPES,
+  LIST_FILTERS,
+  MAX_SEARCH_TERM,
+  ORDERINGS,
+  TIME_FILTERS,
+  type CommandKindKey,
+} from './constants.ts';
 
 export const CommandSchema = Type.Object(
   {
@@ -58,7 +67,7 @@ export const FieldsSchema = Type.Object(
     fields: Type.Array(
       Type.Object({
         name: Type.String(),
-        type: Type.String(),
+        type: Type.Union(FIELD_TYPES.map((t) => Type.Literal(t))),
         required: Type.Boolean(),
         choices: Type.Array(Type.Object({ value: Type.String(), text: Type.String() })),
         max_items: Type.Optional(Type.Integer({ minimum: 1, description: 'Only on an AutocompleteField holding a list of options: how many it takes' })),
@@ -109,7 +118,7 @@ export const AutocompleteParams = Type.Object({ uuid: Type.String(), field: Type
 export const AutocompleteQuery = Type.Object(
   {
     search_term: Type.Optional(Type.String({ maxLength: MAX_SEARCH_TERM })),
-    limit: Type.Optional(Type.String({ pattern: '^\\d+$', description: '1–100, default 20' })),
+    limit: Type.Optional(Type.Integer({ description: 'Options to answer, 1 to 100 (default 20)' })),
   },
   { additionalProperties: false },
 );

@@ -5,7 +5,7 @@ import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET } from './constants.ts';
 
 export const Uuid = Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description: 'Dashed UUID' });
 export const Key = Type.String({ pattern: '^[0-9a-f]{32}$', description: '32 hexadecimal characters' });
-export const Timestamp = Type.String({ description: 'ISO 8601 UTC timestamp with microseconds, e.g. 2026-11-22T05:26:28.123456Z' });
+export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC timestamp with microseconds, e.g. 2026-11-22T05:26:28.123456Z' });
 /**
  * A string that may be null, as `type: ["string", "null"]` (OpenAPI 3.1) rather than an anyOf: the
  * response serializer tells the two apart with a typeof check, where an anyOf ran the schema

@@ -32,6 +32,21 @@ export const TIME_FILTERS = ['created_at', 'updated_at'].flatMap((c) => ['', '__
 export const ORDERINGS = ['created_at', '-created_at', 'updated_at', '-updated_at'] as const;
 
 /** The longest autocomplete `search_term`, in characters. */
+/** The field type names of the fields endpoint, as the original Commands API reports them. */
+export const FIELD_TYPES = [
+  'MultiLineTextField',
+  'TextField',
+  'AutocompleteField',
+  'ChoiceField',
+  'MultipleChoiceField',
+  'DateField',
+  'ApproximateDateField',
+  'IntegerField',
+  'DecimalField',
+  'CheckboxField',
+] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+
 export const MAX_SEARCH_TERM = 200;
 
 /** Page parameters of every list (docs/api.md, "Pagination"). */

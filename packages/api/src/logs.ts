@@ -18,7 +18,7 @@ export const LogRecentQuery = Type.Object(
     plugin: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Only entries of this plugin' })),
     level: Type.Optional(Type.Unsafe<LogLevel>({ type: 'string', enum: [...LEVELS], description: 'Minimum level' })),
     since: Type.Optional(Type.String({ maxLength: 64, description: 'Only entries from this point: a duration (30s, 5m, 1h, 2d) or an ISO 8601 timestamp' })),
-    limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: 'The most recent entries to answer, 1 to 1000 (default 100)' })),
+    limit: Type.Optional(Type.Integer({ description: 'The most recent entries to answer, 1 to 1000 (default 100)' })),
   },
   { additionalProperties: false },
 );

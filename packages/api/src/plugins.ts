@@ -1,7 +1,10 @@
 // Schemas of the plugin API (docs/plugins.md).
 import { Type, type Static } from '@sinclair/typebox';
-import { PageOf } from './common.ts';
+import { PageOf, Timestamp } from './common.ts';
 import { GRANT_NAMES, PLUGIN_RUNTIME_STATES } from './constants.ts';
+
+/** A package archive's bytes (the download's body: sent as they are, the serializer never sees them). */
+export const PackageArchive = Type.Unsafe<Uint8Array>({ type: 'string', format: 'binary' });
 
 export const PluginParams = Type.Object({ name: Type.String({ description: 'Plugin name (slug)' }) });
 
@@ -21,8 +24,8 @@ export const PluginSchema = Type.Object(
     grants: Type.Array(Type.String(), {
       description: `What an administrator allowed the plugin past its default reach, sorted: any of ${GRANT_NAMES.join(', ')} (docs/plugins.md, "Grants")`,
     }),
-    created_at: Type.String(),
-    updated_at: Type.String(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
     runtime: Type.Object(
       {
         state: Type.Union(
@@ -33,8 +36,8 @@ export const PluginSchema = Type.Object(
           },
         ),
         detail: Type.Union([Type.String(), Type.Null()], { description: 'failing or cannot-run: why' }),
-        since: Type.Union([Type.String(), Type.Null()], { description: 'When it entered this state' }),
-        retry_at: Type.Union([Type.String(), Type.Null()], { description: 'failing: when its load is tried again' }),
+        since: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When it entered this state' }),
+        retry_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'failing: when its load is tried again' }),
         failed_loads: Type.Integer({ description: 'Loads that failed in a row' }),
       },
       { description: 'Where the plugin stands in the runtime of the process that answers (docs/plugins.md, "Faults")' },
@@ -74,7 +77,7 @@ export const SecretListingSchema = Type.Object(
         name: Type.String(),
         declared: Type.Boolean({ description: "Whether the manifest's `secrets` names it" }),
         is_set: Type.Boolean(),
-        updated_at: Type.Union([Type.String(), Type.Null()], { description: 'When its value was last set; null when it is not set' }),
+        updated_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When its value was last set; null when it is not set' }),
       }),
     ),
   },
@@ -100,8 +103,8 @@ export const DeadLetterSchema = Type.Object(
     attempts: Type.Integer(),
     last_error: Type.String(),
     request_id: Type.Union([Type.String(), Type.Null()], { description: 'The request of the change that caused the event' }),
-    created_at: Type.String({ description: 'When the event was written' }),
-    failed_at: Type.String({ description: 'When its last attempt failed' }),
+    created_at: Type.String({ format: 'date-time', description: 'When the event was written' }),
+    failed_at: Type.String({ format: 'date-time', description: 'When its last attempt failed' }),
     event: Type.Record(Type.String(), Type.Unknown(), { description: 'The event as the handler was given it' }),
   },
   { $id: 'DeadLetter', description: 'A POST event whose handler still failed after its last attempt (docs/plugins.md, "Delivery and guarantees")' },
@@ -112,3 +115,22 @@ export const DeadLetterPage = PageOf(Type.Ref('DeadLetter'));
 export type SecretListing = Static<typeof SecretListingSchema>;
 export type DeadLetter = Static<typeof DeadLetterSchema>;
 export type SecretChange = Static<typeof SecretChangeBody>;
+
+/** What POST /plugins/extract-metadata/ answers: what the package would install, without storing it. */
+export const PackageMetadataSchema = Type.Object(
+  {
+    name: Type.String({ description: "The plugin's name as a slug" }),
+    version: Type.String(),
+    description: Type.String(),
+    format: Type.Union([Type.Literal('wheel'), Type.Literal('tar.gz')]),
+    source: Type.Union([Type.Literal('manifest'), Type.Literal('pkg-info'), Type.Literal('canvas-manifest')], {
+      description: 'The file the metadata was read from',
+    }),
+    root: Type.String({ description: "Directory of the archive the metadata file sits in ('' for the top level)" }),
+    files: Type.Integer({ description: 'Regular files in the archive' }),
+    inflatedBytes: Type.Integer({ description: 'Bytes inflated while reading the archive' }),
+    package_checksum: Type.String({ description: 'sha256 hex of the package' }),
+  },
+  { $id: 'PackageMetadata' },
+);
+export type PackageMetadata = Static<typeof PackageMetadataSchema>;

@@ -12,7 +12,7 @@ const Enum = <T extends string>(values: readonly T[], description?: string) =>
     values.map((v) => Type.Literal(v)),
     description ? { description } : {},
   );
-const Timestamp = Type.String({ description: 'ISO 8601 UTC timestamp with microseconds' });
+const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 UTC timestamp with microseconds' });
 const Id = Type.String({ description: 'Dashed UUID' });
 const closed = { additionalProperties: false } as const;
 

@@ -91,7 +91,7 @@ export async function buildApp(config: Config, storage: Storage): Promise<Fastif
   registerHttpHooks(app);
   registerAuthentication(app, storage);
   registerErrorHandling(app);
-  await registerOpenApi(app, VERSION);
+  await registerOpenApi(app, VERSION, config.publicUrl);
 
   const features: FeatureOptions = { storage, publicUrl: config.publicUrl, listCountCap: config.listCountCap };
   await app.register(authRoutes, { ...features, tokenRateLimit: config.tokenRateLimit });

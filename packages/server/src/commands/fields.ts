@@ -50,8 +50,8 @@ export const DEFAULT_OPTIONS = 20;
 export const MAX_OPTIONS = 100;
 
 /** Options for an AutocompleteField of a command, best first (see src/autocomplete/). */
-export async function autocomplete(ctx: Ctx, uuid: string, fieldName: string, searchTerm: string, limitText?: string): Promise<AutocompleteOption[]> {
-  const limit = limitText === undefined ? DEFAULT_OPTIONS : Number(limitText);
+export async function autocomplete(ctx: Ctx, uuid: string, fieldName: string, searchTerm: string, limitAsked?: number): Promise<AutocompleteOption[]> {
+  const limit = limitAsked ?? DEFAULT_OPTIONS;
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_OPTIONS) {
     throw invalid([{ field: 'limit', message: `must be an integer from 1 to ${MAX_OPTIONS}` }]);
   }

@@ -66,7 +66,7 @@ export async function commandRoutes(parent: FastifyInstance, { storage, publicUr
       summary: 'Create a staged command in a note',
       headers: CreateCommandHeaders,
       body: { content: { 'application/json': { schema: CreateCommandJson }, 'application/x-www-form-urlencoded': { schema: CreateCommandForm } } },
-      response: { 201: ref('Command'), ...problems(400, 401, 403, 412, 413, 415, 422) },
+      response: { 201: ref('Command'), ...problems(400, 401, 403, 413, 415, 422) },
     },
     handler: async (request, reply) => {
       // The body schema depends on the content type, so the type provider cannot type it.

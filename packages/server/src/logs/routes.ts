@@ -98,8 +98,8 @@ export async function logRoutes(
     },
     handler: async (request) => {
       if (!request.principal?.scopes.includes(PLUGIN_SCOPE)) throw problem('forbidden', { detail: `The log entries need the scope ${PLUGIN_SCOPE}` });
-      const { limit: limitText, ...options } = request.query;
-      const limit = limitText === undefined ? DEFAULT_RECENT : Number(limitText);
+      const { limit: limitAsked, ...options } = request.query;
+      const limit = limitAsked ?? DEFAULT_RECENT;
       if (!(limit >= 1 && limit <= MAX_RECENT)) throw invalid([{ field: 'querystring.limit', message: `must be from 1 to ${MAX_RECENT}` }]);
       const filter = filterOf(options);
       const entries = bus.recent(filter).map(({ entry }) => entry);

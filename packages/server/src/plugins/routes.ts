@@ -35,6 +35,8 @@ import {
   DeadLetterParams,
   DeadLetterSchema,
   DeletePluginQuery,
+  PackageArchive,
+  PackageMetadataSchema,
   PluginPage,
   PluginParams as params,
   PluginSchema,
@@ -152,6 +154,7 @@ export async function pluginRoutes(parent: FastifyInstance, { storage, publicUrl
   app.addSchema(PluginSchema);
   app.addSchema(SecretListingSchema);
   app.addSchema(DeadLetterSchema);
+  app.addSchema(PackageMetadataSchema);
   const base = (request: FastifyRequest) => baseUrlOf(request, publicUrl);
   const problems = problemResponses;
 
@@ -180,7 +183,7 @@ export async function pluginRoutes(parent: FastifyInstance, { storage, publicUrl
       tags,
       security,
       summary: "Read a package's name, version and description without installing it",
-      response: { ...problems(400, 401, 403, 413, 415) },
+      response: { 200: Type.Ref('PackageMetadata'), ...problems(400, 401, 403, 413, 415) },
     },
     handler: async (request) => {
       const upload = await readUpload(request);
@@ -269,7 +272,19 @@ export async function pluginRoutes(parent: FastifyInstance, { storage, publicUrl
   });
 
   app.get(`${BASE}/:name/package/`, {
-    schema: { tags, security, summary: 'Download the package archive', params, response: { ...problems(401, 403, 404) } },
+    schema: {
+      tags,
+      security,
+      summary: 'Download the package archive',
+      params,
+      response: {
+        200: {
+          description: 'The package archive: a wheel (application/zip) or a .tar.gz (application/gzip)',
+          content: { 'application/zip': { schema: PackageArchive }, 'application/gzip': { schema: PackageArchive } },
+        },
+        ...problems(401, 403, 404),
+      },
+    },
     handler: async (request, reply) => {
       const row = await downloadPackage(ctxOf(request, storage), pluginName(request.params.name));
       const ext = row.format === 'wheel' ? 'whl' : 'tar.gz';

@@ -1,21 +1,12 @@
 // The shape of a command kind: its fields as /fields/ publishes them, the limits and rules the
 // server enforces on `values` (on create/PATCH) and at commit, and the kind's own behaviour as
 // optional hooks the operations call (docs/command-kinds.md lists the kinds and their fields).
+import type { FieldType as ApiFieldType } from '@charta/api/constants';
 import type { OptionSource } from '../../autocomplete/types.ts';
 import type { ChartWriter, CommittedCommand } from '../../chart/writer.ts';
 
 /** Field type names, as the original Commands API reports them. */
-export type FieldType =
-  | 'MultiLineTextField'
-  | 'TextField'
-  | 'AutocompleteField'
-  | 'ChoiceField'
-  | 'MultipleChoiceField'
-  | 'DateField'
-  | 'ApproximateDateField'
-  | 'IntegerField'
-  | 'DecimalField'
-  | 'CheckboxField';
+export type FieldType = ApiFieldType;
 
 export interface Choice {
   readonly value: string;
