@@ -144,6 +144,24 @@ return out;`,
     assert.equal(calls.length, before);
   });
 
+  it('the binding function is frozen and read-only; a plugin that redefines it fools only its own global', async () => {
+    // The global is the plugin's module's own (a context of its own); every check is the host's
+    // (sandbox/quickjs.ts), behind a function the plugin never sees.
+    const result = await call(
+      'tampers',
+      `const g = globalThis as unknown as Record<string, unknown>;
+const original = g['__charta_binding'] as (name: string, args: unknown) => Promise<unknown>;
+let assigned = 'yes';
+try { g['__charta_binding'] = () => 'mine'; } catch (e) { assigned = (e as Error).name; }
+const d = Object.getOwnPropertyDescriptor(g, '__charta_binding')!;
+const answer = await original('test.echo', 'still checked');
+return [{ type: 'D', assigned, writable: d.writable, frozen: Object.isFrozen(original), answer }];`,
+    );
+    assert.deepEqual(effectsOf(result), [
+      { type: 'D', assigned: 'TypeError', writable: false, frozen: true, answer: { plugin: 'tampers', args: 'still checked' } },
+    ]);
+  });
+
   it('a binding cannot be called outside a handler call (here: while the module is evaluated)', async () => {
     const before = calls.length;
     const result = await call(
