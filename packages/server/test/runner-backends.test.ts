@@ -174,3 +174,48 @@ ${binding}('test.echo', 1).then(() => (atLoad = 'answered'), (e: Error) => (atLo
     assert.equal(calls.length, before);
   });
 });
+
+describe('the binding table', () => {
+  const limits = { deadlineMs: 200, maxChars: 100 };
+
+  it('refuses a bad name, an unknown binding, arguments over the limit, an answer that is not JSON or over the limit', async () => {
+    const table = new Bindings();
+    assert.throws(() => table.register('Bad Name', () => null), /a binding name is 1 to 64 characters/);
+    table.register('test.bigint', () => 1n as unknown as null);
+    table.register('test.long', () => 'z'.repeat(200));
+    table.register('test.nothing', () => undefined as unknown as null);
+    assert.throws(() => table.register('test.long', () => null), /registered already/);
+    assert.deepEqual(await table.serve('p', '__proto__', null, limits), {
+      ok: false,
+      error: 'a binding name is 1 to 64 characters of a-z, 0-9, ".", "_" and "-"',
+    });
+    assert.deepEqual(await table.serve('p', 'constructor', null, limits), { ok: false, error: 'no binding named constructor is available' });
+    assert.deepEqual(await table.serve('p', 'test.long', 'a'.repeat(200), limits), {
+      ok: false,
+      error: 'the arguments of binding test.long are longer than 100 characters of JSON (the limit)',
+    });
+    assert.deepEqual(await table.serve('p', 'test.bigint', null, limits), { ok: false, error: 'binding test.bigint answered a value that is not JSON' });
+    assert.deepEqual(await table.serve('p', 'test.long', null, limits), {
+      ok: false,
+      error: 'the answer of binding test.long is longer than 100 characters of JSON (the limit)',
+    });
+    assert.deepEqual(await table.serve('p', 'test.nothing', null, limits), { ok: true, value: null });
+  });
+
+  it('gives the binding its own copy of the arguments, and a thrown non-Error nothing but a generic message', async () => {
+    const table = new Bindings();
+    const seen: unknown[] = [];
+    table.register('test.keeps', (_plugin, args) => {
+      seen.push(args);
+      return 'ok';
+    });
+    table.register('test.throws-value', () => {
+      throw { secret: 'server internals' };
+    });
+    const args = { a: [1] };
+    await table.serve('p', 'test.keeps', args, limits);
+    assert.notEqual(seen[0], args);
+    assert.deepEqual(seen[0], args);
+    assert.deepEqual(await table.serve('p', 'test.throws-value', null, limits), { ok: false, error: 'binding test.throws-value failed' });
+  });
+});
