@@ -370,7 +370,7 @@ serve({
   setup,
   startDemo,
   databaseBytes,
-  handlers: ({ type }: { type: string }) => running!.app.pluginRuntime.handlersOf(type).length,
+  handlers: ({ type }: { type: string }) => running!.app.pluginRuntime.registry.handlersOf(type).length,
   outbox,
   delivered: () => running!.app.pluginRuntime.delivery.delivered,
   nowMicros: () => nowMicros(),

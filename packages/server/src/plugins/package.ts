@@ -33,7 +33,9 @@ export async function checkPackage(
   if (!inspection.ok) throw refused(inspection.reasons, inspection.tooLarge);
   const { metadata } = inspection;
   if (runtime !== undefined) {
-    const reasons = await runtime.checkPackage({ name: metadata.name, format: metadata.format, source: metadata.source, bytes });
+    // Inspected under the default limits, as the runtime would: it need not inspect it again.
+    const inspected = limits === undefined ? { metadata } : {};
+    const reasons = await runtime.checkPackage({ name: metadata.name, format: metadata.format, source: metadata.source, bytes, ...inspected });
     if (reasons.length) throw refused(reasons, false);
   }
   return { metadata, checksum: crypto.createHash('sha256').update(bytes).digest('hex'), bytes };

@@ -32,6 +32,7 @@ import { describeOutcome, type ActiveHandler, type CallFault, type HandlerCalls 
 import { eventPatient, renamed } from './events.ts';
 import { applyEffects } from './effects.ts';
 import type { PluginRuntime } from './types.ts';
+import type { HandlerIndex } from './plugins.ts';
 
 /** Events under way at once on one process. */
 const IN_FLIGHT = 16;
@@ -51,11 +52,15 @@ export interface RetryPolicy {
 /** The wait after the failed attempt number `attempt` (1 for the first): base × 4^(attempt − 1), capped. */
 const retryDelayMs = (policy: RetryPolicy, attempt: number): number => Math.min(MAX_RETRY_DELAY_MS, policy.baseMs * 4 ** Math.max(0, attempt - 1));
 
-interface Dispatcher {
-  readonly calls: HandlerCalls;
-  handlersOf(type: string): ActiveHandler[];
-  /** Brings the loaded plugins in step with the database. */
-  sync(): Promise<void>;
+/**
+ * What delivery needs of the runtime, and no more (never the host: docs/architecture.md, "Plugin
+ * runtime"): which handlers listen (the plugin registry), how a handler is called, and the port
+ * the operations of effects call for their own changes' events.
+ */
+export interface DeliveryRuntime {
+  handlers: HandlerIndex;
+  calls: HandlerCalls;
+  runtime: PluginRuntime;
 }
 
 /** A handler whose attempt failed in a way worth trying again. */
@@ -98,7 +103,7 @@ export class Delivery {
     private readonly logs: LogBus,
     /** Handed to the operations effects call (they signal what they write). */
     private readonly signals: Signals,
-    private readonly host: Dispatcher & PluginRuntime,
+    private readonly runtime: DeliveryRuntime,
     private readonly policy: RetryPolicy,
     /** The effects one chain of changes may apply (docs/plugins.md, "Breadth limits"). */
     private readonly effectsPerChange: number,
@@ -171,7 +176,7 @@ export class Delivery {
     const rows = await this.storage.transact((trx) => claimPluginEvents(trx, this.storage.engine, this.claimer, now, now + CLAIM_MICROS, room));
     // The events go to the plugins enabled now: this process may not have seen a plugin that
     // another process enabled a moment ago, so it looks before delivering.
-    if (rows.length > 0) await this.host.sync();
+    if (rows.length > 0) await this.runtime.handlers.sync();
     // At most one event per command is claimed (the claim's rule), so the events under way may be
     // delivered side by side; a command's next event waits until this one is deleted.
     for (const row of rows) {
@@ -262,7 +267,7 @@ export class Delivery {
     // Each plugin's handlers in turn (the kind's event, then the generic one; manifest order), the plugins side by side.
     const byPlugin = new Map<string, Array<{ handler: ActiveHandler; type: string }>>();
     for (const type of [row.event_type, generic]) {
-      for (const handler of this.host.handlersOf(type)) {
+      for (const handler of this.runtime.handlers.handlersOf(type)) {
         const target = deliveryTarget(handler.plugin, handler.id);
         if (row.only_handler !== null && target !== row.only_handler) continue;
         reached.add(target);
@@ -290,13 +295,20 @@ export class Delivery {
   /** One call and its effects: null when the handler is done with the event, else why to try again. */
   private async give(handler: ActiveHandler, type: string, event: JsonObject, row: ClaimedPluginEvent): Promise<string | null> {
     const requestId = row.request_id ?? undefined;
-    const answer = await this.host.calls.call(handler, type, renamed(event, type), requestId);
+    const answer = await this.runtime.calls.call(handler, type, renamed(event, type), requestId);
     // A fault is logged by the call; a final one (threw, invalid-result, no-such-handler) ends the handler's delivery.
     if (!answer.ok) return RETRIED.has(answer.fault.kind) ? describeOutcome(answer.fault) : null;
     if (answer.effects.length === 0) return null;
     try {
       await applyEffects(
-        { storage: this.storage, logs: this.logs, signals: this.signals, runtime: this.host, calls: this.host.calls, effectsPerChange: this.effectsPerChange },
+        {
+          storage: this.storage,
+          logs: this.logs,
+          signals: this.signals,
+          runtime: this.runtime.runtime,
+          calls: this.runtime.calls,
+          effectsPerChange: this.effectsPerChange,
+        },
         handler,
         {
           id: String(event.id),
@@ -312,7 +324,7 @@ export class Delivery {
     } catch (err) {
       // A problem is the effect's own (the same effects would fail again); anything else is storage failing.
       const what = `its effects could not be applied: ${messageOf(err)}`;
-      this.host.calls.failure(handler, type, requestId, what, 'effect');
+      this.runtime.calls.failure(handler, type, requestId, what, 'effect');
       return err instanceof Problem ? null : what;
     }
   }
@@ -332,7 +344,7 @@ export class Delivery {
 
   /** The last attempt failed: an error line naming the dead letter. */
   private deadLettered({ id, row, failure }: { id: number; row: ClaimedPluginEvent; failure: Failure }): void {
-    this.host.calls.failure(
+    this.runtime.calls.failure(
       failure.handler,
       failure.type,
       row.request_id ?? undefined,

@@ -78,7 +78,8 @@ function limitsOf(manifest: ChartaManifest, instance: InstanceLimits, reasons: s
 }
 
 export async function runnablePlugin(pkg: PackageToCheck, instance: InstanceLimits): Promise<Runnability> {
-  const inspection = await inspectPackage(pkg.bytes);
+  // An upload was inspected already (plugins/package.ts): its metadata is these bytes'.
+  const inspection = pkg.metadata !== undefined ? { ok: true as const, metadata: pkg.metadata } : await inspectPackage(pkg.bytes);
   if (!inspection.ok) return { kind: 'invalid', reasons: inspection.reasons, partial: null };
   const { metadata } = inspection;
   if (metadata.source !== 'manifest' || metadata.manifest === undefined) {

@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../storage/schema.ts';
 import type { CommandView } from '../commands/representation.ts';
 import type { OptionDoc } from '../autocomplete/types.ts';
+import type { PackageMetadata } from '../plugins/inspection/index.ts';
 
 /** The lifecycle actions of a command, as event names spell them (`PLAN_COMMAND__PRE_COMMIT`). */
 export type CommandAction = 'ORIGINATE' | 'UPDATE' | 'COMMIT' | 'DELETE' | 'ENTER_IN_ERROR';
@@ -26,6 +27,11 @@ export interface PackageToCheck {
   /** Where the metadata came from: only a CHARTA_MANIFEST.json package has code Charta can run. */
   source: 'manifest' | 'pkg-info' | 'canvas-manifest';
   bytes: Buffer;
+  /**
+   * What the upload's inspection of these bytes found (plugins/package.ts): given, the runtime
+   * reads the package's code without inspecting it again (plugins/inspection/, one module for both).
+   */
+  metadata?: PackageMetadata;
 }
 
 export interface PluginRuntime {

@@ -13,7 +13,7 @@
 // A check still running PARK_AFTER_MS later does not hold the batch either: its write is set
 // aside the same way (the writes after it run again without it and commit), and runs again in a
 // later batch once its check has settled; the plugin runtime answers that second run's check
-// from the first one's decision when the change is the same (runtime/host.ts).
+// from the first one's decision when the change is the same (runtime/dispatch.ts).
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { Database } from './schema.ts';
 import { holds, type Hold } from './holds.ts';

@@ -28,7 +28,7 @@ export type SingleLoad = { ok: true; plugin: SingleModule } | { ok: false; reaso
 
 /** Loads one module (its text as is) in the sandbox; the reasons of a failure without the entry each starts with. */
 export async function loadModule(name: string, source: string, limits?: Partial<SandboxLimits>): Promise<SingleLoad> {
-  const loaded = await quickjsSandbox.load(name, [{ entry: ENTRY, source }], limits);
+  const loaded = await quickjsSandbox.load(name, { files: { [ENTRY]: source }, entries: [ENTRY] }, limits);
   if (!loaded.ok) return { ok: false, reasons: loaded.reasons.map((r) => (r.startsWith(`${ENTRY}: `) ? r.slice(ENTRY.length + 2) : r)) };
   const plugin = loaded.plugin;
   return {

@@ -1,7 +1,9 @@
 // The runner child process (docs/plugins.md, "The runner process"): one per charta-server
 // process, forked by client.ts with an empty environment and an empty working directory of its
 // own. Its main thread runs no plugin code: it gives each loaded plugin an isolate of its own (a
-// worker thread, isolate.ts, holding the plugin's QuickJS instance) and routes requests to it.
+// worker thread, isolate.ts, holding the plugin's sandbox on the backend its PluginToLoad names:
+// sandbox/registry.ts) and routes requests to it, and routes the binding requests of its calls to
+// the host and their answers back (docs/plugins.md, "Bindings").
 // Requests on one plugin run in the order they came, one at a time; different plugins run side
 // by side. A call's clock starts when it is handed to its isolate; one that runs past its
 // deadline and the margin (a built-in that never checks the deadline) ends that isolate alone,
@@ -10,8 +12,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isMainThread, Worker, workerData } from 'node:worker_threads';
-import { compiledQuickJS } from '../sandbox/quickjs.ts';
-import { DEFAULT_SANDBOX_LIMITS, type CallResult } from '../sandbox/types.ts';
+import { backendEntry, DEFAULT_BACKEND, registerBackendModules, unknownBackend } from '../sandbox/registry.ts';
+import { DEFAULT_SANDBOX_LIMITS, type BindingAnswer, type CallResult } from '../sandbox/types.ts';
 import { isIsolate, runIsolate, type IsolateData } from './isolate.ts';
 import {
   batchedSender,
@@ -59,26 +61,33 @@ class IsolateThread {
   private timer: NodeJS.Timeout | undefined;
   private ended: string | null = null;
 
-  private constructor(private readonly worker: Worker) {
-    worker.on('message', (message: IsolateResponse) => this.answered({ kind: 'response', response: message }));
+  private constructor(
+    private readonly worker: Worker,
+    onBinding: BindingAsked,
+  ) {
+    worker.on('message', (message: IsolateResponse) => {
+      // A binding its call asks for is no answer: the call goes on.
+      if (message.op === 'binding-request') onBinding(this, message);
+      else this.answered({ kind: 'response', response: message });
+    });
     worker.on('error', (err) => this.end(`${err.name}: ${err.message}`));
     worker.on('exit', (code) => this.end(`its thread exited with code ${code}`));
   }
 
-  /** A new isolate, once it is ready, or why it could not start. */
-  static async start(compiled: Promise<WebAssembly.Module>): Promise<IsolateThread | string> {
+  /** A new isolate on the backend, once it is ready, or why it could not start. */
+  static async start(backends: Backends, backend: string, onBinding: BindingAsked): Promise<IsolateThread | string> {
     let worker: Worker;
     try {
-      const wasm = await compiled;
+      const prepared = await backends.prepared(backend);
       worker = new Worker(process.argv[1]!, {
-        workerData: { role: 'isolate', wasm } satisfies IsolateData,
+        workerData: { role: 'isolate', backend, prepared, backendModules: backends.modules } satisfies IsolateData,
         env: {},
         resourceLimits: { maxOldGenerationSizeMb: ISOLATE_HEAP_MB },
       });
     } catch (err) {
-      return `its isolate could not start: ${err instanceof Error ? err.message : String(err)}`;
+      return err instanceof UnknownBackend ? err.message : `its isolate could not start: ${err instanceof Error ? err.message : String(err)}`;
     }
-    const thread = new IsolateThread(worker);
+    const thread = new IsolateThread(worker, onBinding);
     // Its first message, unasked, says it is ready.
     const ready = await thread.expect(START_ALLOWANCE_MS);
     if (ready.kind === 'response' && ready.response.op === 'ready') return thread;
@@ -137,6 +146,11 @@ class IsolateThread {
     return this.ended === null;
   }
 
+  /** Hands the host's answer to a binding its call asked for (the isolate's own callId). */
+  answerBinding(callId: number, answer: BindingAnswer): void {
+    if (this.ended === null) this.worker.postMessage({ op: 'binding-response', callId, answer } satisfies IsolateRequest);
+  }
+
   /** Ends the thread at once, whatever it is running (which answers `died`); its memory goes with it. */
   terminate(why = 'it was ended'): void {
     this.end(why);
@@ -144,17 +158,59 @@ class IsolateThread {
   }
 }
 
+/** A binding request of an isolate's call. */
+type BindingAsked = (thread: IsolateThread, request: Extract<IsolateResponse, { op: 'binding-request' }>) => void;
+
+class UnknownBackend extends Error {}
+
+/**
+ * The sandbox backends of this child (sandbox/registry.ts): each prepared once, on first use
+ * (QuickJS: its WebAssembly compiled), for every isolate of it; and the modules of backends the
+ * host registers beside the built-in ones (tests only), imported here and in each isolate.
+ */
+class Backends {
+  private readonly ready: Promise<void>;
+  private readonly preparing = new Map<string, Promise<unknown>>();
+
+  constructor(readonly modules: string[]) {
+    this.ready = registerBackendModules(modules);
+    this.ready.catch(() => undefined); // each load reports it
+  }
+
+  /** What the backend's isolates are given; UnknownBackend when no backend has that name. */
+  async prepared(name: string): Promise<unknown> {
+    await this.ready;
+    const entry = backendEntry(name);
+    if (entry === undefined) throw new UnknownBackend(unknownBackend(name));
+    let prepared = this.preparing.get(name);
+    if (prepared === undefined) {
+      prepared = entry.prepare?.() ?? Promise.resolve(undefined);
+      this.preparing.set(name, prepared);
+    }
+    return prepared;
+  }
+}
+
 const limitsOf = (plugin: PluginToLoad) => ({ ...DEFAULT_SANDBOX_LIMITS, ...plugin.limits });
 
 /** How long evaluating the plugin's modules may take before its isolate is ended. */
-const loadGuardMs = (plugin: PluginToLoad) => Math.max(1, plugin.modules.length) * (limitsOf(plugin).deadlineMs + BOOTSTRAP_ALLOWANCE_MS) + OVERRUN_MARGIN_MS;
+const loadGuardMs = (plugin: PluginToLoad) => Math.max(1, plugin.entries.length) * (limitsOf(plugin).deadlineMs + BOOTSTRAP_ALLOWANCE_MS) + OVERRUN_MARGIN_MS;
 
 /** Loads the plugin in a new isolate: the isolate, or every reason it failed (the isolate ended). */
 async function loadIsolate(
-  wasm: Promise<WebAssembly.Module>,
+  backends: Backends,
   plugin: PluginToLoad,
+  onBinding: BindingAsked,
 ): Promise<{ ok: true; thread: IsolateThread; answer: LoadAnswer } | { ok: false; reasons: string[] }> {
-  const thread = await IsolateThread.start(wasm);
+  if (typeof plugin.backend !== 'string' || backendEntry(plugin.backend) === undefined) {
+    // Modules registered by the host may still be on their way: the backend's preparation tells.
+    try {
+      await backends.prepared(plugin.backend);
+    } catch (err) {
+      return { ok: false, reasons: [err instanceof Error ? err.message : String(err)] };
+    }
+  }
+  const thread = await IsolateThread.start(backends, plugin.backend, onBinding);
   if (typeof thread === 'string') return { ok: false, reasons: [thread] };
   const guardMs = loadGuardMs(plugin);
   const answer = await thread.ask({ op: 'load', plugin }, guardMs);
@@ -197,9 +253,11 @@ class Plugin {
 
   constructor(
     readonly name: string,
-    private readonly wasm: Promise<WebAssembly.Module>,
+    private readonly backends: Backends,
     private readonly reply: (response: RunnerResponse) => void,
     private readonly forget: (plugin: Plugin) => void,
+    /** Passes a binding request of this plugin's calls on to the host. */
+    private readonly onBinding: BindingAsked,
   ) {}
 
   enqueue(job: Job): void {
@@ -259,7 +317,7 @@ class Plugin {
       case 'load': {
         // A new version gets a new isolate; a load that fails leaves the one loaded before in place.
         await this.reloading;
-        const result = await loadIsolate(this.wasm, request.plugin);
+        const result = await loadIsolate(this.backends, request.plugin, this.onBinding);
         if (!result.ok) return { id: request.id, op: 'loaded', answer: result };
         this.thread?.terminate();
         this.thread = result.thread;
@@ -277,6 +335,7 @@ class Plugin {
       case 'end-isolate':
       case 'stats':
       case 'check':
+      case 'binding-response':
         return { id: request.id, op: 'failed', message: `${request.op} is not served here` };
     }
   }
@@ -323,7 +382,7 @@ class Plugin {
     const loaded = this.loaded!;
     let reasons: string[];
     try {
-      const result = await loadIsolate(this.wasm, loaded);
+      const result = await loadIsolate(this.backends, loaded, this.onBinding);
       if (result.ok && this.loaded === loaded) {
         this.thread = result.thread;
         return;
@@ -373,18 +432,47 @@ class Plugin {
 
 const describeError = (err: unknown): string => (err instanceof Error ? `${err.name}: ${err.message}` : 'unknown error');
 
+/** The modules of backends the host registers beside the built-in ones: the child's one argument, a JSON list of file URLs (tests only). */
+function backendModulesOf(arg: string | undefined): string[] {
+  if (arg === undefined) return [];
+  const list = JSON.parse(arg) as unknown;
+  return Array.isArray(list) ? list.filter((url): url is string => typeof url === 'string') : [];
+}
+
 function serveChild(): void {
-  // Compiled once for every isolate; requests that come meanwhile wait for it where they need it.
-  const wasm = compiledQuickJS();
-  wasm.catch(() => undefined); // each load reports it: "its isolate could not start: …"
+  const backends = new Backends(backendModulesOf(process.argv[2]));
+  // The default backend is prepared at once (QuickJS's WebAssembly compiled for every isolate);
+  // requests that come meanwhile wait for it where they need it. Each load reports a failure.
+  backends.prepared(DEFAULT_BACKEND).catch(() => undefined);
   const plugins = new Map<string, Plugin>();
   const send = batchedSender<RunnerResponse>((batch) => void process.send?.(batch));
+
+  // Binding requests passed to the host, by the child's own callId: the isolate that asked and its
+  // callId. The plugin's name is the child's, never the isolate's word (docs/plugins.md, "Bindings").
+  const bindingRoutes = new Map<number, { thread: IsolateThread; callId: number }>();
+  let nextBindingId = 1;
+  const askHost =
+    (plugin: string): BindingAsked =>
+    (thread, request) => {
+      const callId = nextBindingId++;
+      bindingRoutes.set(callId, { thread, callId: request.callId });
+      send({ id: 0, op: 'binding-request', callId, plugin, binding: request.binding, args: request.args });
+    };
+  const noBinding: BindingAsked = (thread, request) =>
+    thread.answerBinding(request.callId, { ok: false, error: 'no binding can be called while a plugin is checked' });
+
   const pluginOf = (name: string): Plugin => {
     let plugin = plugins.get(name);
     if (plugin === undefined) {
-      plugin = new Plugin(name, wasm, send, (p) => {
-        if (plugins.get(p.name) === p) plugins.delete(p.name);
-      });
+      plugin = new Plugin(
+        name,
+        backends,
+        send,
+        (p) => {
+          if (plugins.get(p.name) === p) plugins.delete(p.name);
+        },
+        askHost(name),
+      );
       plugins.set(name, plugin);
     }
     return plugin;
@@ -392,7 +480,7 @@ function serveChild(): void {
 
   const check = async (request: Extract<RunnerRequest, { op: 'check' }>): Promise<void> => {
     send({ id: request.id, op: 'begin' });
-    const result = await loadIsolate(wasm, request.plugin);
+    const result = await loadIsolate(backends, request.plugin, noBinding);
     if (result.ok) result.thread.terminate();
     send({ id: request.id, op: 'loaded', answer: result.ok ? result.answer : result });
   };
@@ -411,7 +499,12 @@ function serveChild(): void {
   const serve = (request: RunnerRequest): void => {
     if (typeof request !== 'object' || request === null || typeof request.id !== 'number') return;
     const fail = (err: unknown) => send({ id: request.id, op: 'failed', message: err instanceof Error ? `${err.name}: ${err.message}` : 'unknown error' });
-    if (request.op === 'end-isolate') {
+    if (request.op === 'binding-response') {
+      // Out of every queue: the call waiting for it is under way.
+      const route = bindingRoutes.get(request.callId);
+      bindingRoutes.delete(request.callId);
+      route?.thread.answerBinding(route.callId, request.answer);
+    } else if (request.op === 'end-isolate') {
       // Out of the plugin's queue: it ends what the isolate runs now.
       send({ id: request.id, op: 'begin' });
       plugins.get(request.name)?.endNow();

@@ -6,15 +6,18 @@
 // SIGKILL, running out of memory) or stops answering, with a failure. A dead child is restarted
 // (at once the first time, then with a growing delay while it keeps dying) and every plugin that
 // was loaded is loaded again, each on its own: one that fails is reported (onReloadFailed) and
-// the others run. The plugins loaded together stay within the runner's memory maximum.
-// close() leaves nothing behind.
+// the others run. The plugins loaded together stay within the runner's memory maximum. The binding
+// requests of the plugins' calls are served here, from the runner's binding table (runtime/
+// bindings.ts; docs/plugins.md, "Bindings"). close() leaves nothing behind.
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Bindings } from '../bindings.ts';
 import type { RunnablePlugin } from '../runnable.ts';
-import { DEFAULT_SANDBOX_LIMITS, type CallResult, type JsonObject } from '../sandbox/types.ts';
+import { DEFAULT_BACKEND } from '../sandbox/registry.ts';
+import { BINDING_JSON_CHARS, codeOf, DEFAULT_SANDBOX_LIMITS, type BindingAnswer, type CallResult, type JsonObject } from '../sandbox/types.ts';
 import {
   batchedSender,
   OVERRUN_MARGIN_MS,
@@ -54,6 +57,15 @@ export interface PluginRunnerOptions {
   guardMarginMs?: number;
   /** The most memory the plugins loaded together may ask for (their `memoryBytes` limits), in bytes. */
   maxTotalMemoryBytes?: number;
+  /** What the plugins' calls may ask the server for (runtime/bindings.ts); none by default. */
+  bindings?: Bindings;
+  /**
+   * Tests only (no configuration sets it): modules (file URLs of plain JavaScript) each exporting
+   * `name` and `backend`, a sandbox backend the child registers beside the built-in ones (sandbox/registry.ts).
+   */
+  backendModules?: string[];
+  /** The backend each plugin is loaded on (default: quickjs); the manifest names none yet. */
+  backend?: string;
 }
 
 type Answer =
@@ -85,6 +97,9 @@ export class PluginRunner {
   onReloadFailed: (name: string, reasons: string[]) => void;
   private readonly guardMarginMs: number;
   private readonly maxTotalMemoryBytes: number;
+  private readonly bindings: Bindings;
+  private readonly backendModules: string[];
+  private readonly backend: string;
   private child: ChildState | null = null;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
@@ -101,6 +116,9 @@ export class PluginRunner {
     this.onReloadFailed = options.onReloadFailed ?? (() => undefined);
     this.guardMarginMs = options.guardMarginMs ?? OVERRUN_MARGIN_MS + 5000;
     this.maxTotalMemoryBytes = options.maxTotalMemoryBytes ?? Infinity;
+    this.bindings = options.bindings ?? new Bindings();
+    this.backendModules = options.backendModules ?? [];
+    this.backend = options.backend ?? DEFAULT_BACKEND;
   }
 
   /** The child's process id while it runs (read-only; for tests and diagnostics). */
@@ -201,9 +219,9 @@ export class PluginRunner {
 
   private async loadRequest(op: 'load' | 'check', plugin: RunnablePlugin): Promise<LoadAnswer> {
     if (this.closed) return { ok: false, reasons: ['the plugin runner is closed'] };
-    const wire: PluginToLoad = { name: plugin.name, modules: plugin.modules, limits: plugin.limits };
+    const wire: PluginToLoad = { name: plugin.name, backend: this.backend, ...codeOf(plugin.modules), limits: plugin.limits };
     const deadlineMs = plugin.limits.deadlineMs ?? DEFAULT_SANDBOX_LIMITS.deadlineMs;
-    const guardMs = LOAD_ALLOWANCE_MS + Math.max(1, plugin.modules.length) * (2000 + deadlineMs);
+    const guardMs = LOAD_ALLOWANCE_MS + Math.max(1, wire.entries.length) * (2000 + deadlineMs);
     const answer = await this.request({ id: this.nextId++, op, plugin: wire }, guardMs);
     if (answer.kind === 'closed') return { ok: false, reasons: ['the plugin runner is closed'] };
     if (answer.kind !== 'response') return { ok: false, reasons: [answer.why] };
@@ -238,7 +256,7 @@ export class PluginRunner {
       return;
     }
     try {
-      proc = fork(CHILD_ENTRY, [], {
+      proc = fork(CHILD_ENTRY, this.backendModules.length > 0 ? [JSON.stringify(this.backendModules)] : [], {
         cwd: dir,
         env: {},
         execArgv: [],
@@ -312,6 +330,10 @@ export class PluginRunner {
       if (this.plugins.has(response.name)) this.onReloadFailed(response.name, [response.reason]);
       return;
     }
+    if (response.op === 'binding-request') {
+      this.serveBinding(child, response);
+      return;
+    }
     const pending = this.pending.get(response.id);
     if (!pending) return;
     if (response.op === 'begin') {
@@ -322,6 +344,28 @@ export class PluginRunner {
     if (pending.timer) clearTimeout(pending.timer);
     this.pending.delete(response.id);
     pending.settle({ kind: 'response', response, ...(pending.begunAt === undefined ? {} : { queuedMs: pending.begunAt - pending.madeAt }) });
+  }
+
+  /**
+   * A binding one of the plugin's calls asks for (docs/plugins.md, "Bindings"): answered to the
+   * child that asked (if it is still the one running). The sandbox ends the call at its deadline;
+   * a binding still running past the deadline and the child's margin is answered as failed, so
+   * that nothing waits for it.
+   */
+  private serveBinding(child: ChildState, request: Extract<RunnerResponse, { op: 'binding-request' }>): void {
+    if (typeof request.callId !== 'number') return;
+    const answer = (a: BindingAnswer) => {
+      if (this.child === child) child.send({ id: 0, op: 'binding-response', callId: request.callId, answer: a });
+    };
+    const plugin = typeof request.plugin === 'string' ? this.plugins.get(request.plugin) : undefined;
+    if (plugin === undefined) {
+      answer({ ok: false, error: 'the plugin is not loaded' });
+      return;
+    }
+    const limits = { ...DEFAULT_SANDBOX_LIMITS, ...plugin.limits };
+    void this.bindings
+      .serve(plugin.name, request.binding, request.args, { deadlineMs: limits.deadlineMs + OVERRUN_MARGIN_MS, maxChars: BINDING_JSON_CHARS })
+      .then(answer, () => answer({ ok: false, error: `binding failed` }));
   }
 
   /** The child worked on one request for longer than its guard: it is killed (and restarted). */
@@ -372,5 +416,7 @@ function describeRequest(request: RunnerRequest): string {
     case 'load':
     case 'check':
       return `plugin ${request.plugin.name}: ${request.op === 'load' ? 'loading' : 'checking'}`;
+    case 'binding-response':
+      return 'answering a binding';
   }
 }

@@ -2,7 +2,10 @@
 // the child's main thread and each plugin's isolate, a worker thread of its own (isolate.ts)
 // (docs/plugins.md, "The runner process"). Only JSON crosses from the host: the child is forked
 // with IPC in JSON serialisation, so nothing but plain data (no functions, no Buffers) can be sent.
-import type { CallResult, JsonObject, ModuleHandlers, PluginModule, SandboxLimits } from '../sandbox/types.ts';
+// A binding (docs/plugins.md, "Bindings") goes the other way: an isolate asks (binding-request),
+// the child adds the plugin's name and passes it on to the host, whose answer (binding-response)
+// the child routes back to that isolate.
+import type { BindingAnswer, CallResult, JsonObject, JsonValue, ModuleHandlers, SandboxLimits } from '../sandbox/types.ts';
 
 export type { PluginModule } from '../sandbox/types.ts';
 
@@ -16,10 +19,12 @@ export const WORK_DIR_PREFIX = 'charta-runner-';
  */
 export const OVERRUN_MARGIN_MS = 500;
 
-/** What the child needs to load a plugin. */
+/** What the child needs to load a plugin: the backend it runs on (sandbox/registry.ts) and its code (sandbox/types.ts PluginCode). */
 export interface PluginToLoad {
   name: string;
-  modules: PluginModule[];
+  backend: string;
+  files: Record<string, string>;
+  entries: string[];
   limits: Partial<SandboxLimits>;
 }
 
@@ -46,7 +51,9 @@ export type RunnerRequest =
   | { id: number; op: 'call'; name: string; entry: string; handler: string; event: JsonObject; secrets: Record<string, string> }
   | { id: number; op: 'stats' }
   /** Ends the plugin's isolate at once, whatever it runs (for tests and diagnostics); the next call loads it again. */
-  | { id: number; op: 'end-isolate'; name: string };
+  | { id: number; op: 'end-isolate'; name: string }
+  /** The host's answer to the child's binding-request of that callId (no answer of its own). */
+  | { id: 0; op: 'binding-response'; callId: number; answer: BindingAnswer };
 
 export type RunnerResponse =
   /** The child started working on the request (the host's guard timer starts here, not at sending). */
@@ -58,7 +65,9 @@ export type RunnerResponse =
   /** The child's own code failed while serving the request (never a plugin's value). */
   | { id: number; op: 'failed'; message: string }
   /** Unasked (id 0): a loaded plugin whose isolate ended could not be loaded again; it answers `unavailable` until the next load. */
-  | { id: 0; op: 'lost'; name: string; reason: string };
+  | { id: 0; op: 'lost'; name: string; reason: string }
+  /** Unasked (id 0): a call of the plugin asks for a binding; the host answers with a binding-response of the same callId. */
+  | { id: 0; op: 'binding-request'; callId: number; plugin: string; binding: string; args: JsonValue };
 
 /**
  * Messages between the host and the child go in batches: those sent in one turn of the event loop
@@ -83,7 +92,11 @@ export const unbatched = <M>(received: unknown): M[] => (Array.isArray(received)
 
 /** The main thread → an isolate (in the order sent; it serves one at a time). */
 export type IsolateRequest =
-  { op: 'load'; plugin: PluginToLoad } | { op: 'call'; entry: string; handler: string; event: JsonObject; secrets: Record<string, string> } | { op: 'memory' };
+  | { op: 'load'; plugin: PluginToLoad }
+  | { op: 'call'; entry: string; handler: string; event: JsonObject; secrets: Record<string, string> }
+  | { op: 'memory' }
+  /** The answer to the isolate's binding-request of that callId: handed to the call at once, out of the request order. */
+  | { op: 'binding-response'; callId: number; answer: BindingAnswer };
 
 /** An isolate → the main thread: `ready` once, then one answer per request. */
 export type IsolateResponse =
@@ -92,4 +105,6 @@ export type IsolateResponse =
   | { op: 'loaded'; ok: false; reasons: string[] }
   | { op: 'called'; result: CallResult }
   | { op: 'memory'; bytes: number }
-  | { op: 'failed'; message: string };
+  | { op: 'failed'; message: string }
+  /** Unasked, while a call runs: a binding the call asks for (the isolate's own callId). */
+  | { op: 'binding-request'; callId: number; binding: string; args: JsonValue };

@@ -2,10 +2,11 @@
 // (docs/plugins.md, "The sandbox"). It removes what a plugin must not have, freezes the built-in
 // objects so that nothing a plugin does to them reaches the next call, and returns the three
 // functions the host calls: bind (the module's namespace → its handler classes), invoke (one
-// handler, one event, as the SDK's runHandler does) and nothing else. The host's only function
-// inside, `hostLog`, stays in this closure; a plugin sees a frozen logger that wraps it.
+// handler, one event, as the SDK's runHandler does) and nothing else. The host's functions
+// inside, `hostLog` and `hostBinding`, stay in this closure; a plugin sees a frozen logger that
+// wraps the first and a frozen global, __charta_binding, that wraps the second.
 // Every value the host reads back is a string or a frozen record of strings made here.
-export const BOOTSTRAP_SOURCE = String.raw`(function (hostLog, limitsJson) {
+export const BOOTSTRAP_SOURCE = String.raw`(function (hostLog, limitsJson, hostBinding) {
   'use strict';
   const limits = JSON.parse(limitsJson);
   const parse = JSON.parse;
@@ -75,6 +76,26 @@ export const BOOTSTRAP_SOURCE = String.raw`(function (hostLog, limitsJson) {
       });
     }
   };
+  // The one way to the server (docs/plugins.md, "Bindings"): __charta_binding(name, args) returns
+  // a promise of the binding's JSON answer. The host checks every call (only inside a handler
+  // call, the name, the size of the arguments); this wrapper only turns the arguments into JSON.
+  const TypeErrorOf = TypeError;
+  defineProperty(globalThis, '__charta_binding', {
+    value: async function __charta_binding(name, args) {
+      let json;
+      try {
+        json = stringify(args === undefined ? null : args);
+      } catch (e) {
+        throw new TypeErrorOf('the arguments of a binding must be JSON');
+      }
+      if (typeof json !== 'string') throw new TypeErrorOf('the arguments of a binding must be JSON');
+      return parse(await hostBinding(name, json));
+    },
+    writable: false,
+    enumerable: false,
+    configurable: false,
+  });
+
   const seen = new WeakSet();
   const deepFreeze = (value) => {
     if ((typeof value !== 'object' && typeof value !== 'function') || value === null || seen.has(value)) return;

@@ -8,10 +8,13 @@
 // instance only instantiates it (docs/plugins.md, "The runner process").
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten';
+import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten';
 import { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC } from 'quickjs-emscripten';
 import { BOOTSTRAP_SOURCE } from './bootstrap.ts';
 import type {
+  BackendEntry,
+  BindingAnswer,
+  BindingCaller,
   CallOutcome,
   CallResult,
   HandlerInfo,
@@ -19,12 +22,13 @@ import type {
   LoadResult,
   LoadedPlugin,
   ModuleHandlers,
+  PluginCode,
   PluginModule,
   SandboxBackend,
   SandboxLimits,
   SandboxLogLine,
 } from './types.ts';
-import { DEFAULT_SANDBOX_LIMITS } from './types.ts';
+import { BINDING_CALLS_PER_CALL, BINDING_JSON_CHARS, DEFAULT_SANDBOX_LIMITS, NO_BINDINGS } from './types.ts';
 import { LOG_LEVELS } from '@charta/api/constants';
 
 const BOOTSTRAP_BUDGET_MS = 10_000;
@@ -61,6 +65,17 @@ class Clock {
   active = false;
   logs: SandboxLogLine[] = [];
   dropped = 0;
+  /** A handler call runs (not a load): only then may the plugin call a binding (docs/plugins.md, "Bindings"). */
+  inCall = false;
+  /** Counts the calls: an answer to a binding of an earlier call is dropped. */
+  callNumber = 0;
+  /** Binding calls made by the call under way. */
+  bindingCalls = 0;
+  /** The promises of the call's binding calls not answered yet, by id. */
+  readonly waiting = new Map<number, { binding: string; deferred: QuickJSDeferredPromise }>();
+  /** Answers that came, not yet handed to the plugin. */
+  answers: Array<{ id: number; answer: BindingAnswer }> = [];
+  private wake: (() => void) | null = null;
 
   begin(budgetMs: number): void {
     this.deadline = Date.now() + budgetMs;
@@ -68,6 +83,47 @@ class Clock {
     this.active = true;
     this.logs = [];
     this.dropped = 0;
+  }
+
+  /** A handler call starts: bindings may be called. */
+  beginCall(budgetMs: number): void {
+    this.begin(budgetMs);
+    this.callNumber++;
+    this.inCall = true;
+    this.bindingCalls = 0;
+  }
+
+  /** The call ended: binding promises never answered stay pending for good; a late answer is dropped. */
+  endCall(): void {
+    this.inCall = false;
+    for (const { deferred } of this.waiting.values()) deferred.dispose();
+    this.waiting.clear();
+    this.answers = [];
+    this.wake = null;
+  }
+
+  answered(callNumber: number, id: number, answer: BindingAnswer): void {
+    if (callNumber !== this.callNumber || !this.inCall || !this.waiting.has(id)) return;
+    this.answers.push({ id, answer });
+    this.wake?.();
+  }
+
+  /** Waits for an answer to come (true) or for the deadline to pass (false). */
+  nextAnswer(): Promise<boolean> {
+    if (this.answers.length > 0) return Promise.resolve(true);
+    const left = this.deadline - Date.now();
+    if (left < 0) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.wake = null;
+        resolve(false);
+      }, left + 1);
+      this.wake = () => {
+        clearTimeout(timer);
+        this.wake = null;
+        resolve(true);
+      };
+    });
   }
 
   shouldInterrupt(): boolean {
@@ -84,6 +140,7 @@ class ModuleContext {
   private describeFn!: QuickJSHandle;
   private api!: QuickJSHandle;
   private hostLog!: QuickJSHandle;
+  private hostBinding!: QuickJSHandle;
   handlers: HandlerInfo[] = [];
 
   constructor(
@@ -91,12 +148,14 @@ class ModuleContext {
     readonly context: QuickJSContext,
     private readonly clock: Clock,
     private readonly limits: SandboxLimits,
+    private readonly bindings: BindingCaller,
   ) {}
 
   start(name: string, source: string): void {
     const ctx = this.context;
     const clock = this.clock;
     this.hostLog = ctx.newFunction('log', (level, message) => this.log(level, message));
+    this.hostBinding = ctx.newFunction('binding', (binding, args) => this.binding(binding, args));
     // The bootstrap is the sandbox's own code: it does not spend the plugin's deadline.
     clock.begin(BOOTSTRAP_BUDGET_MS);
     try {
@@ -105,7 +164,7 @@ class ModuleContext {
         'running the sandbox bootstrap',
       );
       const limitsJson = ctx.newString(JSON.stringify(this.limits));
-      const api = ctx.callFunction(factory, ctx.undefined, this.hostLog, limitsJson);
+      const api = ctx.callFunction(factory, ctx.undefined, this.hostLog, limitsJson, this.hostBinding);
       factory.dispose();
       limitsJson.dispose();
       this.api = this.unwrapOrFail(api, 'running the sandbox bootstrap');
@@ -219,6 +278,92 @@ class ModuleContext {
     return undefined;
   }
 
+  /**
+   * The bootstrap's binding call (docs/plugins.md, "Bindings"): the binding's name and its
+   * arguments as JSON text, checked here (the plugin's wrapper is not trusted); a promise the
+   * answer settles, or an error the plugin's call of __charta_binding rejects with.
+   */
+  private binding(nameHandle: QuickJSHandle, argsHandle: QuickJSHandle): QuickJSHandle | { error: QuickJSHandle } {
+    const ctx = this.context;
+    const clock = this.clock;
+    const refuse = (name: string, message: string) => ({ error: ctx.newError({ name, message }) });
+    if (!clock.active || !clock.inCall) return refuse('Error', 'a binding can be called only while a handler call runs');
+    if (ctx.typeof(nameHandle) !== 'string' || ctx.typeof(argsHandle) !== 'string')
+      return refuse('TypeError', 'a binding is called with its name and JSON arguments');
+    const name = ctx.getString(nameHandle);
+    if (!/^[a-z][a-z0-9._-]{0,63}$/.test(name))
+      return refuse('TypeError', 'a binding name is 1 to 64 characters of a-z, 0-9, ".", "_" and "-", starting with a letter');
+    const length = ctx.getProp(argsHandle, 'length');
+    const chars = ctx.getNumber(length);
+    length.dispose();
+    if (chars > BINDING_JSON_CHARS) {
+      return refuse('RangeError', `the arguments of binding ${name} are longer than ${BINDING_JSON_CHARS} characters of JSON (the limit)`);
+    }
+    if (clock.bindingCalls >= BINDING_CALLS_PER_CALL) {
+      return refuse('RangeError', `a handler call may call bindings ${BINDING_CALLS_PER_CALL} times at most`);
+    }
+    let args: JsonObject[string];
+    try {
+      args = JSON.parse(ctx.getString(argsHandle)) as JsonObject[string];
+    } catch {
+      return refuse('TypeError', `the arguments of binding ${name} are not JSON`);
+    }
+    clock.bindingCalls++;
+    const id = clock.bindingCalls;
+    const callNumber = clock.callNumber;
+    const deferred = ctx.newPromise();
+    clock.waiting.set(id, { binding: name, deferred });
+    this.bindings(name, args).then(
+      (answer) => clock.answered(callNumber, id, answer),
+      () => clock.answered(callNumber, id, { ok: false, error: `binding ${name} failed` }),
+    );
+    // Returned to the plugin, this handle is the library's to dispose (its resolve and reject stay in `waiting`).
+    return deferred.handle;
+  }
+
+  /** Settles the promises of the binding answers that came. */
+  private deliverAnswers(): void {
+    const ctx = this.context;
+    const clock = this.clock;
+    for (const { id, answer } of clock.answers.splice(0)) {
+      const waiting = clock.waiting.get(id);
+      if (waiting === undefined) continue;
+      clock.waiting.delete(id);
+      const { binding, deferred } = waiting;
+      let json = answer.ok ? JSON.stringify(answer.value) : undefined;
+      if (answer.ok && json === undefined) json = 'null';
+      if (json !== undefined && json.length <= BINDING_JSON_CHARS) {
+        const text = ctx.newString(json);
+        deferred.resolve(text);
+        text.dispose();
+      } else {
+        const error = answer.ok
+          ? ctx.newError({
+              name: 'RangeError',
+              message: `the answer of binding ${binding} is longer than ${BINDING_JSON_CHARS} characters of JSON (the limit)`,
+            })
+          : ctx.newError({ name: 'Error', message: answer.error.slice(0, this.limits.logMessageChars) });
+        deferred.reject(error);
+        error.dispose();
+      }
+      deferred.dispose();
+    }
+  }
+
+  /** settle(), waiting for binding answers while the call has nothing else to run (within its deadline). */
+  private async settleCall(promise: QuickJSHandle): Promise<Settled> {
+    for (;;) {
+      const settled = this.settle(promise);
+      if (settled.state !== 'stuck' || this.clock.waiting.size === 0) return settled;
+      // An answer that comes after the deadline is too late: the call has timed out.
+      if (!(await this.clock.nextAnswer()) || Date.now() > this.clock.deadline) {
+        this.clock.fired = true;
+        return { state: 'timeout' };
+      }
+      this.deliverAnswers();
+    }
+  }
+
   private log(levelHandle: QuickJSHandle, messageHandle: QuickJSHandle): void {
     const ctx = this.context;
     const clock = this.clock;
@@ -234,10 +379,10 @@ class ModuleContext {
     clock.logs.push({ level: level as SandboxLogLine['level'], message });
   }
 
-  call(handler: string, eventJson: string, secretsJson: string): CallOutcome {
+  async call(handler: string, eventJson: string, secretsJson: string): Promise<CallOutcome> {
     const ctx = this.context;
     const clock = this.clock;
-    clock.begin(this.limits.deadlineMs);
+    clock.beginCall(this.limits.deadlineMs);
     let outcome: CallOutcome;
     try {
       const args = [ctx.newString(handler), ctx.newString(eventJson), ctx.newString(secretsJson)];
@@ -246,9 +391,11 @@ class ModuleContext {
       if (called.error) {
         outcome = this.faultOutcome(called.error);
       } else {
-        const settled = this.settle(called.value);
+        const settled = await this.settleCall(called.value);
         called.value.dispose();
         outcome = this.outcomeOf(settled);
+        // Work left queued may not start a binding: the call is over.
+        clock.endCall();
         if (outcome.kind !== 'timeout' && outcome.kind !== 'out-of-memory') {
           const leftover = this.drain();
           if (leftover) outcome = this.faultOutcome(leftover, true);
@@ -258,6 +405,7 @@ class ModuleContext {
       // call; whatever the call then returned, a deadline that fired makes it a timeout.
       if (clock.fired) outcome = this.timeout();
     } finally {
+      clock.endCall();
       clock.active = false;
     }
     return outcome;
@@ -303,7 +451,7 @@ class ModuleContext {
   }
 
   dispose(): void {
-    for (const handle of [this.invokeFn, this.describeFn, this.api, this.hostLog]) if (handle?.alive) handle.dispose();
+    for (const handle of [this.invokeFn, this.describeFn, this.api, this.hostLog, this.hostBinding]) if (handle?.alive) handle.dispose();
     this.context.dispose();
   }
 }
@@ -317,6 +465,7 @@ class Instance {
     private readonly runtime: QuickJSRuntime,
     private readonly memory: WebAssembly.Memory,
     private readonly limits: SandboxLimits,
+    private readonly bindings: BindingCaller,
   ) {}
 
   /** A fresh instance with every module evaluated, or the reasons of each module that failed (each after a failure in a fresh instance of its own). */
@@ -324,10 +473,11 @@ class Instance {
     name: string,
     modules: PluginModule[],
     limits: SandboxLimits,
+    bindings: BindingCaller,
   ): Promise<{ ok: true; instance: Instance } | { ok: false; reasons: string[] }> {
     const reasons: string[] = [];
     if (modules.length === 0) return { ok: false, reasons: ['the plugin has no handler module'] };
-    let instance = await Instance.empty(limits);
+    let instance = await Instance.empty(limits, bindings);
     for (const { entry, source } of modules) {
       try {
         instance.add(`${name}/${entry}`, entry, source);
@@ -336,7 +486,7 @@ class Instance {
         // A module that failed may leave the runtime out of memory or interrupted: the next
         // module is evaluated in a fresh instance, so that its reasons are its own.
         instance.abandon();
-        instance = await Instance.empty(limits);
+        instance = await Instance.empty(limits, bindings);
       }
     }
     if (reasons.length > 0) {
@@ -346,7 +496,7 @@ class Instance {
     return { ok: true, instance };
   }
 
-  private static async empty(limits: SandboxLimits): Promise<Instance> {
+  private static async empty(limits: SandboxLimits, bindings: BindingCaller): Promise<Instance> {
     // QuickJS's own limit refuses one allocation larger than it, but its count of the bytes in use
     // does not grow under WebAssembly (the allocator reports no sizes), so many smaller ones would
     // pass it. The instance's memory itself is capped instead: it cannot grow past the plugin's
@@ -360,13 +510,13 @@ class Instance {
     runtime.setMemoryLimit(limits.memoryBytes);
     runtime.setMaxStackSize(limits.stackBytes);
     runtime.setModuleLoader((specifier) => ({ error: new Error(`the bundle imports "${specifier}": a plugin bundle must inline everything it imports`) }));
-    const instance = new Instance(runtime, wasmMemory, limits);
+    const instance = new Instance(runtime, wasmMemory, limits, bindings);
     runtime.setInterruptHandler(() => instance.clock.shouldInterrupt());
     return instance;
   }
 
   private add(name: string, entry: string, source: string): void {
-    const module = new ModuleContext(this.runtime, this.runtime.newContext(), this.clock, this.limits);
+    const module = new ModuleContext(this.runtime, this.runtime.newContext(), this.clock, this.limits, this.bindings);
     this.modules.set(entry, module);
     module.start(name, source);
   }
@@ -375,13 +525,13 @@ class Instance {
     return [...this.modules].map(([entry, m]) => ({ entry, handlers: m.handlers.map((h) => ({ name: h.name, respondsTo: [...h.respondsTo] })) }));
   }
 
-  call(
+  async call(
     module: ModuleContext,
     handler: string,
     eventJson: string,
     secretsJson: string,
-  ): { outcome: CallOutcome; logs: SandboxLogLine[]; droppedLogLines: number } {
-    const outcome = module.call(handler, eventJson, secretsJson);
+  ): Promise<{ outcome: CallOutcome; logs: SandboxLogLine[]; droppedLogLines: number }> {
+    const outcome = await module.call(handler, eventJson, secretsJson);
     return { outcome, logs: this.clock.logs, droppedLogLines: this.clock.dropped };
   }
 
@@ -440,6 +590,7 @@ class QuickJSPlugin implements LoadedPlugin {
     readonly name: string,
     private readonly modules: PluginModule[],
     private readonly limits: SandboxLimits,
+    private readonly bindings: BindingCaller,
     private instance: Instance | null,
   ) {}
 
@@ -464,10 +615,10 @@ class QuickJSPlugin implements LoadedPlugin {
     if (module === undefined || !module.handlers.some((h) => h.name === handler)) {
       return noRun({ kind: 'no-such-handler', handler: `${entry}:${handler}` });
     }
-    let result: ReturnType<Instance['call']>;
+    let result: Awaited<ReturnType<Instance['call']>>;
     let crashed = false;
     try {
-      result = instance.call(module, handler, eventJson, secretsJson);
+      result = await instance.call(module, handler, eventJson, secretsJson);
     } catch (err) {
       // Only the host's own errors get here (the WebAssembly stack exhausted, a trap): the
       // instance may be inconsistent, so it is dropped without being touched again.
@@ -481,7 +632,7 @@ class QuickJSPlugin implements LoadedPlugin {
     if (!crashed && result.outcome.kind !== 'timeout' && result.outcome.kind !== 'out-of-memory') return { ...result, reloaded: false };
     instance.abandon();
     this.instance = null;
-    const loaded = await loadInstance(this.name, this.modules, this.limits);
+    const loaded = await loadInstance(this.name, this.modules, this.limits, this.bindings);
     if (loaded.ok) this.instance = loaded.instance;
     else this.broken = `reloading after a fault failed: ${loaded.reasons.join('; ')}`;
     return { ...result, reloaded: loaded.ok };
@@ -497,18 +648,37 @@ async function loadInstance(
   name: string,
   modules: PluginModule[],
   limits: SandboxLimits,
+  bindings: BindingCaller,
 ): Promise<{ ok: true; instance: Instance } | { ok: false; reasons: string[] }> {
   try {
-    return await Instance.create(name, modules, limits);
+    return await Instance.create(name, modules, limits, bindings);
   } catch (err) {
     return { ok: false, reasons: [`the sandbox failed while loading the plugin: ${describeHostError(err)}`] };
   }
 }
 
 export const quickjsSandbox: SandboxBackend = {
-  async load(name: string, modules: PluginModule[], limits: Partial<SandboxLimits> = {}): Promise<LoadResult> {
+  async load(name: string, code: PluginCode, limits: Partial<SandboxLimits> = {}, bindings: BindingCaller = NO_BINDINGS): Promise<LoadResult> {
     const merged: SandboxLimits = { ...DEFAULT_SANDBOX_LIMITS, ...limits };
-    const loaded = await loadInstance(name, modules, merged);
-    return loaded.ok ? { ok: true, plugin: new QuickJSPlugin(name, modules, merged, loaded.instance) } : loaded;
+    // Each entry is a bundle that inlines everything it imports: its file's text is the module.
+    const modules: PluginModule[] = [];
+    const missing: string[] = [];
+    for (const entry of code.entries) {
+      const source = Object.hasOwn(code.files, entry) ? code.files[entry] : undefined;
+      if (typeof source === 'string') modules.push({ entry, source });
+      else missing.push(`${entry}: not a file of the plugin's code`);
+    }
+    if (missing.length > 0) return { ok: false, reasons: missing };
+    const loaded = await loadInstance(name, modules, merged, bindings);
+    return loaded.ok ? { ok: true, plugin: new QuickJSPlugin(name, modules, merged, bindings, loaded.instance) } : loaded;
+  },
+};
+
+/** The registry's entry (sandbox/registry.ts): the runner child compiles the WebAssembly once, each isolate instantiates it. */
+export const quickjsBackend: BackendEntry<WebAssembly.Module> = {
+  prepare: compiledQuickJS,
+  create(wasm) {
+    useCompiledQuickJS(wasm);
+    return quickjsSandbox;
   },
 };

@@ -1,8 +1,10 @@
-// The sandbox interface (docs/plugins.md, "The sandbox"): load a plugin's bundled modules under
-// limits (one runtime and one memory limit for all of them), list their handler classes, call one
-// with one JSON event and get JSON effects back.
+// The sandbox interface (docs/plugins.md, "The sandbox"): load a plugin's code (the package's
+// files and its handler entry modules) under limits (one runtime and one memory limit for all of
+// them), list their handler classes, call one with one JSON event and get JSON effects back; a
+// call may ask the server for a binding (docs/plugins.md, "Bindings").
 // Only JSON crosses this boundary, and every failure is a typed result, never a host exception
-// carrying a value the plugin made. A backend other than QuickJS implements the same interface.
+// carrying a value the plugin made. A backend other than QuickJS implements the same interface
+// and is named in sandbox/registry.ts.
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
@@ -33,6 +35,11 @@ export const DEFAULT_SANDBOX_LIMITS: Readonly<SandboxLimits> = Object.freeze({
   resultChars: 1024 * 1024,
 });
 
+/** Longest JSON text of a binding's arguments, and of its answer, in characters (docs/plugins.md, "Bindings"). */
+export const BINDING_JSON_CHARS = 1024 * 1024;
+/** Binding calls one handler call may make. */
+export const BINDING_CALLS_PER_CALL = 64;
+
 export interface SandboxLogLine {
   level: SandboxLogLevel;
   message: string;
@@ -49,6 +56,34 @@ export interface PluginModule {
   entry: string;
   source: string;
 }
+
+/**
+ * A plugin's code as a backend loads it: text files of the package by path (relative to the
+ * manifest), and the handler entry modules among them, in the manifest's order. The QuickJS
+ * backend evaluates each entry (a bundle that inlines everything) in a context of its own.
+ */
+export interface PluginCode {
+  files: Record<string, string>;
+  entries: string[];
+}
+
+/** The code of the given modules: each module's entry is a file and an entry. */
+export function codeOf(modules: readonly PluginModule[]): PluginCode {
+  return { files: Object.fromEntries(modules.map((m) => [m.entry, m.source])), entries: modules.map((m) => m.entry) };
+}
+
+/** A binding's answer as the sandbox gets it: its JSON value, or the text of why it failed (never a server stack). */
+export type BindingAnswer = { ok: true; value: JsonValue } | { ok: false; error: string };
+
+/**
+ * How a backend asks the server for a binding during a call (docs/plugins.md, "Bindings"): the
+ * runner's isolate sends the request to the server process and resolves with its answer. The
+ * backend calls it only while a handler call runs, with arguments within BINDING_JSON_CHARS.
+ */
+export type BindingCaller = (binding: string, args: JsonValue) => Promise<BindingAnswer>;
+
+/** No binding is reachable: what a backend gets when nothing serves bindings (a check, a unit test). */
+export const NO_BINDINGS: BindingCaller = (binding) => Promise.resolve({ ok: false, error: `no binding named "${binding}" is available here` });
 
 /** The handler classes one entry module exports. */
 export interface ModuleHandlers {
@@ -101,8 +136,19 @@ export type LoadResult = { ok: true; plugin: LoadedPlugin } | { ok: false; reaso
 
 export interface SandboxBackend {
   /**
-   * Evaluates each module (an ES module, everything inlined) in a fresh runtime of the plugin's
-   * own, each in its own global; a failure lists every reason, each starting with its entry.
+   * Loads the plugin's entry modules in a fresh runtime of the plugin's own (QuickJS: each an ES
+   * module, everything inlined, in its own global); a failure lists every reason, each starting
+   * with its entry. `bindings` serves the binding calls its handlers make (default: none).
    */
-  load(name: string, modules: PluginModule[], limits?: Partial<SandboxLimits>): Promise<LoadResult>;
+  load(name: string, code: PluginCode, limits?: Partial<SandboxLimits>, bindings?: BindingCaller): Promise<LoadResult>;
+}
+
+/**
+ * A sandbox backend as the runner knows it (sandbox/registry.ts). `prepare` runs once in the
+ * runner child's main thread (QuickJS: compiling its WebAssembly), and what it makes (a value a
+ * worker thread can be given: structured-cloneable) is handed to `create` in each plugin's isolate.
+ */
+export interface BackendEntry<Prepared = unknown> {
+  prepare?(): Promise<Prepared>;
+  create(prepared: Prepared): SandboxBackend | Promise<SandboxBackend>;
 }
