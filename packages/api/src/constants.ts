@@ -83,6 +83,13 @@ export type Grant = keyof typeof GRANTS;
 /** Every grant name, sorted. */
 export const GRANT_NAMES = (Object.keys(GRANTS) as Grant[]).sort();
 
+/**
+ * A plugin's name as a path or a filter names it (docs/api.md, "Plugins"): the original tool
+ * writes `plugin_boilerplate` where Charta's slug is `plugin-boilerplate`, so `_` and `-` are the
+ * same character in a plugin name.
+ */
+export const normalizePluginName = (raw: string): string => raw.replace(/_/g, '-');
+
 /** Where a plugin stands in the runtime (docs/plugins.md, "Faults"). */
 export const PLUGIN_RUNTIME_STATES = ['running', 'loading', 'failing', 'cannot-run', 'stopped'] as const;
 export type PluginRuntimeState = (typeof PLUGIN_RUNTIME_STATES)[number];

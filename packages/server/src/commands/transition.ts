@@ -29,7 +29,7 @@ import type { CommandTable, Database } from '../storage/schema.ts';
 import { deleteCommand, updateCommandWithAudit } from '../storage/commands-repository.ts';
 import { writeTransaction, type AuditEntry, type Idempotency, type Outcome, type Writer } from '../storage/transaction.ts';
 import { actingStaff } from '../auth/acting-staff.ts';
-import { logCommand, logCommandDeleted } from '../logs/events.ts';
+import { logCommand, logCommandDeleted } from './log-lines.ts';
 import { loadForWrite, withEditor, type Preconditions } from './rules.ts';
 import { toView, type CommandView } from './representation.ts';
 import type { CommandChangeEvent } from '../runtime/types.ts';

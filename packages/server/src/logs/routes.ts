@@ -16,7 +16,7 @@ import { Consumer, DEFAULT_CONSUMER_LIMITS, type ConsumerLimits } from './consum
 import { FirstMessageGate, type GateOptions } from './first-message.ts';
 import { matches, type LogBus, type LogFilter } from './bus.ts';
 import { LogRecentPage, LogRecentQuery, LogStreamQuery, type LogStreamOptions } from '@charta/api';
-import { normalizePluginName } from '../plugins/name.ts';
+import { normalizePluginName } from '@charta/api/constants';
 
 declare module 'fastify' {
   interface FastifyInstance {

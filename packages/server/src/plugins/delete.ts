@@ -7,7 +7,7 @@ import { deletePlugin as removePlugin, getPluginForUpdate } from '../storage/plu
 import { removeAllPluginSecrets } from '../storage/plugin-secrets-repository.ts';
 import { deletePluginDeadLetters } from '../storage/plugin-dead-letters-repository.ts';
 import { requirePluginScope, toView } from './representation.ts';
-import { logPlugin } from '../logs/events.ts';
+import { logPlugin } from './log-lines.ts';
 import { signalPluginWrite } from './signal.ts';
 
 export async function deletePlugin(ctx: Ctx, baseUrl: string, name: string, force: boolean) {

@@ -8,7 +8,7 @@ import { isUniqueViolation } from '../storage/errors.ts';
 import { getPluginForUpdate, insertPlugin } from '../storage/plugins-repository.ts';
 import { checkPackage, packageColumns, type UploadedFile } from './package.ts';
 import { requirePluginScope, toView, answered, type PluginView } from './representation.ts';
-import { logPlugin, logRejected } from '../logs/events.ts';
+import { logPlugin, logRejected } from './log-lines.ts';
 import { declaredSecrets, secretsChanged, writeSecrets, type SecretChange, type SecretNames } from './secrets.ts';
 import { grantsChanged, REVOKE_FIELD, type GrantChange } from './grant-change.ts';
 import { signalPluginWrite } from './signal.ts';

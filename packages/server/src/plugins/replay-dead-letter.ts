@@ -8,7 +8,7 @@ import { problem } from '../http/problem.ts';
 import { writeTransaction } from '../storage/transaction.ts';
 import { getPluginForUpdate } from '../storage/plugins-repository.ts';
 import { getDeadLetterForUpdate, replayDeadLetter as requeue } from '../storage/plugin-dead-letters-repository.ts';
-import { logDeadLetter } from '../logs/events.ts';
+import { logDeadLetter } from './log-lines.ts';
 import { requirePluginScope } from './representation.ts';
 import { toDeadLetterView, type DeadLetterView } from './dead-letters.ts';
 

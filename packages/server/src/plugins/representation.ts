@@ -5,7 +5,7 @@ import { problem } from '../http/problem.ts';
 import { PLUGIN_SCOPE } from '../auth/principal.ts';
 import type { Selectable } from 'kysely';
 import type { PluginTable } from '../storage/schema.ts';
-import { normalizePluginName } from './name.ts';
+import { normalizePluginName } from '@charta/api/constants';
 import { storedGrants, type Grant } from '../runtime/grants.ts';
 
 export interface PluginView {

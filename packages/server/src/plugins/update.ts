@@ -7,7 +7,7 @@ import { writeTransaction } from '../storage/transaction.ts';
 import { getPluginForUpdate, replacePluginPackage, updatePlugin as savePlugin } from '../storage/plugins-repository.ts';
 import { checkPackage, packageColumns, type UploadedFile } from './package.ts';
 import { requirePluginScope, toView, answered, type PluginView } from './representation.ts';
-import { logPlugin, logRejected, rejected } from '../logs/events.ts';
+import { logPlugin, logRejected, rejected } from './log-lines.ts';
 import { declaredSecrets, secretsChanged, secretsMoved, storedDeclaredSecrets, writeSecrets, type SecretChange, type SecretNames } from './secrets.ts';
 import { auditGrants, grantsAfter, grantsChanged, sameGrants, type GrantChange } from './grant-change.ts';
 import { signalPluginWrite } from './signal.ts';

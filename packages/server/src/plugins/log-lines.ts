@@ -1,23 +1,9 @@
-// The server's own log stream entries, emitted by operations AFTER their write transaction has
-// committed (never for a rolled-back write, nor for a replayed Idempotency-Key answer).
+// The log stream lines of the plugin API's writes (docs/api.md, "Log stream"), emitted AFTER the
+// write transaction has committed, and of refused package uploads. The log stream is a sink:
+// nothing reacts to these words (changes reach the runtime as signals: plugins/signal.ts).
 import type { Ctx } from '../context.ts';
 import { Problem } from '../http/problem.ts';
-import type { CommandView } from '../commands/representation.ts';
-import type { PluginView } from '../plugins/representation.ts';
-
-type Committed<T> = { body: T; replayed: boolean };
-
-/** "command <uuid> (plan) committed in note <uuid>" */
-export function logCommand(ctx: Ctx, verb: 'created' | 'updated' | 'committed' | 'entered in error', outcome: Committed<CommandView>): void {
-  if (ctx.logs === undefined || outcome.replayed) return;
-  const c = outcome.body;
-  ctx.logs.emit({ level: 'info', event: `command ${c.uuid} (${c.schema_key}) ${verb} in note ${c.note_key}`, request_id: ctx.requestId });
-}
-
-export function logCommandDeleted(ctx: Ctx, uuid: string, outcome: Committed<unknown>): void {
-  if (ctx.logs === undefined || outcome.replayed) return;
-  ctx.logs.emit({ level: 'info', event: `command ${uuid} deleted`, request_id: ctx.requestId });
-}
+import type { PluginView } from './representation.ts';
 
 export type PluginAction = 'installed' | 'updated' | 'enabled' | 'disabled' | 'deleted';
 
