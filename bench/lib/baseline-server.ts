@@ -11,7 +11,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { WebSocketServer } from 'ws';
 import { isoMicros, nowMicros } from '../../packages/server/src/lib/time.ts';
-import { DEFAULT_LIMITS } from '../../packages/server/src/plugins/inspection/index.ts';
+import { DEFAULT_LIMITS } from '../../packages/server/src/inspection/index.ts';
 import { serve } from './child.ts';
 import { clockMs, fanoutEvent, paced } from './fanout.ts';
 import { startProfile, stopProfile } from './profiler.ts';

@@ -42,19 +42,48 @@ declare module 'fastify' {
 export const VERSION = '0.1.0';
 
 /** How Fastify asks for a route part's validator (`@fastify/ajv-compiler`'s declared types name only the schema). */
-type CompileRoutePart = (route: { schema: unknown; httpPart?: string }) => unknown;
+type CompileRoutePart = (route: { schema: unknown; httpPart?: string }) => Validate;
 type ValidatorPool = (externalSchemas: unknown, options: { customOptions?: object }) => CompileRoutePart;
+/** A compiled validator, as Fastify calls it: false with its `errors` when the data is refused. */
+type Validate = ((data: unknown) => unknown) & { errors?: unknown };
 const validators = AjvCompiler() as unknown as ValidatorPool;
+
+/** Decimal integers only, as a query string writes them (no exponent, sign of zero, hex or spaces). */
+const DECIMAL = /^-?[0-9]{1,15}$/;
+
+/** The query parameters a querystring schema declares as integers. */
+function integerParameters(schema: unknown): string[] {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties ?? {};
+  return Object.keys(properties).filter((name) => properties[name]?.type === 'integer');
+}
 
 /**
  * Bodies are validated as sent (no coercion: `"1"` is not a number), but a query string has only
- * text: its integers (`limit`, `offset`, http/pagination.ts) are coerced before they are checked,
+ * text: a parameter its schema declares an integer (`limit`, `offset`, http/pagination.ts) is
+ * turned into one when it is written as a decimal integer, then checked (range included) like any
+ * other. Anything else (`1e999`, `0x10`, `2.0`, `abc`) stays text and is refused as not an integer,
  * so its schema says what it takes and the OpenAPI document shows integers.
  */
 const queryCoercingValidator: ValidatorPool = (externalSchemas, options) => {
-  const asSent = validators(externalSchemas, options);
-  const coercing = validators(externalSchemas, { ...options, customOptions: { ...options.customOptions, coerceTypes: true } });
-  return (route) => (route.httpPart === 'querystring' ? coercing(route) : asSent(route));
+  const compile = validators(externalSchemas, options);
+  return (route) => {
+    const validate = compile(route);
+    const integers = route.httpPart === 'querystring' ? integerParameters(route.schema) : [];
+    if (integers.length === 0) return validate;
+    const withIntegers: Validate = (data) => {
+      if (typeof data === 'object' && data !== null) {
+        const query = data as Record<string, unknown>;
+        for (const name of integers) {
+          const text = query[name];
+          if (typeof text === 'string' && DECIMAL.test(text)) query[name] = Number(text);
+        }
+      }
+      const ok = validate(data);
+      withIntegers.errors = validate.errors;
+      return ok;
+    };
+    return withIntegers;
+  };
 };
 
 export async function buildApp(config: Config, storage: Storage): Promise<FastifyInstance> {

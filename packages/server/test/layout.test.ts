@@ -9,7 +9,7 @@ import path from 'node:path';
 
 const src = path.resolve(import.meta.dirname, '..', 'src');
 /** The layers below the features (what every feature may use); every other folder is a feature. */
-const BELOW = ['http', 'lib', 'storage', 'signals'];
+const BELOW = ['http', 'lib', 'storage', 'signals', 'inspection'];
 const FEATURES = fs
   .readdirSync(src, { withFileTypes: true })
   .filter((d) => d.isDirectory() && !BELOW.includes(d.name))

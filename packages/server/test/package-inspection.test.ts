@@ -8,7 +8,7 @@ import zlib from 'node:zlib';
 import { buildZip, manifest, manifestJson, patch, rawTar, setZipFlags, tarFromDir, tgz, type TarItem } from './support/archives.ts';
 import { slugify } from '@charta/plugin-sdk';
 import { manifestSchema, validateManifest } from '@charta/plugin-sdk/manifest';
-import { DEFAULT_LIMITS, inspectPackage, NO_METADATA, type Inspection, type InspectionLimits, type PackageMetadata } from '../src/plugins/inspection/index.ts';
+import { DEFAULT_LIMITS, inspectPackage, NO_METADATA, type Inspection, type InspectionLimits, type PackageMetadata } from '../src/inspection/index.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures and assertions

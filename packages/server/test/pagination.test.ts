@@ -97,6 +97,12 @@ eachEngine((engine) => {
         ['offset=-1', 'querystring.offset'],
         ['offset=x', 'querystring.offset'],
         ['offset=10000001', 'querystring.offset'],
+        ['limit=1e999', 'querystring.limit'],
+        ['limit=Infinity', 'querystring.limit'],
+        ['limit=2e1', 'querystring.limit'],
+        ['limit=0x10', 'querystring.limit'],
+        ['limit=%2020', 'querystring.limit'],
+        ['offset=1e3', 'querystring.offset'],
       ];
       for (const path of lists) {
         for (const [query, field] of bad) {

@@ -32,7 +32,7 @@ import { actingStaff } from '../auth/acting-staff.ts';
 import { logCommand, logCommandDeleted } from './log-lines.ts';
 import { loadForWrite, withEditor, type Preconditions } from './rules.ts';
 import { toView, type CommandView } from './representation.ts';
-import type { CommandChangeEvent } from '../runtime/types.ts';
+import type { CommandChangeEvent } from './plugin-events.ts';
 
 export type { Preconditions } from './rules.ts';
 

@@ -1,6 +1,6 @@
 // The API's OpenAPI 3.1 document (/openapi.json) and its reference page (/docs), both public.
-// The document is generated from the route schemas of every feature (docs/api.md, "The OpenAPI
-// document"); what a route schema cannot say without changing how a request is validated (the
+// The document is generated from the route schemas of every feature
+// (docs/api.md, "The OpenAPI document"); what a route schema cannot say without changing how a request is validated (the
 // operation ids, the response headers, the multipart bodies, the OAuth 2.0 scopes, enums whose
 // check stays in the operation) is added here, so the document tells a generated client the whole
 // truth (test/openapi-client.test.ts keeps it so).

@@ -2,7 +2,7 @@
 import type { Ctx } from '../context.ts';
 import { checkPackage, type UploadedFile } from './package.ts';
 import { requirePluginScope } from './representation.ts';
-import type { PackageMetadata } from './inspection/index.ts';
+import type { PackageMetadata } from '../inspection/index.ts';
 
 export async function extractMetadata(ctx: Ctx, file: UploadedFile | undefined): Promise<Omit<PackageMetadata, 'manifest'> & { package_checksum: string }> {
   requirePluginScope(ctx);

@@ -4,7 +4,7 @@
 import crypto from 'node:crypto';
 import { problem } from '../http/problem.ts';
 import type { PluginRuntime } from '../runtime/types.ts';
-import { inspectPackage, type InspectionLimits, type PackageMetadata } from './inspection/index.ts';
+import { inspectPackage, type InspectionLimits, type PackageMetadata } from '../inspection/index.ts';
 
 export interface CheckedPackage {
   metadata: PackageMetadata;

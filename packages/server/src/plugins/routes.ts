@@ -13,7 +13,7 @@ import { PageQuery } from '@charta/api';
 import { invalid, problem, Problem, type FieldProblem } from '../http/problem.ts';
 import { problemResponses } from '../http/schemas.ts';
 import { EmptyBody } from '@charta/api';
-import { DEFAULT_LIMITS } from './inspection/index.ts';
+import { DEFAULT_LIMITS } from '../inspection/index.ts';
 import { installPlugin } from './install.ts';
 import { extractMetadata } from './extract-metadata.ts';
 import { listPlugins } from './list.ts';

@@ -9,7 +9,7 @@ import { invalid, type FieldProblem } from '../http/problem.ts';
 import { isoMicros } from '../lib/time.ts';
 import { getPluginPackage, updatePlugin } from '../storage/plugins-repository.ts';
 import { listPluginSecretNames, removePluginSecret, setPluginSecret } from '../storage/plugin-secrets-repository.ts';
-import { inspectPackage, type PackageMetadata } from './inspection/index.ts';
+import { inspectPackage, type PackageMetadata } from '../inspection/index.ts';
 import type { Kysely } from 'kysely';
 import type { Database } from '../storage/schema.ts';
 

@@ -53,8 +53,8 @@ export interface RetryPolicy {
 const retryDelayMs = (policy: RetryPolicy, attempt: number): number => Math.min(MAX_RETRY_DELAY_MS, policy.baseMs * 4 ** Math.max(0, attempt - 1));
 
 /**
- * What delivery needs of the runtime, and no more (never the host: docs/architecture.md, "Plugin
- * runtime"): which handlers listen (the plugin registry), how a handler is called, and the port
+ * What delivery needs of the runtime, and no more (never the host:
+ * docs/architecture.md, "Plugin runtime"): which handlers listen (the plugin registry), how a handler is called, and the port
  * the operations of effects call for their own changes' events.
  */
 export interface DeliveryRuntime {

@@ -4,8 +4,8 @@
 // Python package of the original tool) is no error: it is accepted and has nothing Charta can run.
 import { isEventName } from '@charta/plugin-sdk';
 import type { ChartaManifest } from '@charta/plugin-sdk/manifest';
-import { inspectPackage, readPackageFiles } from '../plugins/inspection/index.ts';
-import { pathSegments } from '../plugins/inspection/entries.ts';
+import { inspectPackage, readPackageFiles } from '../inspection/index.ts';
+import { pathSegments } from '../inspection/entries.ts';
 import type { PluginModule } from './runner/protocol.ts';
 import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from './sandbox/types.ts';
 import type { PackageToCheck } from './types.ts';

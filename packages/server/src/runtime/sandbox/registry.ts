@@ -1,5 +1,5 @@
-// The sandbox backends the runner knows, by name (docs/plugins.md, "The sandbox"; docs/
-// architecture.md, "Plugin runtime"). The runner protocol names the backend of each plugin it
+// The sandbox backends the runner knows, by name (docs/plugins.md, "The sandbox";
+// docs/architecture.md, "Plugin runtime"). The runner protocol names the backend of each plugin it
 // loads (`PluginToLoad.backend`); the runner child prepares the backend once and each plugin's
 // isolate creates it from what was prepared. A second backend is one file implementing
 // SandboxBackend (sandbox/types.ts) and one entry here. A name not listed is a load failure.
