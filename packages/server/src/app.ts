@@ -28,6 +28,7 @@ import { logRoutes } from './logs/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { consoleRoutes } from './console/routes.ts';
 import { createPluginRuntime } from './runtime/index.ts';
+import { registerAutocompleteProviders } from './autocomplete-providers.ts';
 import type { PluginHost } from './runtime/host.ts';
 
 declare module 'fastify' {
@@ -87,6 +88,8 @@ const queryCoercingValidator: ValidatorPool = (externalSchemas, options) => {
 };
 
 export async function buildApp(config: Config, storage: Storage): Promise<FastifyInstance> {
+  // The options of AutocompleteFields come from the features that own the data (autocomplete-providers.ts).
+  registerAutocompleteProviders();
   const verbose = config.logLevel === 'debug' || config.logLevel === 'trace';
   const app = Fastify({
     logger: {

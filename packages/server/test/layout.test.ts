@@ -46,6 +46,16 @@ describe('server layout', () => {
     }
   });
 
+  it('autocomplete/ imports no feature folder: the features register their option providers with it', () => {
+    for (const file of filesOf('autocomplete')) {
+      for (const specifier of importsOf(file)) {
+        if (!specifier.startsWith('.')) continue;
+        const target = path.relative(src, path.resolve(path.join(src, path.dirname(file)), specifier)).split(path.sep)[0]!;
+        assert.ok(target === 'autocomplete' || !FEATURES.includes(target), `${file} imports ${specifier}`);
+      }
+    }
+  });
+
   it('finds the features in the tree', () => {
     for (const feature of ['commands', 'notes', 'patients', 'plugins', 'runtime', 'autocomplete', 'reference']) assert.ok(FEATURES.includes(feature), feature);
   });

@@ -1,42 +1,25 @@
 // The options of AutocompleteFields: searching them (the autocomplete endpoint) and replacing
 // each picked value by the stored form of a real option (create and PATCH, inside their
 // transaction), or naming the field it is not an option of.
-import type { CommandKind, FieldDef } from '../commands/kinds/types.ts';
 import type { FieldProblem } from '../http/problem.ts';
-import { terminologyProvider } from './providers/terminology.ts';
-import {
-  dispenseUnitProvider,
-  educationalMaterialProvider,
-  labPartnerProvider,
-  labTestProvider,
-  materialLanguageProvider,
-  pharmacyProvider,
-  questionnaireProvider,
-  reasonForVisitProvider,
-  staffProvider,
-} from './providers/reference.ts';
-import { chartProvider } from './providers/chart.ts';
-import type { OptionDoc, OptionProvider, OptionSource, PickedOption, SourceContext } from './types.ts';
+import type { CodedField, OptionDoc, OptionProvider, OptionProviders, OptionSource, PickedOption, SourceContext } from './types.ts';
 
-export type { OptionDoc, OptionSource, SourceContext } from './types.ts';
+export type { CodedField, OptionDoc, OptionProviders, OptionSource, SourceContext } from './types.ts';
 export { toWire } from './option.ts';
 
-const providers: { [K in OptionSource['kind']]: OptionProvider<Extract<OptionSource, { kind: K }>> } = {
-  terminology: terminologyProvider,
-  staff: staffProvider,
-  labPartner: labPartnerProvider,
-  labTest: labTestProvider,
-  pharmacy: pharmacyProvider,
-  reasonForVisit: reasonForVisitProvider,
-  questionnaire: questionnaireProvider,
-  educationalMaterial: educationalMaterialProvider,
-  materialLanguage: materialLanguageProvider,
-  dispenseUnit: dispenseUnitProvider,
-  chart: chartProvider,
-};
+// The providers of this process, one per source kind, registered by the features that own the
+// data when the app is assembled (src/autocomplete-providers.ts). The framework imports none of them.
+const providers: Partial<Record<OptionSource['kind'], OptionProvider>> = {};
+
+/** Registers the providers of some source kinds (a later registration of a kind replaces an earlier one). */
+export function registerOptionProviders(some: Partial<OptionProviders>): void {
+  Object.assign(providers, some);
+}
 
 function providerOf(source: OptionSource): OptionProvider {
-  return providers[source.kind] as OptionProvider;
+  const provider = providers[source.kind];
+  if (provider === undefined) throw new Error(`no autocomplete provider is registered for the source kind '${source.kind}'`);
+  return provider;
 }
 
 /** The field whose value a source's options depend on (the lab partner of tests, the material of a language). */
@@ -47,7 +30,7 @@ export function dependsOn(source: OptionSource): string | undefined {
 }
 
 /** Options for a field (which must have a source), best first. */
-export function searchOptions(field: FieldDef & { source: OptionSource }, ctx: SourceContext, term: string, limit: number): Promise<OptionDoc[]> {
+export function searchOptions(field: CodedField & { source: OptionSource }, ctx: SourceContext, term: string, limit: number): Promise<OptionDoc[]> {
   return providerOf(field.source).search(field.source, ctx, term, limit);
 }
 
@@ -57,7 +40,7 @@ export function searchOptions(field: FieldDef & { source: OptionSource }, ctx: S
  * option of its field.
  */
 export async function resolveOptions(
-  kind: CommandKind,
+  kind: { readonly fields: readonly CodedField[] },
   values: Record<string, unknown>,
   ctx: SourceContext,
 ): Promise<{ ok: true; values: Record<string, unknown> } | { ok: false; errors: FieldProblem[] }> {

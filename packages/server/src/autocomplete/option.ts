@@ -1,6 +1,5 @@
 // Building option documents and their wire form.
 import { CodeSystems } from '@charta/api/constants';
-import type { Concept } from '../terminology/search.ts';
 import type { Coding, OptionDoc, PickedOption } from './types.ts';
 
 /** The autocomplete answer's item: the display text and the document as a JSON string. */
@@ -22,11 +21,6 @@ export function optionDoc(
     extra: { ...(more.extra ?? {}), coding },
     value,
   };
-}
-
-/** A concept as an option: its display, its code as the value and as an annotation. */
-export function conceptOption(concept: Concept): OptionDoc {
-  return optionDoc(concept.display, concept.code, [{ code: concept.code, display: concept.display, system: concept.system }], { annotations: [concept.code] });
 }
 
 /** Free text as an option: the UNSTRUCTURED coding holds the text as its code. */

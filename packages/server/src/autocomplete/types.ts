@@ -1,6 +1,8 @@
 // What an AutocompleteField's options are and where they come from. Each field names its
 // source; a provider per source kind searches options and checks that a picked value is one
-// of them.
+// of them. The providers live with the features whose data they offer (terminology/,
+// reference/, chart/) and are registered with the framework when the app is assembled
+// (src/autocomplete-providers.ts).
 import type { Kysely } from 'kysely';
 import type { Engine } from '../storage/db.ts';
 import type { Database } from '../storage/schema.ts';
@@ -26,7 +28,7 @@ export interface OptionDoc {
 export type OptionSource =
   /** Coded concepts of these systems (searched in this order); free text (UNSTRUCTURED) is accepted too. */
   | { kind: 'terminology'; systems: readonly string[] }
-  // Reference data of the instance (src/reference/, autocomplete/providers/reference.ts):
+  // Reference data of the instance (src/reference/, reference/autocomplete-provider.ts):
   /** Active staff members (of this role only, when given); value = staff key. */
   | { kind: 'staff'; role?: StaffRole }
   /** Lab partners; value = partner id. */
@@ -45,7 +47,7 @@ export type OptionSource =
   | { kind: 'materialLanguage'; materialField: string }
   /** Dispense units (NCPDP quantity units of measure); value = the code. */
   | { kind: 'dispenseUnit' }
-  /** The patient's chart (src/chart/): active conditions or medications, open goals; value = its id. */
+  /** The patient's chart (src/chart/, chart/autocomplete-provider.ts): active conditions or medications, open goals; value = its id. */
   | { kind: 'chart'; entity: 'condition' | 'medication' | 'goal' };
 
 export interface SourceContext {
@@ -62,6 +64,19 @@ export interface OptionProvider<S extends OptionSource = OptionSource> {
   search(source: S, ctx: SourceContext, term: string, limit: number): Promise<OptionDoc[]>;
   /** The stored form of a picked option, or a message saying why it is not an option of this field. */
   resolve(source: S, ctx: SourceContext, picked: PickedOption): Promise<OptionDoc | string>;
+}
+
+/** One provider per source kind: what the app registers with the framework (autocomplete/index.ts). */
+export type OptionProviders = { [K in OptionSource['kind']]: OptionProvider<Extract<OptionSource, { kind: K }>> };
+
+/**
+ * What the framework needs of a field definition: its name, its source and whether it holds a
+ * list of options. A command kind's FieldDef (commands/kinds/types.ts) satisfies it.
+ */
+export interface CodedField {
+  readonly name: string;
+  readonly source?: OptionSource;
+  readonly multiple?: boolean;
 }
 
 /** A picked option after the shape check of check-values.ts. */

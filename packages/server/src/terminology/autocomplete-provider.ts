@@ -1,14 +1,20 @@
 // Options from the terminologies: concepts of the field's systems, searched by code and words;
 // a picked option must name an active concept of one of them, or be free text (UNSTRUCTURED).
+// Registered with the autocomplete framework when the app is assembled (src/autocomplete-providers.ts).
 import { CodeSystems } from '@charta/api/constants';
-import { findConcept } from '../../storage/concepts-repository.ts';
-import { searchConcepts, toConcept } from '../../terminology/search.ts';
-import { codingsOf, conceptOption, unstructuredOption } from '../option.ts';
-import type { OptionProvider, OptionSource } from '../types.ts';
+import { findConcept } from '../storage/concepts-repository.ts';
+import { searchConcepts, toConcept, type Concept } from './search.ts';
+import { codingsOf, optionDoc, unstructuredOption } from '../autocomplete/option.ts';
+import type { OptionDoc, OptionProvider, OptionProviders, OptionSource } from '../autocomplete/types.ts';
 
 type TerminologySource = Extract<OptionSource, { kind: 'terminology' }>;
 
 const MAX_FREE_TEXT = 500;
+
+/** A concept as an option: its display, its code as the value and as an annotation. */
+export function conceptOption(concept: Concept): OptionDoc {
+  return optionDoc(concept.display, concept.code, [{ code: concept.code, display: concept.display, system: concept.system }], { annotations: [concept.code] });
+}
 
 export const terminologyProvider: OptionProvider<TerminologySource> = {
   async search(source, ctx, term, limit) {
@@ -36,3 +42,6 @@ export const terminologyProvider: OptionProvider<TerminologySource> = {
     return `${JSON.stringify(shown)} is not a known code of ${source.systems.join(' or ')}`;
   },
 };
+
+/** The source kinds the terminologies provide. */
+export const terminologyOptionProviders: Pick<OptionProviders, 'terminology'> = { terminology: terminologyProvider };

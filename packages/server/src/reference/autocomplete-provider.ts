@@ -3,12 +3,13 @@
 // their languages, dispense units. Searches go through the reference search index (indexed on
 // both engines), and an empty term lists the first entries in display order; a picked value is
 // looked up by its id (or natural code) and replaced by the catalogue's option — the client's
-// text is never stored.
+// text is never stored. Registered with the autocomplete framework when the app is assembled
+// (src/autocomplete-providers.ts).
 import type { Kysely } from 'kysely';
-import type { Database } from '../../storage/schema.ts';
-import * as repo from '../../storage/reference-repository.ts';
-import { inOrder, isEmptyTerm, searchIds } from '../../reference/search-index.ts';
-import { IndexSystems } from '../../reference/systems.ts';
+import type { Database } from '../storage/schema.ts';
+import * as repo from '../storage/reference-repository.ts';
+import { inOrder, isEmptyTerm, searchIds } from './search-index.ts';
+import { IndexSystems } from './systems.ts';
 import { STAFF_ROLES } from '@charta/api/constants';
 import {
   dispenseUnitOption,
@@ -22,11 +23,11 @@ import {
   reasonForVisitOption,
   staffOption,
   staffText,
-} from '../../reference/options.ts';
+} from './options.ts';
 import { languageName } from '@charta/api/constants';
-import { matchesAllWords, normalizeText, parseSearchTerm } from '../../terminology/normalize.ts';
-import { codingsOf } from '../option.ts';
-import type { OptionDoc, OptionProvider, OptionSource, PickedOption, SourceContext } from '../types.ts';
+import { matchesAllWords, normalizeText, parseSearchTerm } from '../terminology/normalize.ts';
+import { codingsOf } from '../autocomplete/option.ts';
+import type { OptionDoc, OptionProvider, OptionProviders, OptionSource, PickedOption, SourceContext } from '../autocomplete/types.ts';
 
 type Source<K extends OptionSource['kind']> = Extract<OptionSource, { kind: K }>;
 type Db = Kysely<Database>;
@@ -241,4 +242,20 @@ export const dispenseUnitProvider: OptionProvider<Source<'dispenseUnit'>> = {
     const row = await repo.dispenseUnitByCode(ctx.db, String(picked.value).toUpperCase());
     return row === undefined ? `${shown(picked)} is not a dispense unit (NCPDP quantity unit of measure code) of this instance` : dispenseUnitOption(row);
   },
+};
+
+/** The source kinds the reference data provides. */
+export const referenceOptionProviders: Pick<
+  OptionProviders,
+  'staff' | 'labPartner' | 'labTest' | 'pharmacy' | 'reasonForVisit' | 'questionnaire' | 'educationalMaterial' | 'materialLanguage' | 'dispenseUnit'
+> = {
+  staff: staffProvider,
+  labPartner: labPartnerProvider,
+  labTest: labTestProvider,
+  pharmacy: pharmacyProvider,
+  reasonForVisit: reasonForVisitProvider,
+  questionnaire: questionnaireProvider,
+  educationalMaterial: educationalMaterialProvider,
+  materialLanguage: materialLanguageProvider,
+  dispenseUnit: dispenseUnitProvider,
 };
