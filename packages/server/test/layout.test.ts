@@ -20,9 +20,77 @@ const filesOf = (dir: string): string[] =>
     .readdirSync(path.join(src, dir), { recursive: true, encoding: 'utf8' })
     .filter((f) => f.endsWith('.ts'))
     .map((f) => path.join(dir, f));
-const importsOf = (file: string) => [...fs.readFileSync(path.join(src, file), 'utf8').matchAll(/\sfrom\s+'([^']+)'/g)].map((m) => m[1]!);
+const importsOf = (file: string) => [...fs.readFileSync(path.join(src, file), 'utf8').matchAll(/\b(?:from|import)\s*\(?\s*'([^']+)'/g)].map((m) => m[1]!);
+
+/** The folder of src/ a file is in; undefined for the files at its root (app.ts, context.ts…: they assemble the folders). */
+const folderOf = (file: string): string | undefined => (file.includes(path.sep) ? file.split(path.sep)[0] : undefined);
+
+/** Folder → the folders its files import (`import type` and `export … from` included). */
+function folderGraph(): Map<string, Set<string>> {
+  const folders = fs
+    .readdirSync(src, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name);
+  const graph = new Map(folders.map((f) => [f, new Set<string>()]));
+  for (const folder of folders) {
+    for (const file of filesOf(folder)) {
+      for (const specifier of importsOf(file)) {
+        if (!specifier.startsWith('.')) continue;
+        const target = folderOf(path.relative(src, path.resolve(path.join(src, path.dirname(file)), specifier)));
+        if (target !== undefined && target !== folder) graph.get(folder)!.add(target);
+      }
+    }
+  }
+  return graph;
+}
+
+/** The folders that reach each other through imports: each group of more than one is a cycle (Tarjan's strongly connected components). */
+function cycles(graph: Map<string, Set<string>>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const found: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (stack.includes(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const group: string[] = [];
+      for (let w = stack.pop()!; ; w = stack.pop()!) {
+        group.push(w);
+        if (w === v) break;
+      }
+      if (group.length > 1) found.push(group.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return found;
+}
 
 describe('server layout', () => {
+  it('no two folders import each other, directly or around a loop (type imports count)', () => {
+    const graph = folderGraph();
+    assert.ok(graph.size >= 15, [...graph.keys()].join());
+    const named = (group: string[]) => group.map((a) => `${a} → ${[...graph.get(a)!].filter((b) => group.includes(b)).join(', ')}`).join('; ');
+    assert.deepEqual(cycles(graph).map(named), []);
+  });
+
+  it('finds a loop when there is one (the check itself)', () => {
+    const graph = new Map([
+      ['a', new Set(['b'])],
+      ['b', new Set(['c'])],
+      ['c', new Set(['a'])],
+      ['d', new Set(['a'])],
+    ]);
+    assert.deepEqual(cycles(graph), [['a', 'b', 'c']]);
+  });
+
   it('http/ imports no feature folder', () => {
     for (const file of filesOf('http')) {
       for (const specifier of importsOf(file)) {
