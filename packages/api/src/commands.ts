@@ -88,6 +88,26 @@ export const AutocompleteOptionSchema = Type.Object(
 );
 export type AutocompleteOption = Static<typeof AutocompleteOptionSchema>;
 
+/** A concept an option stands for: its code in a code system (free text: the system UNSTRUCTURED, the text as its code). */
+export interface Coding {
+  code: string;
+  display: string;
+  system: string;
+}
+
+/**
+ * An autocomplete option as its JSON document (an AutocompleteOption's `value`, parsed), as a
+ * command's `data` stores a picked one, and as an after-search event gives the options to a plugin.
+ */
+export interface OptionDocument {
+  text: string;
+  disabled: boolean;
+  description: string | null;
+  annotations: string[] | null;
+  extra: { coding: Coding[] } & Record<string, unknown>;
+  value: string | number;
+}
+
 /** Registered by the commands plugin so its routes (and /openapi.json) can $ref them. */
 export const commandComponents = [CommandSchema, CommandPageSchema, FieldsSchema, AutocompleteOptionSchema];
 

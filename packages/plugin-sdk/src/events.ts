@@ -13,7 +13,7 @@ import {
   type PluginEventName,
   type SearchEventName,
 } from '@charta/api/constants';
-import type { Command } from '@charta/api';
+import type { Coding, Command, OptionDocument } from '@charta/api';
 
 export {
   COMMAND_ACTIONS,
@@ -60,21 +60,9 @@ export interface CommandEventContext {
   patient: { key: string };
 }
 
-export interface Coding {
-  code: string;
-  display: string;
-  system: string;
-}
-
-/** One option of an autocomplete field, as the instance's autocomplete returns it and `data` stores it. */
-export interface AutocompleteOption {
-  text: string;
-  disabled: boolean;
-  description: string | null;
-  annotations: string[] | null;
-  extra: { coding: Coding[] } & Record<string, unknown>;
-  value: string | number;
-}
+/** One option of an autocomplete field, as the instance's autocomplete returns it and `data` stores it (@charta/api's OptionDocument). */
+export type AutocompleteOption = OptionDocument;
+export type { Coding };
 
 /** What an after-search event carries: the search and the options found, best first. */
 export interface SearchEventContext {

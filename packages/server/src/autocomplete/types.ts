@@ -7,22 +7,11 @@ import type { Kysely } from 'kysely';
 import type { Engine } from '../storage/db.ts';
 import type { Database } from '../storage/schema.ts';
 import type { StaffRole } from '@charta/api/constants';
+import type { Coding, OptionDocument } from '@charta/api';
 
-export interface Coding {
-  code: string;
-  display: string;
-  system: string;
-}
-
-/** The option document of the spec: what autocomplete offers (as JSON text) and what `data` stores. */
-export interface OptionDoc {
-  text: string;
-  disabled: boolean;
-  description: string | null;
-  annotations: string[] | null;
-  extra: { coding: Coding[] } & Record<string, unknown>;
-  value: string | number;
-}
+/** The option document of the wire (@charta/api): what autocomplete offers (as JSON text) and what `data` stores. */
+export type OptionDoc = OptionDocument;
+export type { Coding };
 
 /** Where a field's options come from. */
 export type OptionSource =
