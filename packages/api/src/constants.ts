@@ -3,6 +3,7 @@
 // CLI. Nothing here imports a schema library, so a browser bundle that needs a list pays for the
 // list only.
 export * from './events.ts';
+export * from './effects.ts';
 import type { CommandKindKey } from './events.ts';
 export { CodeSystems } from './code-systems.ts';
 export { LANGUAGE_CODES, LANGUAGE_NAMES, languageName } from './languages.ts';

@@ -3,69 +3,41 @@
 // `ADD_BANNER_ALERT`…), so a handler's output reads the same on either. Which event each
 // effect may answer: (docs/plugins.md, "Effects").
 import { COMMAND_EVENT_PREFIXES, type AutocompleteOption, type CommandKindKey } from './events.ts';
+import {
+  BANNER_INTENTS,
+  BANNER_NARRATIVE_MAX,
+  BANNER_PLACEMENTS,
+  VALIDATION_MESSAGE_MAX,
+  effectKey,
+  type BannerAlertPayload as BannerAlert,
+  type CommandStep,
+  type EditPayload,
+  type Effect,
+  type EffectKeys,
+  type OriginatePayload,
+  type ValidationErrorPayload,
+} from '@charta/api/constants';
 
-export interface Effect<T extends string = string, P = unknown> {
-  type: T;
-  payload: P;
-}
-
-/** The effect key of each kind: the prefix of its events, except hpi's, which is HPI. */
-type EffectKeys = Omit<typeof COMMAND_EVENT_PREFIXES, 'hpi'> & { hpi: 'HPI' };
-/** `PLAN`, `HPI`, `LAB_ORDER`…: the middle of a command effect's type. */
-export type CommandEffectKey = EffectKeys[CommandKindKey];
-
-type CommandStep = 'COMMIT' | 'DELETE' | 'ENTER_IN_ERROR';
-
-/** `ORIGINATE_PLAN_COMMAND`, `EDIT_HPI_COMMAND`, `ENTER_IN_ERROR_LAB_ORDER_COMMAND`… */
-export type CommandEffectType = `${'ORIGINATE' | 'EDIT' | CommandStep}_${CommandEffectKey}_COMMAND`;
-/** Every effect type a handler may return. */
-export type EffectType = CommandEffectType | 'ADD_BANNER_ALERT' | 'REMOVE_BANNER_ALERT' | 'EVENT_VALIDATION_ERROR' | 'AUTOCOMPLETE_SEARCH_RESULTS';
-
-/** The effect key of a kind: hpi's is HPI (its events say HISTORY_OF_PRESENT_ILLNESS). */
-function effectKey<K extends CommandKindKey>(kind: K): EffectKeys[K] {
-  return (kind === 'hpi' ? 'HPI' : COMMAND_EVENT_PREFIXES[kind]) as EffectKeys[K];
-}
-
-/** Every effect type, command effects first (five per kind), in a fixed order. */
-export const EFFECT_TYPES: readonly EffectType[] = Object.freeze([
-  ...(Object.keys(COMMAND_EVENT_PREFIXES) as CommandKindKey[]).flatMap((kind) =>
-    (['ORIGINATE', 'EDIT', 'COMMIT', 'DELETE', 'ENTER_IN_ERROR'] as const).map((step): EffectType => `${step}_${effectKey(kind)}_COMMAND`),
-  ),
-  'ADD_BANNER_ALERT',
-  'REMOVE_BANNER_ALERT',
-  'EVENT_VALIDATION_ERROR',
-  'AUTOCOMPLETE_SEARCH_RESULTS',
-]);
-
-const effectTypes: ReadonlySet<string> = new Set(EFFECT_TYPES);
-
-export function isEffectType(type: string): type is EffectType {
-  return effectTypes.has(type);
-}
-
-/** The kind and step of a command effect type (`EDIT_LAB_ORDER_COMMAND` → labOrder, EDIT), else undefined. */
-export function commandEffectOf(type: string): { kind: CommandKindKey; step: 'ORIGINATE' | 'EDIT' | CommandStep } | undefined {
-  const m = /^(ORIGINATE|EDIT|COMMIT|DELETE|ENTER_IN_ERROR)_([A-Z_]+)_COMMAND$/.exec(type);
-  if (!m) return undefined;
-  const kind = (Object.keys(COMMAND_EVENT_PREFIXES) as CommandKindKey[]).find((k) => effectKey(k) === m[2]);
-  return kind === undefined ? undefined : { kind, step: m[1] as 'ORIGINATE' | 'EDIT' | CommandStep };
-}
-
-export interface OriginatePayload {
-  /** Always null: the instance gives the new command its uuid. */
-  command: null;
-  /** The note's uuid. */
-  note: string;
-  data: Record<string, unknown>;
-  /** Always -1: the command goes at the end of the note. */
-  line_number: -1;
-  commit: boolean;
-}
-
-export interface EditPayload {
-  command: string;
-  data: Record<string, unknown>;
-}
+// The effects' wire (types, payloads, limits) is @charta/api's; re-exported for plugin authors.
+export {
+  BANNER_INTENTS,
+  BANNER_NARRATIVE_MAX,
+  BANNER_PLACEMENTS,
+  EFFECT_TYPES,
+  VALIDATION_MESSAGE_MAX,
+  commandEffectOf,
+  isEffectType,
+} from '@charta/api/constants';
+export type {
+  BannerAlertPayload as BannerAlert,
+  CommandEffectKey,
+  CommandEffectType,
+  EditPayload,
+  Effect,
+  EffectType,
+  OriginatePayload,
+  ValidationErrorPayload,
+} from '@charta/api/constants';
 
 function checkKind(kind: CommandKindKey): void {
   if (!Object.hasOwn(COMMAND_EVENT_PREFIXES, kind)) throw new TypeError(`unknown command kind ${JSON.stringify(kind)}`);
@@ -103,23 +75,10 @@ export function commandStep<S extends CommandStep, K extends CommandKindKey>(
   return { type: `${step}_${effectKey(kind)}_COMMAND`, payload: { command } };
 }
 
-export const BANNER_PLACEMENTS = ['chart', 'timeline', 'appointment_card', 'scheduling_card', 'profile'] as const;
-export const BANNER_INTENTS = ['info', 'warning', 'alert'] as const;
-
-export interface BannerAlert {
-  /** The patient whose chart shows the banner. */
-  patient: string;
-  /** Identifies the banner, so a later effect can remove it. */
-  key: string;
-  /** At most 90 characters. */
-  narrative: string;
-  placement: (typeof BANNER_PLACEMENTS)[number][];
-  intent: (typeof BANNER_INTENTS)[number];
-}
-
 /** Shows a banner on a patient's chart. Throws a RangeError for a narrative over 90 characters or no placement. */
 export function addBannerAlert(alert: BannerAlert): Effect<'ADD_BANNER_ALERT', BannerAlert> {
-  if (alert.narrative.length === 0 || alert.narrative.length > 90) throw new RangeError('a banner narrative has 1 to 90 characters');
+  if (alert.narrative.length === 0 || alert.narrative.length > BANNER_NARRATIVE_MAX)
+    throw new RangeError(`a banner narrative has 1 to ${BANNER_NARRATIVE_MAX} characters`);
   if (alert.placement.length === 0) throw new RangeError('a banner needs at least one placement');
   for (const p of alert.placement) if (!BANNER_PLACEMENTS.includes(p)) throw new RangeError(`unknown banner placement ${JSON.stringify(p)}`);
   if (!BANNER_INTENTS.includes(alert.intent)) throw new RangeError(`unknown banner intent ${JSON.stringify(alert.intent)}`);
@@ -128,13 +87,6 @@ export function addBannerAlert(alert: BannerAlert): Effect<'ADD_BANNER_ALERT', B
 
 export function removeBannerAlert(patient: string, key: string): Effect<'REMOVE_BANNER_ALERT', { patient: string; key: string }> {
   return { type: 'REMOVE_BANNER_ALERT', payload: { patient, key } };
-}
-
-/** The longest message of a validation error. */
-export const VALIDATION_MESSAGE_MAX = 500;
-
-export interface ValidationErrorPayload {
-  errors: { message: string; field?: string }[];
 }
 
 /**

@@ -7,12 +7,12 @@ import type { Database } from '../storage/schema.ts';
 import { problem, type FieldProblem } from '../http/problem.ts';
 import { getPatient } from '../storage/clinical-repository.ts';
 
-/** Where a banner may show. */
-export const BANNER_PLACEMENTS: readonly string[] = ['chart', 'timeline', 'appointment_card', 'scheduling_card', 'profile'];
-/** How urgent it is. */
-export const BANNER_INTENTS: readonly string[] = ['info', 'warning', 'alert'];
-/** The longest narrative, in characters. */
-export const BANNER_NARRATIVE_MAX = 90;
+import { BANNER_INTENTS as INTENTS, BANNER_NARRATIVE_MAX, BANNER_PLACEMENTS as PLACEMENTS } from '@charta/api/constants';
+
+/** Where a banner may show, how urgent it is, its longest narrative: the wire's (@charta/api). */
+export const BANNER_PLACEMENTS: readonly string[] = PLACEMENTS;
+export const BANNER_INTENTS: readonly string[] = INTENTS;
+export { BANNER_NARRATIVE_MAX };
 /** The longest patient key, plugin name or key an alert is named by. */
 export const BANNER_NAME_MAX = 200;
 

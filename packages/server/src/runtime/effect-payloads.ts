@@ -1,7 +1,7 @@
 // The effects a handler may return, read from its JSON (docs/plugins.md, "Effects"): each parser
 // answers the typed effect, or a sentence saying what is wrong with it. Nothing here trusts the
 // plugin's JSON beyond what it checks.
-import { commandEffectOf, type CommandKindKey } from '@charta/plugin-sdk';
+import { commandEffectOf, VALIDATION_MESSAGE_MAX, type CommandKindKey } from '@charta/api/constants';
 import type { OptionDoc } from '../autocomplete/types.ts';
 import { BANNER_INTENTS as INTENTS, BANNER_NAME_MAX, BANNER_NARRATIVE_MAX, BANNER_PLACEMENTS as PLACEMENTS } from '../chart/banner-alert-rules.ts';
 import type { JsonObject, JsonValue } from './sandbox/types.ts';
@@ -82,8 +82,8 @@ export function validationErrors(effect: JsonObject): Array<{ message: string; f
   }
   const out: Array<{ message: string; field?: string }> = [];
   for (const e of payload.errors) {
-    if (!isObject(e) || typeof e.message !== 'string' || e.message.length === 0 || e.message.length > 500)
-      return 'each error needs a "message" of 1 to 500 characters';
+    if (!isObject(e) || typeof e.message !== 'string' || e.message.length === 0 || e.message.length > VALIDATION_MESSAGE_MAX)
+      return `each error needs a "message" of 1 to ${VALIDATION_MESSAGE_MAX} characters`;
     if (e.field !== undefined && (typeof e.field !== 'string' || e.field.length === 0 || e.field.length > 200))
       return 'an error\'s "field" must be a short string';
     out.push({ message: e.message, ...(typeof e.field === 'string' ? { field: e.field } : {}) });
