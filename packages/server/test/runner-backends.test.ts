@@ -200,6 +200,9 @@ describe('the binding table', () => {
       error: 'the answer of binding test.long is longer than 100 characters of JSON (the limit)',
     });
     assert.deepEqual(await table.serve('p', 'test.nothing', null, limits), { ok: true, value: null });
+    // Whatever a binding answers is its answer: no value of its own stands for "too late".
+    table.register('test.late-word', () => 'late');
+    assert.deepEqual(await table.serve('p', 'test.late-word', null, limits), { ok: true, value: 'late' });
   });
 
   it('gives the binding its own copy of the arguments, and a thrown non-Error nothing but a generic message', async () => {

@@ -15,6 +15,9 @@ const ERROR_CHARS = 1000;
 
 const NAME = /^[a-z][a-z0-9._-]{0,63}$/;
 
+/** What the deadline answers in the race with a binding: nothing a binding can return. */
+const LATE: unique symbol = Symbol('late');
+
 export class Bindings {
   private readonly table = new Map<string, Binding>();
 
@@ -44,10 +47,10 @@ export class Bindings {
       return { ok: false, error: `the arguments of binding ${binding} are longer than ${limits.maxChars} characters of JSON (the limit)` };
     let timer: NodeJS.Timeout | undefined;
     try {
-      const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), limits.deadlineMs)));
+      const late = new Promise<typeof LATE>((resolve) => (timer = setTimeout(() => resolve(LATE), limits.deadlineMs)));
       // Its own copy of the arguments: nothing the binding does to them reaches anything else.
       const value = await Promise.race([Promise.resolve().then(() => run(plugin, JSON.parse(argsJson) as JsonValue)), late]);
-      if (value === 'late') return { ok: false, error: `binding ${binding} did not answer within ${limits.deadlineMs} ms` };
+      if (value === LATE) return { ok: false, error: `binding ${binding} did not answer within ${limits.deadlineMs} ms` };
       const json = jsonOf(value === undefined ? null : value);
       if (json === undefined) return { ok: false, error: `binding ${binding} answered a value that is not JSON` };
       if (json.length > limits.maxChars)
