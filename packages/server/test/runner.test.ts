@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { PluginRunner, type NoticeLevel } from '../src/runtime/runner/client.ts';
+import { batchedSender, unbatched } from '../src/runtime/runner/protocol.ts';
 import type { CallResult } from '../src/runtime/sandbox/types.ts';
 import { effectsOf, event, probePlugin, EVENT_TYPE, PROBE_ENTRY } from './support/sandbox.ts';
 import { until } from './support/until.ts';
@@ -228,5 +229,33 @@ describe('the plugin runner process', () => {
     assert.deepEqual((await r.call('closing', ENTRY, 'Probe', event(), {})).outcome, { kind: 'unavailable', message: 'the plugin runner is closed' });
     assert.deepEqual(await r.load(await plugin('closing', 'return [];')), { ok: false, reasons: ['the plugin runner is closed'] });
     assert.equal(r.pid, undefined, 'no child was started after close');
+  });
+});
+
+describe('the channel between the host and the runner child', () => {
+  it('sends the messages of one turn as one batch, in order, at the next turn', async () => {
+    const sent: number[][] = [];
+    const send = batchedSender<number>((batch) => sent.push(batch));
+    for (const n of [1, 2, 3]) send(n);
+    assert.deepEqual(sent, [], 'nothing leaves before the turn ends');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(sent, [[1, 2, 3]]);
+    assert.deepEqual(unbatched(sent[0]), [1, 2, 3]);
+    assert.deepEqual(unbatched(7), [7]);
+  });
+
+  it('with leaveAt, a batch leaves as soon as it is full: a long turn does not hold every message until it ends', async () => {
+    const sent: number[][] = [];
+    const send = batchedSender<number>((batch) => sent.push(batch), 8);
+    for (let n = 1; n <= 20; n++) send(n);
+    assert.deepEqual(sent, [
+      [1, 2, 3, 4, 5, 6, 7, 8],
+      [9, 10, 11, 12, 13, 14, 15, 16],
+    ]);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(sent.at(-1), [17, 18, 19, 20]);
+    assert.equal(sent.length, 3, 'the turn ends with one more batch, not one per message');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(sent.length, 3, 'an empty batch is never sent');
   });
 });

@@ -24,19 +24,20 @@ export interface DispatchOptions {
 const DECISIONS_KEPT = 1000;
 
 /**
- * What a PRE decision is about: the write, and its change but for the times a run sets (so a
- * second run of the same write with the same change finds the first run's decision); undefined
- * for a change that names no write (nothing is kept).
+ * What a PRE decision is about, but for the times a run sets: a second run of the same write
+ * with the same change gets the first run's decision. Compared only when the write runs again.
  */
-function decisionKey(change: CommandChangeEvent, actor: EventActor): string | undefined {
-  if (actor.write === undefined) return undefined;
-  const { created_at: _created, updated_at: _updated, ...command } = change.command;
-  return JSON.stringify([actor.write, change.action, command, change.previous]);
+function sameChange(a: CommandChangeEvent, b: CommandChangeEvent): boolean {
+  const about = (change: CommandChangeEvent) => {
+    const { created_at: _created, updated_at: _updated, ...command } = change.command;
+    return JSON.stringify([change.action, command, change.previous]);
+  };
+  return a === b || about(a) === about(b);
 }
 
 export class Dispatch implements Pick<PluginRuntime, 'pre' | 'afterSearch'> {
-  /** Recent PRE decisions, by decisionKey: a write run again with the same change is not checked twice. */
-  private readonly decisions = new Map<string, Promise<void>>();
+  /** Recent PRE decisions, by write: a write run again with the same change is not checked twice. */
+  private readonly decisions = new Map<number, { change: CommandChangeEvent; decision: Promise<void> }>();
 
   constructor(
     private readonly handlers: Pick<HandlerIndex, 'handlersOf'>,
@@ -57,13 +58,14 @@ export class Dispatch implements Pick<PluginRuntime, 'pre' | 'afterSearch'> {
     const types = commandEventNames(change.command.schema_key, 'PRE', change.action);
     const targets = types.flatMap((type) => this.handlersOf(type).map((handler) => ({ type, handler })));
     if (targets.length === 0) return Promise.resolve();
-    const key = decisionKey(change, actor);
-    const known = key === undefined ? undefined : this.decisions.get(key);
-    if (known !== undefined) return known;
+    const write = actor.write;
+    const known = write === undefined ? undefined : this.decisions.get(write);
+    if (known !== undefined && sameChange(known.change, change)) return known.decision;
     const decision = this.decide(types, targets, change, actor);
-    if (key !== undefined) {
+    if (write !== undefined) {
       decision.catch(() => undefined);
-      this.decisions.set(key, decision);
+      this.decisions.delete(write);
+      this.decisions.set(write, { change, decision });
       if (this.decisions.size > DECISIONS_KEPT) this.decisions.delete(this.decisions.keys().next().value!);
     }
     return decision;

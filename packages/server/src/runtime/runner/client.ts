@@ -42,6 +42,13 @@ const LOAD_ALLOWANCE_MS = 30_000;
 /** A child that dies sooner than this after its start counts as dying again (the restart delay grows). */
 const STABLE_AFTER_MS = 10_000;
 const MAX_RESTART_DELAY_MS = 30_000;
+/**
+ * Requests leave for the child as soon as this many are waiting, not only at the next turn of the
+ * event loop: a SQLite group-commit batch runs its writes in one go, and without this their PRE
+ * calls would all leave after the last write, the runner idle until then and the server idle
+ * after (docs/performance.md, "Results (plugin isolation)").
+ */
+const REQUESTS_AT_ONCE = 8;
 /** Longest stderr text of the child passed on as one notice. */
 const STDERR_NOTICE_CHARS = 2000;
 
@@ -85,7 +92,7 @@ interface Pending {
 
 interface ChildState {
   process: ChildProcess;
-  /** Sends a request in the batch of this turn of the event loop (protocol.ts `batchedSender`). */
+  /** Sends a request in the batch of this turn of the event loop, or of REQUESTS_AT_ONCE (protocol.ts `batchedSender`). */
   send: (request: RunnerRequest) => void;
   dir: string;
   startedAt: number;
@@ -274,7 +281,7 @@ export class PluginRunner {
       // A send on a channel that just closed fails here; the child's exit settles the requests.
       send: batchedSender<RunnerRequest>((batch) => {
         if (proc.connected) proc.send(batch, (err) => void err);
-      }),
+      }, REQUESTS_AT_ONCE),
       dir,
       startedAt: Date.now(),
       exited: new Promise((r) => (exitedResolve = r)),

@@ -72,18 +72,29 @@ export type RunnerResponse =
 /**
  * Messages between the host and the child go in batches: those sent in one turn of the event loop
  * leave as one array, in order (one write to the channel instead of one per message), and each
- * side takes an array apart in order. A single message is accepted too.
+ * side takes an array apart in order. A single message is accepted too. With `leaveAt`, a batch
+ * leaves at once when it has that many messages (a turn that sends many does not hold them all
+ * until it ends).
  */
-export function batchedSender<M>(send: (batch: M[]) => void): (message: M) => void {
+export function batchedSender<M>(send: (batch: M[]) => void, leaveAt = Infinity): (message: M) => void {
   let batch: M[] = [];
+  let scheduled = false;
+  const flush = () => {
+    if (batch.length === 0) return;
+    const out = batch;
+    batch = [];
+    send(out);
+  };
   return (message) => {
     batch.push(message);
-    if (batch.length > 1) return;
-    setImmediate(() => {
-      const out = batch;
-      batch = [];
-      send(out);
-    });
+    if (batch.length >= leaveAt) flush();
+    else if (!scheduled) {
+      scheduled = true;
+      setImmediate(() => {
+        scheduled = false;
+        flush();
+      });
+    }
   };
 }
 
