@@ -124,7 +124,7 @@ export function clientFor(io: IO, flags: TargetFlags): InstanceClient {
 }
 
 /** What the instance answered: its status and body as it came. */
-function answerOf(status: number, text: string): Answer {
+export function answerOf(status: number, text: string): Answer {
   let json: unknown;
   try {
     json = text.trim() === '' ? undefined : JSON.parse(text);

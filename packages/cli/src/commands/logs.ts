@@ -1,9 +1,8 @@
 // charta logs [--plugin NAME] [--level LEVEL] [--since DURATION] [--host URL] [--api-key KEY]
-// Follows an instance's log stream (docs/cli.md, "`charta logs`"; docs/api.md, "Log stream") over a WebSocket at
-// `ws(s)://<host>/core/api/v1/logging/` (the URL from @charta/client), the raw API key in
-// `Authorization` of the upgrade (never in the URL), so a refused key is an HTTP answer the line
-// shows as it came. This socket is the tool's own (`ws`, for the header and that answer); the
-// client's stream authenticates in the first message, as a browser must.
+// Follows an instance's log stream (docs/cli.md, "`charta logs`"; docs/api.md, "Log stream") with
+// @charta/client's stream: a WebSocket at `ws(s)://<host>/core/api/v1/logging/`, the API key in
+// the first message (never in the URL). A refused key (close 4401) is a failure line with the
+// status it stands for (401) and the instance's reason.
 // First an informational line, then one line per entry whose `message` is the entry object and
 // whose `success` is false only for error-level entries, so `jq 'select(.success == false)'`
 // shows only failures. The options are checked here with the instance's vocabulary (usage
@@ -11,10 +10,10 @@
 // is a failure line (exit 1); SIGINT / SIGTERM close the stream quietly (exit 0).
 import type { Command } from 'commander';
 import WebSocket from 'ws';
-import { ChartaClient } from '@charta/client';
+import { ChartaClient, type WebSocketLike } from '@charta/client';
 import { bind, optionalString, storeFor, type RawInput, type Session } from '../command.ts';
 import type { IO } from '../io.ts';
-import { reasonOf, InstanceFailure, targetFlags, withTargetOptions } from '../instance.ts';
+import { answerOf, reasonOf, InstanceFailure, targetFlags, withTargetOptions } from '../instance.ts';
 import { EXIT, Failure, UsageError, envelope, printLine, type ExitCode } from '../output.ts';
 import { resolveTarget, type TargetFlags } from '../target.ts';
 
@@ -76,27 +75,28 @@ export function streamUrl(host: string, options: LogsOptions): string {
   return new ChartaClient({ baseUrl: host }).logs.streamUrl(filter);
 }
 
-/** One stream message as a line: the entry object (or the text if it is not JSON). */
-function entryLine(data: WebSocket.RawData): ReturnType<typeof envelope> {
-  const text = Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data as ArrayBuffer).toString('utf8');
-  let entry: unknown = text;
-  try {
-    entry = JSON.parse(text);
-  } catch {
-    // not JSON: keep the text
-  }
+/** One entry as a line: the entry object, a failure line only at error level. */
+function entryLine(entry: unknown): ReturnType<typeof envelope> {
   const level = typeof entry === 'object' && entry !== null ? (entry as { level?: unknown }).level : undefined;
   const line = envelope(level !== 'error', undefined);
   line.message = entry;
   return line;
 }
 
+/**
+ * A refusal of the stream (close code 4000 + the HTTP status it stands for: 4401 for 401) as the
+ * HTTP refusal would read: its status and the instance's reason.
+ */
+function refusal(code: number, reason: string): InstanceFailure {
+  const status = code - 4000;
+  const problem = { status, detail: reason, close_code: code };
+  return new InstanceFailure({ status, text: JSON.stringify(problem), json: problem });
+}
+
 export async function run(io: IO, options: LogsOptions): Promise<ExitCode> {
   const { host, apiKey } = resolveTarget(options.target, io.env, storeFor(io));
-  const ws = new WebSocket(streamUrl(host, options), { headers: { authorization: apiKey }, perMessageDeflate: false, followRedirects: false });
-
   return new Promise<ExitCode>((resolve, reject) => {
-    let opened = false;
+    let live = false;
     let settled = false;
     let stopping = false;
     const finish = (outcome: ExitCode | Error) => {
@@ -107,57 +107,66 @@ export async function run(io: IO, options: LogsOptions): Promise<ExitCode> {
       if (outcome instanceof Error) reject(outcome);
       else resolve(outcome);
     };
-    const stop = () => {
+    // The stream of @charta/client over `ws` (Node 20 has no global WebSocket), authenticated in
+    // its first message and not reconnected: a lost stream ends the command. An upgrade the
+    // instance refuses over HTTP (an option it rejects) is its answer as it came.
+    let socket: WebSocket | undefined;
+    let socketError: string | undefined;
+    const webSocket = (url: string): WebSocketLike => {
+      const ws = new WebSocket(url, { perMessageDeflate: false, followRedirects: false });
+      ws.on('error', (err) => (socketError ??= reasonOf(err)));
+      ws.on('unexpected-response', (request, response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        const done = () => {
+          request.destroy();
+          finish(new InstanceFailure(answerOf(response.statusCode ?? 0, text)));
+        };
+        response.on('end', done);
+        response.on('error', done);
+      });
+      socket = ws;
+      return ws as unknown as WebSocketLike;
+    };
+    const stream = new ChartaClient({ baseUrl: host }).logs.stream({
+      plugin: options.plugin,
+      level: options.level,
+      since: options.since,
+      token: () => apiKey,
+      webSocket,
+      reconnect: false,
+      onEntry: (entry) => {
+        if (!stopping) printLine(io.stdout, entryLine(entry));
+      },
+      onStatus: (status) => {
+        if (stopping) return;
+        if (status.state === 'live') {
+          live = true;
+          printLine(io.stdout, envelope(true, `Connected to the log stream of ${host}`));
+        } else if (status.state === 'refused') finish(refusal(status.code, status.reason));
+        else if (status.state === 'closed')
+          finish(new Failure(live ? `The log stream closed (code ${status.code})` : `Failed to connect to ${host}: ${socketError ?? 'the connection closed'}`));
+      },
+    });
+    function stop(): void {
       if (stopping) return;
       stopping = true;
-      if (ws.readyState === WebSocket.CLOSED) return finish(EXIT.ok);
-      const timer = setTimeout(() => ws.terminate(), CLOSE_GRACE_MS);
-      ws.once('close', () => {
+      const open = socket;
+      stream.close();
+      if (open === undefined || open.readyState === WebSocket.CLOSED) return finish(EXIT.ok);
+      // The server's acknowledgement of the close, or the grace period, whichever comes first.
+      const timer = setTimeout(() => open.terminate(), CLOSE_GRACE_MS);
+      open.once('close', () => {
         clearTimeout(timer);
         finish(EXIT.ok);
       });
-      if (ws.readyState === WebSocket.OPEN) ws.close(1000);
-      else ws.terminate();
-    };
+    }
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
     // A reader that went away (`charta logs | head`): stop quietly.
     const stdout = io.stdout as { on?: (event: string, listener: (err: Error) => void) => unknown };
     if (typeof stdout.on === 'function' && io.stdout === process.stdout) stdout.on('error', stop);
-
-    ws.on('open', () => {
-      opened = true;
-      printLine(io.stdout, envelope(true, `Connected to the log stream of ${host}`));
-    });
-    ws.on('message', (data) => {
-      if (!stopping) printLine(io.stdout, entryLine(data));
-    });
-    ws.on('unexpected-response', (request, response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (text += chunk));
-      const done = () => {
-        request.destroy();
-        let json: unknown;
-        try {
-          json = text.trim() === '' ? undefined : JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        finish(new InstanceFailure({ status: response.statusCode ?? 0, text, json }));
-      };
-      response.on('end', done);
-      response.on('error', done);
-    });
-    ws.on('error', (err) => {
-      if (stopping) return;
-      if (!opened) finish(new Failure(`Failed to connect to ${host}: ${reasonOf(err)}`));
-      // After the upgrade, 'close' follows and reports the end of the stream.
-    });
-    ws.on('close', (code) => {
-      if (stopping || settled) return;
-      finish(new Failure(opened ? `The log stream closed (code ${code})` : `Failed to connect to ${host}: the connection closed`));
-    });
   });
 }
 
