@@ -79,6 +79,7 @@ export type ChartEntity = keyof typeof CHART_STATUSES;
 export const GRANTS = {
   'effects:any-command': 'Effects may commit, enter in error, edit or delete commands the plugin did not originate (of the patients it may reach).',
   'effects:instance': "Effects may reach any patient of the instance, not only the event's.",
+  'data:instance': "Reads (this.data) may reach any patient of the instance, not only the event's (the manifest's data.scope: instance).",
 } as const satisfies Record<string, string>;
 export type Grant = keyof typeof GRANTS;
 /** Every grant name, sorted. */
@@ -90,6 +91,19 @@ export const GRANT_NAMES = (Object.keys(GRANTS) as Grant[]).sort();
  * same character in a plugin name.
  */
 export const normalizePluginName = (raw: string): string => raw.replace(/_/g, '-');
+
+/** What a plugin's handlers may read of the record through `this.data` (docs/plugins.md, "Reading the record"). */
+export const DATA_RESOURCES = ['patients', 'notes', 'commands', 'chart'] as const;
+export type DataResource = (typeof DATA_RESOURCES)[number];
+/** `event_patient` (the default): only the patient of the event handled; `instance`: any, with the `data:instance` grant. */
+export const DATA_SCOPES = ['event_patient', 'instance'] as const;
+export type DataScope = (typeof DATA_SCOPES)[number];
+/** The typed errors a read throws inside the sandbox (`error.code`). */
+export const DATA_ERROR_CODES = ['out_of_scope', 'not_declared', 'budget_exceeded', 'invalid', 'not_found', 'database_unavailable', 'failed'] as const;
+export type DataErrorCode = (typeof DATA_ERROR_CODES)[number];
+/** A handler call's read budget: at most this many reads and rows in all, unless the manifest or the instance set fewer. */
+export const DEFAULT_DATA_READS_PER_CALL = 50;
+export const DEFAULT_DATA_ROWS_PER_CALL = 2000;
 
 /** Where a plugin stands in the runtime (docs/plugins.md, "Faults"). */
 export const PLUGIN_RUNTIME_STATES = ['running', 'loading', 'failing', 'cannot-run', 'stopped'] as const;

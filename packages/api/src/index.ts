@@ -13,4 +13,5 @@ export * from './plugins.ts';
 export * from './logs.ts';
 export * from './reference.ts';
 export * from './auth.ts';
+export * from './data.ts';
 export * from './health.ts';

@@ -72,7 +72,7 @@ for (const engine of ENGINES) {
       const problem = line.message as { code: string; errors: Array<{ field: string; message: string }> };
       assert.equal(problem.code, 'validation_failed');
       assert.deepEqual(problem.errors, [
-        { field: 'grant[0]', message: '"effects:everything" is not a grant; the grants are effects:any-command, effects:instance' },
+        { field: 'grant[0]', message: '"effects:everything" is not a grant; the grants are data:instance, effects:any-command, effects:instance' },
       ]);
       assert.deepEqual(await stored(), ['effects:any-command', 'effects:instance']);
     });

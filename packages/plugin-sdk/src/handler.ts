@@ -4,6 +4,9 @@
 import type { Effect } from './effects.ts';
 import type { EventName, PluginEvent } from './events.ts';
 import type { LogLevel } from '@charta/api/constants';
+import type { DataErrorShape, DataReader } from '@charta/api';
+
+export type { DataErrorShape, DataPage, DataReader, PatientChart, ChartEntry, CommandsQuery, NotesQuery } from '@charta/api';
 
 export { LOG_LEVELS, type LogLevel } from '@charta/api/constants';
 
@@ -26,6 +29,12 @@ export abstract class BaseHandler<E extends EventName = EventName> {
     readonly event: PluginEvent<E>,
     readonly secrets: Secrets = {},
     readonly log: Logger = silentLogger(),
+    /**
+     * `this.data`: reads of the record, within what the manifest's `data` declares (docs/plugins.md,
+     * "Reading the record"). Outside the instance (a plain test), every read is refused unless a
+     * reader is given.
+     */
+    readonly data: DataReader = noData(),
   ) {}
 
   /** Whether compute() should run for this event; narrow the events further by overriding it. */
@@ -40,7 +49,7 @@ export abstract class BaseHandler<E extends EventName = EventName> {
 /** The class of a handler, as the instance (or a test) sees it. */
 export interface HandlerClass<E extends EventName = EventName> {
   readonly RESPONDS_TO: readonly EventName[];
-  new (event: PluginEvent<E>, secrets?: Secrets, log?: Logger): BaseHandler<E>;
+  new (event: PluginEvent<E>, secrets?: Secrets, log?: Logger, data?: DataReader): BaseHandler<E>;
 }
 
 /**
@@ -50,10 +59,10 @@ export interface HandlerClass<E extends EventName = EventName> {
 export async function runHandler<E extends EventName>(
   Handler: HandlerClass<E>,
   event: PluginEvent<E>,
-  options: { secrets?: Secrets; log?: Logger } = {},
+  options: { secrets?: Secrets; log?: Logger; data?: DataReader } = {},
 ): Promise<Effect[]> {
   if (!Handler.RESPONDS_TO.includes(event.type)) return [];
-  const handler = new Handler(event, options.secrets ?? {}, options.log ?? silentLogger());
+  const handler = new Handler(event, options.secrets ?? {}, options.log ?? silentLogger(), options.data ?? noData());
   if (!handler.acceptEvent()) return [];
   return (await handler.compute()) ?? [];
 }
@@ -68,4 +77,23 @@ export function recordingLogger(): Logger & { lines: { level: LogLevel; message:
   const lines: { level: LogLevel; message: string }[] = [];
   const at = (level: LogLevel) => (message: string) => void lines.push({ level, message });
   return { lines, debug: at('debug'), info: at('info'), warning: at('warning'), error: at('error') };
+}
+
+/** Whether a value is the error a refused read throws (check `code`: out_of_scope, budget_exceeded, invalid, not_found…). */
+export function isDataError(value: unknown): value is DataErrorShape {
+  return value instanceof Error && value.name === 'DataError' && typeof (value as { code?: unknown }).code === 'string';
+}
+
+/** A reader that refuses every read: the default outside the instance. */
+export function noData(): DataReader {
+  const refuse = (): Promise<never> => {
+    const error = Object.assign(new Error('no record to read here: pass a data reader (runHandler options.data)'), { name: 'DataError', code: 'failed' });
+    return Promise.reject(error);
+  };
+  return {
+    patients: { get: refuse },
+    notes: { get: refuse, list: refuse },
+    commands: { get: refuse, list: refuse },
+    chart: { get: refuse },
+  };
 }

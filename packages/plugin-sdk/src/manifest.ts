@@ -2,6 +2,7 @@
 // describes it for plugin developers), its TypeScript shape and its validation with ajv.
 // Modelled on the original tool's CANVAS_MANIFEST.json v2, for plugins written in TypeScript.
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { DATA_RESOURCES, DATA_SCOPES, type DataResource, type DataScope } from '@charta/api/constants';
 
 /** The manifest's file name, at a package's top level or one directory down. */
 export const MANIFEST_FILE_NAME = 'CHARTA_MANIFEST.json';
@@ -97,6 +98,31 @@ export const manifestSchema = {
     license: { type: 'string', maxLength: 256 },
     readme: { type: ['string', 'boolean'] },
     secrets: stringList({ type: 'string', maxLength: 128, ...MANIFEST_FORMATS.secret }, 100),
+    data: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'What the handlers read of the record through this.data (docs/plugins.md, "Reading the record").',
+      properties: {
+        read: { type: 'array', uniqueItems: true, maxItems: DATA_RESOURCES.length, items: { type: 'string', enum: [...DATA_RESOURCES] } },
+        scope: {
+          type: 'string',
+          enum: [...DATA_SCOPES],
+          description: "event_patient (the default): only the event's patient; instance: any patient, once an administrator grants data:instance",
+        },
+        reads_per_call: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 10000,
+          description: 'The most reads one handler call may make (default 50; the instance may cap it).',
+        },
+        rows_per_call: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 1000000,
+          description: 'The most rows one handler call may read in all (default 2000; the instance may cap it).',
+        },
+      },
+    },
     limits: {
       type: 'object',
       additionalProperties: false,
@@ -140,6 +166,8 @@ export interface ChartaManifest {
   readme?: string | boolean;
   secrets?: string[];
   limits?: { memory_mb?: number; timeout_ms?: number; effects_per_answer?: number };
+  /** What the handlers read through this.data (docs/plugins.md, "Reading the record"). */
+  data?: { read?: DataResource[]; scope?: DataScope; reads_per_call?: number; rows_per_call?: number };
 }
 
 /** Compiled on first use: compiling costs every process that imports the SDK (each `charta` run) tenths of a second. */

@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { DEFAULT_LIST_COUNT_CAP } from './http/pagination.ts';
 import { DEFAULT_EFFECTS_PER_CHANGE, DEFAULT_MAX_EFFECTS_PER_ANSWER } from './runtime/effect-limits.ts';
+import { DEFAULT_DATA_READS_PER_CALL, DEFAULT_DATA_ROWS_PER_CALL } from '@charta/api/constants';
 
 export interface Config {
   host: string;
@@ -32,6 +33,9 @@ export interface Config {
   pluginMaxEffectsPerAnswer: number;
   /** The most effects the whole chain of changes one client change sets off may apply, all plugins together. */
   pluginEffectsPerChange: number;
+  /** The most reads, and rows in all, one handler call may make through this.data (a manifest may ask fewer). */
+  pluginDataReadsPerCall: number;
+  pluginDataRowsPerCall: number;
   /** How many times a POST event is given to a handler whose call keeps failing, before a dead letter (docs/plugins.md, "Delivery and guarantees"). */
   pluginDeliveryAttempts: number;
   /** The wait before the second attempt, in milliseconds; each later wait is 4 times the one before, capped. */
@@ -99,6 +103,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
   const pluginRunnerMaxMemoryMb = integer('pluginRunnerMaxMemoryMb', 'CHARTA_PLUGIN_RUNNER_MAX_MEMORY_MB', 2048, 1, 65536);
   const pluginMaxEffectsPerAnswer = integer('pluginMaxEffectsPerAnswer', 'CHARTA_PLUGIN_MAX_EFFECTS_PER_ANSWER', DEFAULT_MAX_EFFECTS_PER_ANSWER, 1, 100_000);
   const pluginEffectsPerChange = integer('pluginEffectsPerChange', 'CHARTA_PLUGIN_EFFECTS_PER_CHANGE', DEFAULT_EFFECTS_PER_CHANGE, 1, 1_000_000);
+  const pluginDataReadsPerCall = integer('pluginDataReadsPerCall', 'CHARTA_PLUGIN_DATA_READS_PER_CALL', DEFAULT_DATA_READS_PER_CALL, 1, 10_000);
+  const pluginDataRowsPerCall = integer('pluginDataRowsPerCall', 'CHARTA_PLUGIN_DATA_ROWS_PER_CALL', DEFAULT_DATA_ROWS_PER_CALL, 1, 1_000_000);
   const pluginDeliveryAttempts = integer('pluginDeliveryAttempts', 'CHARTA_PLUGIN_DELIVERY_ATTEMPTS', DEFAULT_PLUGIN_DELIVERY_ATTEMPTS, 1, 100);
   const pluginRetryBaseMs = integer('pluginRetryBaseMs', 'CHARTA_PLUGIN_RETRY_BASE_MS', DEFAULT_PLUGIN_RETRY_BASE_MS, 1, 60_000);
   const workersText = get('workers', 'CHARTA_WORKERS') ?? '1';
@@ -137,6 +143,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
     pluginRunnerMaxMemoryMb,
     pluginMaxEffectsPerAnswer,
     pluginEffectsPerChange,
+    pluginDataReadsPerCall,
+    pluginDataRowsPerCall,
     pluginDeliveryAttempts,
     pluginRetryBaseMs,
     workers,

@@ -27,6 +27,7 @@ const HANDLER = {
   secrets: {},
   onFailure: 'allow' as const,
   effectsPerAnswer: 100,
+  data: { read: [], scope: 'event_patient' as const, reads: 50, rows: 2000 },
 };
 
 for (const engine of ENGINES) {

@@ -237,6 +237,7 @@ for (const engine of ENGINES) {
         secrets: {},
         onFailure: 'allow' as const,
         effectsPerAnswer: 100,
+        data: { read: [], scope: 'event_patient' as const, reads: 50, rows: 2000 },
       };
       const runtime = api.app.pluginRuntime;
       const from = failures('reacher').length;
@@ -286,7 +287,9 @@ for (const engine of ENGINES) {
       const refused = (r: Reply, field: string, name: string) => {
         assert.equal(r.status, 400, r.text);
         assert.equal(r.json.code, 'validation_failed');
-        assert.deepEqual(r.json.errors, [{ field, message: `${JSON.stringify(name)} is not a grant; the grants are effects:any-command, effects:instance` }]);
+        assert.deepEqual(r.json.errors, [
+          { field, message: `${JSON.stringify(name)} is not a grant; the grants are data:instance, effects:any-command, effects:instance` },
+        ]);
       };
 
       it('an unknown grant at install is a 400 naming the known grants, and nothing is written', async () => {

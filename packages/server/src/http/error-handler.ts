@@ -51,21 +51,27 @@ function withOAuthError(p: Problem, oauth: boolean, body: unknown): Problem {
   return new Problem(p.code, { detail: p.detail, errors: p.errors, headers: p.headers, extra: { ...p.extra, error } });
 }
 
+/**
+ * A schema's refusal (ajv's errors) as field problems: `query.limit`, `body.values.x`'s path
+ * without the `body.`; a missing or unknown property named. The REST routes and the data reads of
+ * plugins (runtime/data-reads.ts) give the same messages.
+ */
+export function schemaProblems(validation: ReadonlyArray<{ instancePath: string; params: unknown; message?: string }>, context: string): FieldProblem[] {
+  return validation.map((v) => {
+    const params = v.params as { missingProperty?: string; additionalProperty?: string; allowedValues?: unknown[] };
+    const base = v.instancePath.replace(/^\//, '').replace(/\//g, '.');
+    const where = context === 'body' ? '' : `${context}.`;
+    if (params.missingProperty) return { field: where + join(base, params.missingProperty), message: 'is required' };
+    if (params.additionalProperty) return { field: where + join(base, params.additionalProperty), message: 'is not a known field' };
+    return { field: where + (base || context || 'body'), message: v.message ?? 'is not valid' };
+  });
+}
+
 /** Everything thrown becomes a catalog problem; nothing unexpected leaks detail. */
 function toProblem(error: FastifyError | Problem): Problem {
   if (error instanceof Problem) return error;
   if (isStorageFault(error)) return storageProblem(error);
-  if (error.validation) {
-    const errors: FieldProblem[] = error.validation.map((v) => {
-      const params = v.params as { missingProperty?: string; additionalProperty?: string; allowedValues?: unknown[] };
-      const base = v.instancePath.replace(/^\//, '').replace(/\//g, '.');
-      const where = error.validationContext === 'body' ? '' : `${error.validationContext}.`;
-      if (params.missingProperty) return { field: where + join(base, params.missingProperty), message: 'is required' };
-      if (params.additionalProperty) return { field: where + join(base, params.additionalProperty), message: 'is not a known field' };
-      return { field: where + (base || error.validationContext || 'body'), message: v.message ?? 'is not valid' };
-    });
-    return invalid(errors);
-  }
+  if (error.validation) return invalid(schemaProblems(error.validation, error.validationContext ?? 'body'));
   switch (error.code) {
     case 'FST_REQ_FILE_TOO_LARGE':
       return problem('plugin_package_too_large');

@@ -6,9 +6,14 @@
 // its answer must be JSON within the size limit, and a failure reaches the plugin as a message
 // only (never a stack or a value of the server's).
 import type { BindingAnswer, JsonValue } from './sandbox/types.ts';
+import type { CallContext } from './calls.ts';
 
-/** A binding: the plugin whose call asks (its name, as the runner knows it) and the JSON arguments → a JSON answer. */
-export type Binding = (plugin: string, args: JsonValue) => Promise<JsonValue> | JsonValue;
+/**
+ * A binding: the plugin whose call asks (its name, as the runner knows it), the JSON arguments,
+ * and the handler call that asks (its handler, event and budgets; undefined when the runner could
+ * not tell which call it is) → a JSON answer.
+ */
+export type Binding = (plugin: string, args: JsonValue, call: CallContext | undefined) => Promise<JsonValue> | JsonValue;
 
 /** Longest text of a failure's message handed to the plugin. */
 const ERROR_CHARS = 1000;
@@ -37,7 +42,7 @@ export class Bindings {
    * the call's deadline (the sandbox gives up on the answer then; so does this); `maxChars`: the
    * longest JSON of the arguments and of the answer.
    */
-  async serve(plugin: string, binding: unknown, args: unknown, limits: { deadlineMs: number; maxChars: number }): Promise<BindingAnswer> {
+  async serve(plugin: string, binding: unknown, args: unknown, limits: { deadlineMs: number; maxChars: number }, call?: CallContext): Promise<BindingAnswer> {
     if (typeof binding !== 'string' || !NAME.test(binding)) return { ok: false, error: 'a binding name is 1 to 64 characters of a-z, 0-9, ".", "_" and "-"' };
     const run = this.table.get(binding);
     if (run === undefined) return { ok: false, error: `no binding named ${binding} is available` };
@@ -49,7 +54,7 @@ export class Bindings {
     try {
       const late = new Promise<typeof LATE>((resolve) => (timer = setTimeout(() => resolve(LATE), limits.deadlineMs)));
       // Its own copy of the arguments: nothing the binding does to them reaches anything else.
-      const value = await Promise.race([Promise.resolve().then(() => run(plugin, JSON.parse(argsJson) as JsonValue)), late]);
+      const value = await Promise.race([Promise.resolve().then(() => run(plugin, JSON.parse(argsJson) as JsonValue, call)), late]);
       if (value === LATE) return { ok: false, error: `binding ${binding} did not answer within ${limits.deadlineMs} ms` };
       const json = jsonOf(value === undefined ? null : value);
       if (json === undefined) return { ok: false, error: `binding ${binding} answered a value that is not JSON` };

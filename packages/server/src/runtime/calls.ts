@@ -3,6 +3,7 @@
 // error line with `success: false` for every fault, naming the plugin, handler, event and request.
 import type { LogBus } from '../logs/bus.ts';
 import type { CallOutcome, CallResult, JsonObject } from './sandbox/types.ts';
+import type { DataResource, DataScope } from '@charta/api/constants';
 
 /** A handler of an enabled plugin, as the host dispatches to it. */
 export interface ActiveHandler {
@@ -20,17 +21,43 @@ export interface ActiveHandler {
   onFailure: 'allow' | 'refuse';
   /** The most effects one of its answers may hold (docs/plugins.md, "Breadth limits"). */
   effectsPerAnswer: number;
+  /** What its calls may read of the record (docs/plugins.md, "Reading the record"). */
+  data: DataAccess;
+}
+
+/** What a plugin's calls may read (docs/plugins.md, "Reading the record"): the manifest's resources and scope, and each call's budget. */
+export interface DataAccess {
+  read: readonly DataResource[];
+  /** As the manifest asks; `instance` reaches past the event's patient only while the plugin has the `data:instance` grant. */
+  scope: DataScope;
+  /** At most this many reads, and rows in all, per call (the manifest's, within the instance's maximums). */
+  reads: number;
+  rows: number;
+}
+
+/** A handler call as its binding requests see it (runtime/bindings.ts): whose, on what event, and what it has read so far. */
+export interface CallContext {
+  handler: ActiveHandler;
+  type: string;
+  event: JsonObject;
+  requestId: string | undefined;
+  /** PRE: the change is not written yet, and the reads' audit rows are not waited for (docs/plugins.md, "Reading the record"). */
+  pre: boolean;
+  reads: { count: number; rows: number; overBudget: string | null };
 }
 
 /** A wait in the plugin's queue this long is worth saying in a fault line. */
 const QUEUE_NOTE_MS = 100;
 
 export interface CallRunner {
-  call(name: string, entry: string, handler: string, event: JsonObject, secrets: Readonly<Record<string, string>>): Promise<CallResult>;
+  call(name: string, entry: string, handler: string, event: JsonObject, secrets: Readonly<Record<string, string>>, context?: CallContext): Promise<CallResult>;
 }
 
-/** A call's outcome other than `ok`. */
-export type CallFault = Exclude<CallOutcome, { kind: 'ok' }>;
+/**
+ * A call's outcome other than `ok`; `budget-exceeded`: it threw after one of its reads was
+ * refused for its budget (docs/plugins.md, "Reading the record").
+ */
+export type CallFault = Exclude<CallOutcome, { kind: 'ok' }> | { kind: 'budget-exceeded'; message: string };
 
 /**
  * What failed, as a failure line's `fault` says (docs/plugins.md, "Faults"): a call's outcome, an
@@ -60,6 +87,8 @@ export function describeOutcome(outcome: CallFault): string {
       return `crashed the sandbox: ${outcome.message}`;
     case 'unavailable':
       return `could not run: ${outcome.message}`;
+    case 'budget-exceeded':
+      return `went over its read budget: ${outcome.message}`;
   }
 }
 
@@ -72,9 +101,10 @@ export class HandlerCalls {
   /** Calls the handler: its effects, or its fault (logged, with `consequence` after it: what the fault does). */
   async call(handler: ActiveHandler, type: string, event: JsonObject, requestId: string | undefined, consequence = ''): Promise<CallAnswer> {
     const tags = { plugin: handler.plugin, handler: handler.id, event_type: type, ...(requestId === undefined ? {} : { request_id: requestId }) };
+    const context: CallContext = { handler, type, event, requestId, pre: type.includes('__PRE_'), reads: { count: 0, rows: 0, overBudget: null } };
     let result: CallResult;
     try {
-      result = await this.runner.call(handler.plugin, handler.entry, handler.className, event, handler.secrets);
+      result = await this.runner.call(handler.plugin, handler.entry, handler.className, event, handler.secrets, context);
     } catch (err) {
       const fault: CallFault = { kind: 'unavailable', message: err instanceof Error ? err.message : String(err) };
       this.failure(handler, type, requestId, `${describeOutcome(fault)}${consequence}`, fault.kind);
@@ -89,12 +119,15 @@ export class HandlerCalls {
       });
     }
     if (result.outcome.kind === 'ok') return { ok: true, effects: result.outcome.effects };
+    // A read refused for the budget that the handler did not catch ends the call as over budget, logged like a timeout.
+    const outcome: CallFault =
+      result.outcome.kind === 'threw' && context.reads.overBudget !== null ? { kind: 'budget-exceeded', message: context.reads.overBudget } : result.outcome;
     const reloaded = result.reloaded ? '; its runtime was replaced by a fresh one' : '';
     // Time spent waiting for the plugin's earlier calls is not the call's own (docs/plugins.md, "Faults").
     const queued =
       result.queuedMs !== undefined && result.queuedMs >= QUEUE_NOTE_MS ? ` (after waiting ${result.queuedMs} ms for the plugin's earlier calls)` : '';
-    this.failure(handler, type, requestId, `${describeOutcome(result.outcome)}${reloaded}${queued}${consequence}`, result.outcome.kind);
-    return { ok: false, fault: result.outcome };
+    this.failure(handler, type, requestId, `${describeOutcome(outcome)}${reloaded}${queued}${consequence}`, outcome.kind);
+    return { ok: false, fault: outcome };
   }
 
   /** An error line with success: false about this handler and event, saying what failed. */

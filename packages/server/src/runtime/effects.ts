@@ -62,12 +62,17 @@ export interface EffectSource {
 /** The staff-like user key a plugin acts as (originated_by, edited_by, the audit). */
 export const pluginActor = (plugin: string): string => `plugin:${plugin}`;
 
+/** The principal a plugin's operations run as (its effects, its reads): its own user, with the clinical scope. */
+export const pluginPrincipal = (plugin: string): Ctx['principal'] => {
+  const key = pluginActor(plugin);
+  return { kind: 'token', staffKey: key, credential: key, scopes: [CLINICAL_SCOPE] };
+};
+
 /** The operation context of a plugin's effects: its own user, one level deeper in the same chain of events. */
 function pluginCtx(env: EffectEnv, plugin: string, source: EffectSource): Ctx {
-  const key = pluginActor(plugin);
   return {
     storage: env.storage,
-    principal: { kind: 'token', staffKey: key, credential: key, scopes: [CLINICAL_SCOPE] },
+    principal: pluginPrincipal(plugin),
     requestId: source.requestId,
     logs: env.logs,
     signals: env.signals,

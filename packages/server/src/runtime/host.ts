@@ -44,6 +44,8 @@ export interface HostOptions {
   retry: RetryPolicy;
   /** The breadth limits of effects (docs/plugins.md, "Breadth limits"). */
   effects: EffectLimits;
+  /** The instance's maximum read budget of one call (docs/plugins.md, "Reading the record"). */
+  data: { maxReads: number; maxRows: number };
 }
 
 export class PluginHost implements PluginRuntime {
@@ -65,6 +67,8 @@ export class PluginHost implements PluginRuntime {
       readRunnable: options.readRunnable,
       secretsOf: options.secretsOf,
       maxEffectsPerAnswer: options.effects.maxPerAnswer,
+      maxDataReads: options.data.maxReads,
+      maxDataRows: options.data.maxRows,
     });
     this.calls = new HandlerCalls(this.registry, logs);
     this.dispatch = new Dispatch(this.registry, this.calls, { preBudgetMs: options.preBudgetMs });

@@ -8,6 +8,8 @@ import type { LogBus } from '../logs/bus.ts';
 import type { SignalBus } from '../signals/bus.ts';
 import { pluginSecretValues } from '../storage/plugin-secrets-repository.ts';
 import { PluginRunner } from './runner/client.ts';
+import { Bindings } from './bindings.ts';
+import { registerDataReads } from './data-reads.ts';
 import { runnablePlugin } from './runnable.ts';
 import { checkPackage } from './check.ts';
 import { PluginHost } from './host.ts';
@@ -21,7 +23,10 @@ export const MAX_EVENT_DEPTH = 5;
 export const POLL_MS = 500;
 
 export function createPluginRuntime(config: Config, storage: Storage, logs: LogBus, signals: SignalBus): PluginHost {
+  const bindings = new Bindings();
+  registerDataReads(bindings, { storage, logs });
   const runner = new PluginRunner({
+    bindings,
     onNotice: (level, message) => logs.emit({ level, event: `plugin runtime: ${message}`, ...(level === 'error' ? { success: false } : {}) }),
     maxTotalMemoryBytes: config.pluginRunnerMaxMemoryMb * 1024 * 1024,
   });
@@ -39,5 +44,6 @@ export function createPluginRuntime(config: Config, storage: Storage, logs: LogB
     pollMs: pluginPollMs(POLL_MS),
     retry: { attempts: config.pluginDeliveryAttempts, baseMs: config.pluginRetryBaseMs },
     effects: { maxPerAnswer: config.pluginMaxEffectsPerAnswer, perChange: config.pluginEffectsPerChange },
+    data: { maxReads: config.pluginDataReadsPerCall, maxRows: config.pluginDataRowsPerCall },
   });
 }

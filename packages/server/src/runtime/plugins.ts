@@ -12,7 +12,7 @@ import { getPluginPackage, pluginStates } from '../storage/plugins-repository.ts
 import type { LogBus } from '../logs/bus.ts';
 import type { PackageToCheck, PluginRuntimeStatus } from './types.ts';
 import type { CallResult, JsonObject } from './sandbox/types.ts';
-import type { ActiveHandler, CallRunner } from './calls.ts';
+import type { ActiveHandler, CallContext, CallRunner, DataAccess } from './calls.ts';
 import { effectsPerAnswer } from './effect-limits.ts';
 import type { PluginRunner, RunnerHandler } from './runner/client.ts';
 import { handlerTarget, type Runnability, type RunnablePlugin } from './runnable.ts';
@@ -27,6 +27,9 @@ export interface RegistryOptions {
   secretsOf(db: Kysely<Database>, name: string): Promise<Record<string, string>>;
   /** The most effects one answer may hold on this instance (docs/plugins.md, "Breadth limits"). */
   maxEffectsPerAnswer: number;
+  /** The most reads, and rows, one call may make on this instance (docs/plugins.md, "Reading the record"). */
+  maxDataReads: number;
+  maxDataRows: number;
 }
 
 /** Which handlers listen to an event, and a way to bring them in step with the database: what dispatch, the outbox and delivery need. */
@@ -99,7 +102,14 @@ export class PluginRegistry implements HandlerIndex, CallRunner {
    * A handler call (HandlerCalls' runner): a failing plugin answers `unavailable` without running;
    * a running plugin whose isolate could not be loaded again is failing from then on.
    */
-  async call(name: string, entry: string, handler: string, event: JsonObject, secrets: Readonly<Record<string, string>>): Promise<CallResult> {
+  async call(
+    name: string,
+    entry: string,
+    handler: string,
+    event: JsonObject,
+    secrets: Readonly<Record<string, string>>,
+    context?: CallContext,
+  ): Promise<CallResult> {
     const plugin = this.plugins.get(name);
     if (plugin?.state === 'failing') {
       return callFailed({
@@ -107,7 +117,7 @@ export class PluginRegistry implements HandlerIndex, CallRunner {
         message: `the plugin ${name} is failing to load (${plugin.detail}); next try at ${new Date(plugin.retryAt!).toISOString()}`,
       });
     }
-    const result = await this.options.runner.call(name, entry, handler, event, secrets);
+    const result = await this.options.runner.call(name, entry, handler, event, secrets, context);
     if (result.outcome.kind === 'unavailable' && !this.closed) this.lost(name, result.outcome.message);
     return result;
   }
@@ -200,6 +210,13 @@ export class PluginRegistry implements HandlerIndex, CallRunner {
   private declaredHandlers(runnable: RunnablePlugin, loaded: RunnerHandler[] | null, secrets: Readonly<Record<string, string>>): ActiveHandler[] {
     const { manifest, name: plugin } = runnable;
     const perAnswer = effectsPerAnswer(manifest.limits?.effects_per_answer, this.options.maxEffectsPerAnswer);
+    const asked = manifest.data ?? {};
+    const data: DataAccess = {
+      read: asked.read ?? [],
+      scope: asked.scope ?? 'event_patient',
+      reads: Math.min(asked.reads_per_call ?? this.options.maxDataReads, this.options.maxDataReads),
+      rows: Math.min(asked.rows_per_call ?? this.options.maxDataRows, this.options.maxDataRows),
+    };
     const handlers: ActiveHandler[] = [];
     for (const handler of manifest.components.handlers) {
       const { entry, name: className } = handlerTarget(handler);
@@ -216,6 +233,7 @@ export class PluginRegistry implements HandlerIndex, CallRunner {
         secrets,
         onFailure: handler.on_failure ?? 'allow',
         effectsPerAnswer: perAnswer,
+        data,
       });
     }
     return handlers;

@@ -11,8 +11,10 @@ import { until } from './until.ts';
 export interface TestHandler {
   className: string;
   events: string[];
-  /** The body of compute(), in JavaScript: `this.event`, `this.secrets` and `this.log` are there. */
+  /** The body of compute(), in JavaScript: `this.event`, `this.secrets`, `this.log` and `this.data` are there. */
   compute: string;
+  /** compute() is async (it may await this.data's reads). */
+  async?: boolean;
   /** The manifest's `on_failure` for it (left out when undefined). */
   onFailure?: 'allow' | 'refuse';
 }
@@ -30,9 +32,9 @@ export function handlersModule(handlers: TestHandler[], module: TestModule = {})
       .map(
         (h) => `export class ${h.className} {
   static RESPONDS_TO = ${JSON.stringify(h.events)};
-  constructor(event, secrets, log) { this.event = event; this.secrets = secrets; this.log = log; }
+  constructor(event, secrets, log, data) { this.event = event; this.secrets = secrets; this.log = log; this.data = data; }
   acceptEvent() { return true; }
-  compute() {
+  ${h.async === true ? 'async ' : ''}compute() {
 ${h.compute}
   }
 }

@@ -46,6 +46,8 @@ type Answer =
 /** A request the isolate was given: its guard, what to do when the isolate starts it, and who waits for its answer. */
 interface Asked {
   guardMs: number;
+  /** The host's request id of a call (0 for anything else): what the call's binding requests belong to. */
+  tag: number;
   onStart?: () => void;
   resolve(answer: Answer): void;
 }
@@ -102,16 +104,16 @@ class IsolateThread {
    * from the moment the isolate starts it (`onStart`); `died`; or `cut` when the isolate ended
    * before it got to it.
    */
-  ask(request: IsolateRequest, guardMs: number, onStart?: () => void): Promise<Answer> {
+  ask(request: IsolateRequest, guardMs: number, onStart?: () => void, tag = 0): Promise<Answer> {
     if (this.ended !== null) return Promise.resolve({ kind: 'cut' });
-    const answer = this.expect(guardMs, onStart);
+    const answer = this.expect(guardMs, onStart, tag);
     this.worker.postMessage(request);
     return answer;
   }
 
-  private expect(guardMs: number, onStart?: () => void): Promise<Answer> {
+  private expect(guardMs: number, onStart?: () => void, tag = 0): Promise<Answer> {
     return new Promise<Answer>((resolve) => {
-      this.asked.push({ guardMs, onStart, resolve });
+      this.asked.push({ guardMs, tag, onStart, resolve });
       if (this.asked.length === 1) this.startFirst();
     });
   }
@@ -144,6 +146,14 @@ class IsolateThread {
 
   get alive(): boolean {
     return this.ended === null;
+  }
+
+  /**
+   * The tag of the request the isolate serves now. An isolate's messages come in the order it
+   * sent them, so a binding request arrives while the call that made it is still this one.
+   */
+  get serving(): number {
+    return this.asked[0]?.tag ?? 0;
   }
 
   /** Hands the host's answer to a binding its call asked for (the isolate's own callId). */
@@ -348,8 +358,11 @@ class Plugin {
       const thread = this.thread;
       if (this.loaded === null || thread === null) return unavailable(this.broken ?? `the plugin ${this.name} is not loaded`);
       const deadlineMs = limitsOf(this.loaded).deadlineMs;
-      const answer = await thread.ask({ op: 'call', entry, handler, event, secrets }, deadlineMs + OVERRUN_MARGIN_MS, () =>
-        this.reply({ id: request.id, op: 'begin' }),
+      const answer = await thread.ask(
+        { op: 'call', entry, handler, event, secrets },
+        deadlineMs + OVERRUN_MARGIN_MS,
+        () => this.reply({ id: request.id, op: 'begin' }),
+        request.id,
       );
       // The isolate ended before this call's turn: it never ran, so the next isolate runs it.
       if (answer.kind === 'cut') continue;
@@ -456,7 +469,7 @@ function serveChild(): void {
     (thread, request) => {
       const callId = nextBindingId++;
       bindingRoutes.set(callId, { thread, callId: request.callId });
-      send({ id: 0, op: 'binding-request', callId, plugin, binding: request.binding, args: request.args });
+      send({ id: 0, op: 'binding-request', callId, call: thread.serving, plugin, binding: request.binding, args: request.args });
     };
   const noBinding: BindingAsked = (thread, request) =>
     thread.answerBinding(request.callId, { ok: false, error: 'no binding can be called while a plugin is checked' });

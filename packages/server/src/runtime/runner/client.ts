@@ -15,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Bindings } from '../bindings.ts';
+import type { CallContext } from '../calls.ts';
 import type { RunnablePlugin } from '../runnable.ts';
 import { DEFAULT_BACKEND } from '../sandbox/registry.ts';
 import { BINDING_JSON_CHARS, codeOf, DEFAULT_SANDBOX_LIMITS, type BindingAnswer, type CallResult, type JsonObject } from '../sandbox/types.ts';
@@ -80,6 +81,8 @@ type Answer =
 
 interface Pending {
   request: RunnerRequest;
+  /** A call's context: what its binding requests are served for. */
+  context?: CallContext;
   /** Milliseconds the child may work on it once it began. */
   guardMs: number;
   sent: boolean;
@@ -191,11 +194,22 @@ export class PluginRunner {
     await this.request({ id: this.nextId++, op: 'unload', name }, LOAD_ALLOWANCE_MS);
   }
 
-  async call(name: string, entry: string, handler: string, event: JsonObject, secrets: Readonly<Record<string, string>>): Promise<CallResult> {
+  async call(
+    name: string,
+    entry: string,
+    handler: string,
+    event: JsonObject,
+    secrets: Readonly<Record<string, string>>,
+    context?: CallContext,
+  ): Promise<CallResult> {
     const fail = (outcome: CallResult['outcome'], reloaded = false): CallResult => ({ outcome, logs: [], droppedLogLines: 0, reloaded });
     if (this.closed) return fail({ kind: 'unavailable', message: 'the plugin runner is closed' });
     const deadlineMs = this.plugins.get(name)?.limits.deadlineMs ?? DEFAULT_SANDBOX_LIMITS.deadlineMs;
-    const answer = await this.request({ id: this.nextId++, op: 'call', name, entry, handler, event, secrets: { ...secrets } }, deadlineMs + this.guardMarginMs);
+    const answer = await this.request(
+      { id: this.nextId++, op: 'call', name, entry, handler, event, secrets: { ...secrets } },
+      deadlineMs + this.guardMarginMs,
+      context,
+    );
     if (answer.kind === 'closed') return fail({ kind: 'unavailable', message: 'the plugin runner is closed' });
     if (answer.kind !== 'response') return fail({ kind: 'crashed', message: answer.why }, this.plugins.has(name));
     const { response } = answer;
@@ -237,9 +251,9 @@ export class PluginRunner {
     return { ok: false, reasons: [response.op === 'failed' ? `the plugin runner failed: ${response.message}` : 'the plugin runner answered out of turn'] };
   }
 
-  private request(request: RunnerRequest, guardMs: number): Promise<Answer> {
+  private request(request: RunnerRequest, guardMs: number, context?: CallContext): Promise<Answer> {
     return new Promise<Answer>((resolve) => {
-      const pending: Pending = { request, guardMs, sent: false, madeAt: Date.now(), settle: resolve };
+      const pending: Pending = { request, context, guardMs, sent: false, madeAt: Date.now(), settle: resolve };
       this.pending.set(request.id, pending);
       if (this.child) this.sendNow(this.child, pending);
       else if (this.restartTimer === null) this.start();
@@ -370,8 +384,11 @@ export class PluginRunner {
       return;
     }
     const limits = { ...DEFAULT_SANDBOX_LIMITS, ...plugin.limits };
+    // The call it belongs to, if the child named one of this plugin's calls that is still waiting.
+    const call = typeof request.call === 'number' ? this.pending.get(request.call) : undefined;
+    const context = call?.request.op === 'call' && call.request.name === plugin.name ? call.context : undefined;
     void this.bindings
-      .serve(plugin.name, request.binding, request.args, { deadlineMs: limits.deadlineMs + OVERRUN_MARGIN_MS, maxChars: BINDING_JSON_CHARS })
+      .serve(plugin.name, request.binding, request.args, { deadlineMs: limits.deadlineMs + OVERRUN_MARGIN_MS, maxChars: BINDING_JSON_CHARS }, context)
       .then(answer, () => answer({ ok: false, error: `binding failed` }));
   }
 

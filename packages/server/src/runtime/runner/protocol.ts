@@ -66,8 +66,12 @@ export type RunnerResponse =
   | { id: number; op: 'failed'; message: string }
   /** Unasked (id 0): a loaded plugin whose isolate ended could not be loaded again; it answers `unavailable` until the next load. */
   | { id: 0; op: 'lost'; name: string; reason: string }
-  /** Unasked (id 0): a call of the plugin asks for a binding; the host answers with a binding-response of the same callId. */
-  | { id: 0; op: 'binding-request'; callId: number; plugin: string; binding: string; args: JsonValue };
+  /**
+   * Unasked (id 0): a call of the plugin asks for a binding; the host answers with a
+   * binding-response of the same callId. `call`: the id of the host's call request it belongs to
+   * (the one the plugin's isolate runs now), or 0 when none (the host then knows no call context).
+   */
+  | { id: 0; op: 'binding-request'; callId: number; call: number; plugin: string; binding: string; args: JsonValue };
 
 /**
  * Messages between the host and the child go in batches: those sent in one turn of the event loop

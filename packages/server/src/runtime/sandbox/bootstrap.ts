@@ -4,7 +4,8 @@
 // functions the host calls: bind (the module's namespace → its handler classes), invoke (one
 // handler, one event, as the SDK's runHandler does) and nothing else. The host's functions
 // inside, `hostLog` and `hostBinding`, stay in this closure; a plugin sees a frozen logger that
-// wraps the first and a frozen global, __charta_binding, that wraps the second.
+// wraps the first, and a frozen global, __charta_binding, and a frozen `data` reader (the
+// handler's fourth argument, this.data) that wrap the second.
 // Every value the host reads back is a string or a frozen record of strings made here.
 export const BOOTSTRAP_SOURCE = String.raw`(function (hostLog, limitsJson, hostBinding) {
   'use strict';
@@ -96,6 +97,41 @@ export const BOOTSTRAP_SOURCE = String.raw`(function (hostLog, limitsJson, hostB
     configurable: false,
   });
 
+  // this.data (docs/plugins.md, "Reading the record"): each read is the 'data' binding; a refusal
+  // (out of scope, over budget, bad arguments…) rejects with a DataError whose code says which.
+  const ErrorOf = Error;
+  class DataError extends ErrorOf {
+    constructor(code, message, errors) {
+      super(message);
+      defineProperty(this, 'name', { value: 'DataError', writable: true, enumerable: false, configurable: true });
+      defineProperty(this, 'code', { value: code, writable: false, enumerable: true, configurable: false });
+      if (isArray(errors)) defineProperty(this, 'errors', { value: errors, writable: false, enumerable: true, configurable: false });
+    }
+  }
+  const read = async (resource, op, args) => {
+    const request = { resource, op };
+    for (const key of keys(args)) request[key] = args[key];
+    let json;
+    try {
+      json = stringify(request);
+    } catch (e) {
+      throw new TypeErrorOf('the arguments of a read must be JSON');
+    }
+    if (typeof json !== 'string') throw new TypeErrorOf('the arguments of a read must be JSON');
+    const answer = parse(await hostBinding('data', json));
+    if (answer !== null && typeof answer === 'object' && answer.error !== undefined) {
+      const error = answer.error;
+      throw new DataError(toText(error.code), toText(error.message), error.errors);
+    }
+    return answer.value;
+  };
+  const data = {
+    patients: { get: (key) => read('patients', 'get', { key }) },
+    notes: { get: (uuid) => read('notes', 'get', { uuid }), list: (query) => read('notes', 'list', { query }) },
+    commands: { get: (uuid) => read('commands', 'get', { uuid }), list: (query) => read('commands', 'list', { query }) },
+    chart: { get: (patientKey) => read('chart', 'get', { patient_key: patientKey }) },
+  };
+
   const seen = new WeakSet();
   const deepFreeze = (value) => {
     if ((typeof value !== 'object' && typeof value !== 'function') || value === null || seen.has(value)) return;
@@ -115,6 +151,9 @@ export const BOOTSTRAP_SOURCE = String.raw`(function (hostLog, limitsJson, hostB
     if (key === 'globalThis') continue;
     deepFreeze(Reflect.getOwnPropertyDescriptor(globalThis, key).value);
   }
+
+  deepFreeze(DataError);
+  deepFreeze(data);
 
   const cut = (text, max) => (text.length > max ? slice(text, 0, max + 1) : text);
   const emit = (level) => (message) => {
@@ -168,7 +207,7 @@ export const BOOTSTRAP_SOURCE = String.raw`(function (hostLog, limitsJson, hostB
     const event = parse(eventJson);
     const secrets = freeze(parse(secretsJson));
     if (!isArray(Handler.RESPONDS_TO) || !includes(Handler.RESPONDS_TO, event.type)) return '[]';
-    const handler = new Handler(event, secrets, logger);
+    const handler = new Handler(event, secrets, logger, data);
     if (!handler.acceptEvent()) return '[]';
     const effects = (await handler.compute()) ?? [];
     if (!isArray(effects)) return describe('invalid-result', { name: 'TypeError', message: 'compute() must return a list of effects' });

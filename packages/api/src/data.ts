@@ -1,0 +1,55 @@
+// What a plugin's handler reads through `this.data` (docs/plugins.md, "Reading the record"): the
+// same views as the REST API's, a list as one page with the next page's offset, and the typed
+// error a refused read throws inside the sandbox.
+import type { Static } from '@sinclair/typebox';
+import type { DataErrorCode } from './constants.ts';
+import type { Command, ListCommandsQuery } from './commands.ts';
+import type { ListNotesQuery, Note } from './notes.ts';
+import type { Patient } from './patients.ts';
+import type { BannerAlert } from './chart.ts';
+
+/** One page of a list read: the API's count, and the offset of the next page (null on the last). */
+export interface DataPage<T> {
+  count: number;
+  count_is_estimate: boolean;
+  next_offset: number | null;
+  results: T[];
+}
+
+/** A chart entry as `GET /core/api/v1/patients/{key}/conditions/` (medications/, goals/) shows it. */
+export interface ChartEntry {
+  id: number;
+  patient_key: string;
+  status: string;
+  source_command: string | null;
+  created_at: string;
+  updated_at: string;
+  [field: string]: unknown;
+}
+
+/** `this.data.chart.get(key)`: the active conditions, medications and goals, and the banner alerts. */
+export interface PatientChart {
+  patient_key: string;
+  conditions: ChartEntry[];
+  medications: ChartEntry[];
+  goals: ChartEntry[];
+  banner_alerts: BannerAlert[];
+}
+
+export type CommandsQuery = Static<typeof ListCommandsQuery>;
+export type NotesQuery = Static<typeof ListNotesQuery>;
+
+/** `this.data`: every read is async, answered by the instance within the call's scope and budget. */
+export interface DataReader {
+  patients: { get(key: string): Promise<Patient> };
+  notes: { get(uuid: string): Promise<Note>; list(query?: NotesQuery): Promise<DataPage<Note>> };
+  commands: { get(uuid: string): Promise<Command>; list(query?: CommandsQuery): Promise<DataPage<Command>> };
+  chart: { get(patientKey: string): Promise<PatientChart> };
+}
+
+/** What a refused read throws: `code` says why, `errors` names the arguments at fault (invalid). */
+export interface DataErrorShape extends Error {
+  name: 'DataError';
+  code: DataErrorCode;
+  errors?: Array<{ field: string; message: string }>;
+}

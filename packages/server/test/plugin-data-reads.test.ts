@@ -1,0 +1,287 @@
+// Reading the record from a handler (docs/plugins.md, "Reading the record"), on each engine, with
+// real plugins installed through the plugin API and run in the sandbox: `this.data` answers what
+// the REST API answers; another patient is out of scope (and audited as refused) unless the
+// manifest asks instance scope and the data:instance grant is given; a resource the manifest does
+// not declare, bad arguments (the API's own messages) and a spent budget are typed errors the
+// handler can catch; an uncaught budget error ends the call as over budget; every read is in the
+// audit trail with the plugin as actor; a PRE handler reads the record before the change, a POST
+// handler after it.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { ENGINES, startInstance, type Instance } from './support/harness.ts';
+import { changeGrants, installPlugin, type TestHandler } from './support/plugins.ts';
+import { countPluginEvents } from '../src/storage/plugin-events-repository.ts';
+import { until } from './support/until.ts';
+import type { LogEntry } from '../src/logs/bus.ts';
+
+const C = '/core/api/v1/commands';
+
+/**
+ * Runs the reads a plan's narrative lists as JSON (`[[resource, op, arg], …]`, `$patient` and
+ * `$note` standing for the event's) and logs one line: each read's value, or its error's code,
+ * message and field errors.
+ */
+const READER = (className: string, events: string[]): TestHandler => ({
+  className,
+  events,
+  async: true,
+  compute: `    const text = this.event.context.fields?.narrative ?? '';
+    if (!text.startsWith('[')) return [];
+    const out = [];
+    for (const [resource, op, arg] of JSON.parse(text)) {
+      const value = arg === '$patient' ? this.event.context.patient.key : arg === '$note' ? this.event.context.note.uuid : arg;
+      try {
+        out.push({ ok: await this.data[resource][op](value) });
+      } catch (e) {
+        out.push({ error: { name: e.name, code: e.code ?? null, message: e.message, errors: e.errors ?? null } });
+      }
+    }
+    this.log.info(JSON.stringify(out));
+    return [];`,
+});
+
+/** Reads its patient's commands in a loop without catching anything (the budget ends it). */
+const GREEDY: TestHandler = {
+  className: 'Greedy',
+  events: ['PLAN_COMMAND__POST_ORIGINATE'],
+  async: true,
+  compute: `    for (;;) await this.data.patients.get(this.event.context.patient.key);`,
+};
+
+/** Logs the state of the command its event is about, as `this.data` reads it. */
+const STATE_OF = (className: string, event: string): TestHandler => ({
+  className,
+  events: [event],
+  async: true,
+  compute: `    const command = await this.data.commands.get(this.event.target.id);
+    this.log.info(JSON.stringify({ event: this.event.type, state: command.state }));
+    return [];`,
+});
+
+const ALL = ['patients', 'notes', 'commands', 'chart'];
+
+/** Waits until the outbox is empty and the instance delivers nothing. */
+async function settle(api: Instance): Promise<void> {
+  await until('the outbox to empty', async () => {
+    await api.app.pluginRuntime.delivery.idle();
+    return (await countPluginEvents(api.storage.db)) === 0;
+  });
+  await api.app.pluginRuntime.delivery.idle();
+}
+
+for (const engine of ENGINES) {
+  describe(`plugins read the record through this.data (${engine})`, () => {
+    let api: Instance;
+    const seen: LogEntry[] = [];
+    let p: { patientKey: string; noteKey: string };
+    let q: { patientKey: string; noteKey: string };
+    let qCommand: string;
+
+    const install = async (name: string, handlers: TestHandler[], data: Record<string, unknown>, grants?: string[]) => {
+      await installPlugin(api.url, name, handlers, { data }, grants);
+      await until(`${name} running`, () => seen.find((e) => e.plugin === name && /running: \d+ handler/.test(e.event)));
+    };
+    const plan = async (noteKey: string, narrative: string) => {
+      const r = await api.call('POST', `${C}/`, { body: { schemaKey: 'plan', noteKey, values: { narrative } } });
+      assert.equal(r.status, 201, r.text);
+      return r.json.uuid as string;
+    };
+    /** The reads' results a plugin logged for a plan originated with these reads. */
+    const reads = async (plugin: string, list: unknown[], noteKey = p.noteKey): Promise<any[]> => {
+      const from = seen.length;
+      const uuid = await plan(noteKey, JSON.stringify(list));
+      await settle(api);
+      const line = seen.slice(from).find((e) => e.plugin === plugin && e.source === 'plugin');
+      assert.ok(line, `${plugin} logged its reads: ${JSON.stringify(seen.slice(from).map((e) => e.event))}`);
+      return Object.assign(JSON.parse(line.event) as any[], { event: uuid });
+    };
+    const audit = async (actor: string) =>
+      api.storage.db.selectFrom('audit_events').selectAll().where('actor', '=', actor).where('action', 'like', 'plugin.read%').orderBy('id').execute();
+    const get = async (path: string) => {
+      const r = await api.call('GET', path);
+      assert.equal(r.status, 200, r.text);
+      return r.json;
+    };
+
+    before(async () => {
+      api = await startInstance(engine);
+      api.app.logs.subscribe((entry) => seen.push(entry));
+      p = await api.note();
+      q = await api.note();
+      qCommand = await plan(q.noteKey, 'Q’s own plan');
+      await install('reader', [READER('Reader', ['PLAN_COMMAND__POST_ORIGINATE'])], { read: ALL });
+    });
+    after(async () => api?.stop());
+
+    it('answers what the REST API answers, for the event’s patient; every read is audited with the plugin as actor', async () => {
+      const mine = await plan(p.noteKey, 'A clinician’s plan');
+      const results = await reads('reader', [
+        ['patients', 'get', '$patient'],
+        ['notes', 'get', '$note'],
+        ['notes', 'list', {}],
+        ['commands', 'get', mine],
+        ['commands', 'list', { schema_key: 'plan', limit: 1 }],
+        ['chart', 'get', '$patient'],
+      ]);
+      for (const r of results) assert.ok('ok' in r, JSON.stringify(r));
+      const [patient, note, notes, command, commands, chart] = results.map((r) => r.ok);
+      assert.deepEqual(patient, await get(`/core/api/v1/patients/${p.patientKey}/`));
+      assert.deepEqual(note, await get(`/core/api/v1/notes/${p.noteKey}/`));
+      const restNotes = await get(`/core/api/v1/notes/?patient_key=${p.patientKey}`);
+      assert.deepEqual(notes.results, restNotes.results, 'a list without patient_key is the event patient’s');
+      assert.equal(notes.count, restNotes.count);
+      assert.deepEqual(command, await get(`${C}/${mine}/`));
+      const restCommands = await get(`${C}/?patient_key=${p.patientKey}&schema_key=plan&limit=1`);
+      assert.deepEqual(commands.results, restCommands.results);
+      assert.equal(commands.count, restCommands.count);
+      assert.equal(commands.next_offset, 1, 'more than one plan: the next page starts at 1');
+      assert.deepEqual(chart, {
+        patient_key: p.patientKey,
+        conditions: (await get(`/core/api/v1/patients/${p.patientKey}/conditions/`)).results,
+        medications: (await get(`/core/api/v1/patients/${p.patientKey}/medications/`)).results,
+        goals: (await get(`/core/api/v1/patients/${p.patientKey}/goals/`)).results,
+        banner_alerts: (await get(`/core/api/v1/patients/${p.patientKey}/banner-alerts/`)).results,
+      });
+
+      const rows = (await audit('plugin:reader')).slice(-6);
+      assert.deepEqual(
+        rows.map((r) => [r.action, r.entity_type, r.entity_id, JSON.parse(r.after!).read]),
+        [
+          ['plugin.read', 'patient', p.patientKey, 'patients.get'],
+          ['plugin.read', 'patient', p.patientKey, 'notes.get'],
+          ['plugin.read', 'patient', p.patientKey, 'notes.list'],
+          ['plugin.read', 'patient', p.patientKey, 'commands.get'],
+          ['plugin.read', 'patient', p.patientKey, 'commands.list'],
+          ['plugin.read', 'patient', p.patientKey, 'chart.get'],
+        ],
+      );
+      const listed = JSON.parse(rows[4]!.after!);
+      assert.equal(listed.event_type, 'PLAN_COMMAND__POST_ORIGINATE');
+      assert.equal(listed.handler, 'dist/handlers.js:Reader');
+      assert.equal(listed.rows, 1);
+      assert.deepEqual(listed.keys, [commands.results[0].uuid]);
+      assert.equal(typeof listed.event_id, 'string');
+      assert.equal(JSON.parse(rows[0]!.after!).event_id, listed.event_id, 'the reads of one call name its event');
+    });
+
+    it('another patient is out of scope: a typed error, nothing of it given, the refusal audited', async () => {
+      const results = await reads('reader', [
+        ['patients', 'get', q.patientKey],
+        ['commands', 'get', qCommand],
+        ['notes', 'get', q.noteKey],
+        ['commands', 'list', { patient_key: q.patientKey }],
+        ['chart', 'get', q.patientKey],
+      ]);
+      for (const r of results) {
+        assert.equal(r.error?.name, 'DataError', JSON.stringify(r));
+        assert.equal(r.error.code, 'out_of_scope');
+        assert.match(r.error.message, new RegExp(`patient ${q.patientKey} is not the event's patient`));
+        assert.doesNotMatch(JSON.stringify(r), /Q’s own plan/);
+      }
+      const refused = (await audit('plugin:reader')).filter((r) => r.action === 'plugin.read_refused').slice(-5);
+      assert.deepEqual(
+        refused.map((r) => JSON.parse(r.after!).read),
+        ['patients.get', 'commands.get', 'notes.get', 'commands.list', 'chart.get'],
+      );
+      for (const r of refused) assert.match(JSON.parse(r.after!).refused, /is not the event's patient/);
+    });
+
+    it('bad arguments are the API’s own 400 messages; an unknown uuid is not_found; nothing reaches the server log as a 500', async () => {
+      const rest = await api.call('GET', `${C}/?bogus=1&state=done&limit=0`);
+      assert.equal(rest.status, 400);
+      const results = await reads('reader', [
+        ['commands', 'list', { bogus: '1', state: 'done', limit: 0 }],
+        ['patients', 'get', 'not-a-key'],
+        ['commands', 'get', '00000000-0000-4000-8000-000000000000'],
+        ['notes', 'list', 'not an object'],
+      ]);
+      const [list, key, missing, shape] = results.map((r) => r.error);
+      assert.equal(list.code, 'invalid');
+      assert.deepEqual(
+        list.errors.map((e: { field: string }) => e.field).sort(),
+        rest.json.errors.map((e: { field: string }) => e.field).sort(),
+        'the schema refuses the same fields as the route',
+      );
+      assert.deepEqual(
+        list.errors.find((e: { field: string }) => e.field === 'querystring.bogus'),
+        rest.json.errors.find((e: { field: string }) => e.field === 'querystring.bogus'),
+      );
+      assert.equal(key.code, 'invalid');
+      assert.match(key.message, /key must be a patient key/);
+      assert.equal(missing.code, 'not_found');
+      assert.equal(missing.message, (await api.call('GET', `${C}/00000000-0000-4000-8000-000000000000/`)).json.detail);
+      assert.equal(shape.code, 'invalid');
+    });
+
+    it('a resource the manifest does not declare is not_declared; a spent budget is budget_exceeded, and uncaught it ends the call as over budget', async () => {
+      await install('narrow', [READER('Narrow', ['PLAN_COMMAND__POST_ORIGINATE'])], { read: ['patients'], reads_per_call: 2 });
+      const results = await reads('narrow', [
+        ['commands', 'get', qCommand],
+        ['patients', 'get', '$patient'],
+        ['patients', 'get', '$patient'],
+        ['patients', 'get', '$patient'],
+      ]);
+      assert.equal(results[0].error.code, 'not_declared');
+      assert.match(results[0].error.message, /does not declare reading commands/);
+      assert.ok('ok' in results[1] && 'ok' in results[2], JSON.stringify(results));
+      assert.equal(results[3].error.code, 'budget_exceeded');
+      assert.match(results[3].error.message, /2 times at most/);
+
+      await install('greedy', [GREEDY], { read: ['patients'], reads_per_call: 5 });
+      const from = seen.length;
+      await plan(p.noteKey, 'anything');
+      await settle(api);
+      const fault = seen.slice(from).find((e) => e.plugin === 'greedy' && e.success === false);
+      assert.ok(fault, JSON.stringify(seen.slice(from).map((e) => e.event)));
+      assert.equal(fault.fault, 'budget-exceeded');
+      assert.match(fault.event, /went over its read budget: more than 5 reads in one call/);
+      assert.equal((await audit('plugin:greedy')).filter((r) => r.entity_id === p.patientKey).length % 5, 0, 'five reads given per call, each audited');
+      for (const name of ['narrow', 'greedy']) assert.equal((await api.call('DELETE', `/core/api/v1/plugins/${name}/?force=true`)).status, 204);
+    });
+
+    it('instance scope reaches other patients only with the data:instance grant', async () => {
+      await install('wide', [READER('Wide', ['PLAN_COMMAND__POST_ORIGINATE'])], { read: ALL, scope: 'instance' });
+      const without = await reads('wide', [['patients', 'get', q.patientKey]]);
+      assert.equal(without[0].error.code, 'out_of_scope');
+      assert.match(without[0].error.message, /data:instance grant is not given to wide/);
+      assert.equal((await changeGrants(api.url, 'wide', { grant: ['data:instance'] })).status, 200);
+      const withGrant = await reads('wide', [
+        ['patients', 'get', q.patientKey],
+        ['commands', 'list', { patient_key: q.patientKey }],
+      ]);
+      assert.deepEqual(withGrant[0].ok, await get(`/core/api/v1/patients/${q.patientKey}/`));
+      assert.deepEqual(
+        withGrant[1].ok.results.map((c: { uuid: string }) => c.uuid),
+        [qCommand],
+      );
+      const rows = (await audit('plugin:wide')).slice(-2);
+      assert.deepEqual(
+        rows.map((r) => [r.action, r.entity_id]),
+        [
+          ['plugin.read', q.patientKey],
+          ['plugin.read', q.patientKey],
+        ],
+      );
+      assert.equal((await api.call('DELETE', `/core/api/v1/plugins/wide/?force=true`)).status, 204);
+    });
+
+    it('a PRE handler reads the record as it was before the change, a POST handler as it is after', async () => {
+      await install('states', [STATE_OF('Before', 'PLAN_COMMAND__PRE_COMMIT'), STATE_OF('After', 'PLAN_COMMAND__POST_COMMIT')], { read: ['commands'] });
+      const uuid = await plan(p.noteKey, 'To commit');
+      await settle(api);
+      const from = seen.length;
+      assert.equal((await api.call('POST', `${C}/${uuid}/commit/`)).status, 200);
+      await settle(api);
+      const states = seen
+        .slice(from)
+        .filter((e) => e.plugin === 'states' && e.source === 'plugin')
+        .map((e) => JSON.parse(e.event));
+      assert.deepEqual(states, [
+        { event: 'PLAN_COMMAND__PRE_COMMIT', state: 'staged' },
+        { event: 'PLAN_COMMAND__POST_COMMIT', state: 'committed' },
+      ]);
+      await until('the PRE read audited', async () => (await audit('plugin:states')).length === 2);
+      assert.equal((await api.call('DELETE', `/core/api/v1/plugins/states/?force=true`)).status, 204);
+    });
+  });
+}
