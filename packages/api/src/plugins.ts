@@ -1,7 +1,7 @@
 // Schemas of the plugin API (docs/plugins.md).
 import { Type, type Static } from '@sinclair/typebox';
 import { PageOf, Timestamp } from './common.ts';
-import { GRANT_NAMES, PLUGIN_RUNTIME_STATES } from './constants.ts';
+import { DATA_RESOURCES, DATA_SCOPES, GRANT_NAMES, PLUGIN_RUNTIME_STATES } from './constants.ts';
 
 /** A package archive's bytes (the download's body: sent as they are, the serializer never sees them). */
 export const PackageArchive = Type.Unsafe<Uint8Array>({ type: 'string', format: 'binary' });
@@ -12,6 +12,20 @@ const FaultCounts = Type.Object({
   failures: Type.Integer({ description: 'Failure lines (success: false) of the plugin' }),
   timeouts: Type.Integer({ description: 'Of which calls past their deadline' }),
 });
+
+export const PluginDataAccessSchema = Type.Object(
+  {
+    read: Type.Array(Type.Union(DATA_RESOURCES.map((r) => Type.Literal(r))), { description: 'The resources its manifest declares it reads' }),
+    scope: Type.Union(
+      DATA_SCOPES.map((s) => Type.Literal(s)),
+      { description: "event_patient: only the event's patient; instance: any patient, while the plugin has the data:instance grant" },
+    ),
+    reads_per_call: Type.Union([Type.Integer(), Type.Null()], { description: "The manifest's reads per handler call; null: the instance's" }),
+    rows_per_call: Type.Union([Type.Integer(), Type.Null()], { description: "The manifest's rows per handler call; null: the instance's" }),
+  },
+  { description: 'What the plugin reads of the record through this.data (docs/plugins.md, "Reading the record")' },
+);
+export type PluginDataAccess = Static<typeof PluginDataAccessSchema>;
 
 export const PluginSchema = Type.Object(
   {
@@ -24,6 +38,10 @@ export const PluginSchema = Type.Object(
     grants: Type.Array(Type.String(), {
       description: `What an administrator allowed the plugin past its default reach, sorted: any of ${GRANT_NAMES.join(', ')} (docs/plugins.md, "Grants")`,
     }),
+    data: PluginDataAccessSchema,
+    notice: Type.Optional(
+      Type.String({ description: 'Install and update only: why the plugin was left disabled (a data.scope instance without the data:instance grant)' }),
+    ),
     created_at: Timestamp,
     updated_at: Timestamp,
     runtime: Type.Object(

@@ -141,8 +141,9 @@ describeInChromium('console in Chromium: sign-in and plugins', (executable) => {
     assert.equal(r.json.is_enabled, true);
   });
 
-  it('shows the grants an administrator gave it as a list of badges', async () => {
+  it('shows the grants an administrator gave it as a list of badges, and what it reads of the record', async () => {
     assert.equal(await card().locator('.no-grants').textContent(), 'None');
+    assert.equal(await card().locator('.data-access').textContent(), 'Nothing of the record', 'its manifest declares no data');
     const given = await instance.call('PATCH', `/core/api/v1/plugins/${pkg.name}/`, {
       authorization: TEST_API_KEY,
       raw: { contentType: 'application/x-www-form-urlencoded', data: 'grant=effects:instance&grant=effects:any-command' },

@@ -9,7 +9,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ENGINES, startInstance, type Instance } from './support/harness.ts';
-import { changeGrants, installPlugin, type TestHandler } from './support/plugins.ts';
+import { changeGrants, installPlugin, setEnabled, type TestHandler } from './support/plugins.ts';
 import { countPluginEvents } from '../src/storage/plugin-events-repository.ts';
 import { until } from './support/until.ts';
 import type { LogEntry } from '../src/logs/bus.ts';
@@ -239,12 +239,27 @@ for (const engine of ENGINES) {
       for (const name of ['narrow', 'greedy']) assert.equal((await api.call('DELETE', `/core/api/v1/plugins/${name}/?force=true`)).status, 204);
     });
 
-    it('instance scope reaches other patients only with the data:instance grant', async () => {
-      await install('wide', [READER('Wide', ['PLAN_COMMAND__POST_ORIGINATE'])], { read: ALL, scope: 'instance' });
-      const without = await reads('wide', [['patients', 'get', q.patientKey]]);
-      assert.equal(without[0].error.code, 'out_of_scope');
-      assert.match(without[0].error.message, /data:instance grant is not given to wide/);
+    it('instance scope needs the data:instance grant: installed disabled without it, saying why; with it, reads reach any patient; taking it back disables', async () => {
+      const asked = { read: ALL, scope: 'instance' };
+      const installed = await installPlugin(api.url, 'wide', [READER('Wide', ['PLAN_COMMAND__POST_ORIGINATE'])], { data: asked });
+      assert.equal(installed.json.is_enabled, false);
+      assert.match(installed.json.notice, /wide is disabled: its manifest asks data.scope instance .* needs the data:instance grant/);
+      const shown = { read: ALL, scope: 'instance', reads_per_call: null, rows_per_call: null };
+      assert.deepEqual(installed.json.data, shown);
+      assert.deepEqual((await get('/core/api/v1/plugins/wide/')).data, shown, 'the plugin object shows the access asked for');
+      assert.ok(seen.some((e) => e.plugin === 'wide' && e.level === 'warning' && /needs the data:instance grant/.test(e.event)));
+
+      // Enabling without the grant leaves it disabled, saying why.
+      const refused = await setEnabled(api.url, 'wide', true);
+      assert.equal(refused.json.is_enabled, false);
+      assert.match(refused.json.notice, /needs the data:instance grant/);
+
       assert.equal((await changeGrants(api.url, 'wide', { grant: ['data:instance'] })).status, 200);
+      const enabled = await setEnabled(api.url, 'wide', true);
+      assert.equal(enabled.json.is_enabled, true);
+      assert.equal(enabled.json.notice, undefined);
+      assert.deepEqual(enabled.json.grants, ['data:instance']);
+      await until('wide running', () => seen.find((e) => e.plugin === 'wide' && /running: \d+ handler/.test(e.event)));
       const withGrant = await reads('wide', [
         ['patients', 'get', q.patientKey],
         ['commands', 'list', { patient_key: q.patientKey }],
@@ -262,6 +277,12 @@ for (const engine of ENGINES) {
           ['plugin.read', q.patientKey],
         ],
       );
+
+      const revoked = await changeGrants(api.url, 'wide', { revoke: ['data:instance'] });
+      assert.equal(revoked.json.is_enabled, false, 'taking the grant back disables it');
+      assert.match(revoked.json.notice, /needs the data:instance grant/);
+      const audited = await api.storage.db.selectFrom('audit_events').select('action').where('entity_id', '=', 'wide').orderBy('id').execute();
+      assert.equal(audited.at(-1)?.action, 'plugin.disabled');
       assert.equal((await api.call('DELETE', `/core/api/v1/plugins/wide/?force=true`)).status, 204);
     });
 

@@ -50,6 +50,7 @@ for (const engine of ENGINES) {
       assert.equal(r.status, 201, r.text);
       assert.deepEqual(Object.keys(r.json).sort(), [
         'created_at',
+        'data',
         'description',
         'faults',
         'grants',
@@ -62,6 +63,7 @@ for (const engine of ENGINES) {
         'version',
       ]);
       assert.deepEqual(r.json.grants, [], 'no grant unless an administrator gives one');
+      assert.deepEqual(r.json.data, { read: [], scope: 'event_patient', reads_per_call: null, rows_per_call: null }, 'a manifest without data reads nothing');
       assert.equal(r.json.name, 'vitals-alert');
       assert.equal(r.json.version, '1.0.0');
       assert.equal(r.json.is_enabled, true);

@@ -89,6 +89,12 @@ export function PluginCard({ plugin, onToggle, onDownload, onDelete }: Props) {
             </ul>
           )}
         </dd>
+        <dt>Reads</dt>
+        <dd class="data-access">
+          {p.data.read.length === 0
+            ? 'Nothing of the record'
+            : `${p.data.read.join(', ')}: ${p.data.scope === 'instance' ? 'any patient' : "the event's patient"}`}
+        </dd>
         <dt>Checksum (SHA-256)</dt>
         <dd>
           <code class="checksum">{p.package_checksum}</code>

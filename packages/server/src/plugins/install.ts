@@ -7,7 +7,7 @@ import { writeTransaction } from '../storage/transaction.ts';
 import { isUniqueViolation } from '../storage/errors.ts';
 import { getPluginForUpdate, insertPlugin } from '../storage/plugins-repository.ts';
 import { checkPackage, packageColumns, type UploadedFile } from './package.ts';
-import { requirePluginScope, toView, answered, type PluginView } from './representation.ts';
+import { requirePluginScope, toView, answered, dataAccessOf, missingDataGrant, type PluginView } from './representation.ts';
 import { logPlugin, logRejected } from './log-lines.ts';
 import { declaredSecrets, secretsChanged, writeSecrets, type SecretChange, type SecretNames } from './secrets.ts';
 import { grantsChanged, REVOKE_FIELD, type GrantChange } from './grant-change.ts';
@@ -28,6 +28,9 @@ export async function installPlugin(
   const grants = upload.grants?.grant ?? [];
   const pkg = await checkPackage(upload.file, ctx.runtime).catch(logRejected(ctx, undefined)); // log stream
   const name = pkg.metadata.name;
+  const columns = packageColumns(pkg);
+  // A manifest asking to read any patient runs only with the data:instance grant: installed disabled without it.
+  const blocked = upload.isEnabled ? missingDataGrant(dataAccessOf(columns.data_access), grants, name) : null;
   let secretNames: SecretNames = { set: [], removed: [] };
   try {
     const outcome = await writeTransaction<PluginView>(ctx, undefined, async ({ trx, audit }) => {
@@ -37,8 +40,8 @@ export async function installPlugin(
       const now = nowMicros();
       const row = {
         name,
-        ...packageColumns(pkg),
-        is_enabled: upload.isEnabled ? 1 : 0,
+        ...columns,
+        is_enabled: upload.isEnabled && blocked === null ? 1 : 0,
         previous_version: null,
         previous_format: null,
         previous_checksum: null,
@@ -54,10 +57,11 @@ export async function installPlugin(
       return { status: 201, body: view };
     });
     logPlugin(ctx, 'installed', name, outcome.body); // log stream: after the commit
+    if (blocked !== null) ctx.logs?.emit({ level: 'warning', event: `plugin ${blocked}`, plugin: name });
     secretsChanged(ctx, name, secretNames);
     grantsChanged(ctx, name, [], outcome.body.grants);
     signalPluginWrite(ctx, name, { plugin: true, secrets: true }); // the runtimes of every process
-    return { ...outcome, body: answered(ctx, outcome.body) };
+    return { ...outcome, body: { ...answered(ctx, outcome.body), ...(blocked === null ? {} : { notice: blocked }) } };
   } catch (err) {
     // Two installs of one new plugin at once: the loser is told it exists, like a later install.
     if (isUniqueViolation(err)) {

@@ -56,5 +56,6 @@ export function packageColumns(pkg: CheckedPackage) {
     format: pkg.metadata.format,
     checksum: pkg.checksum,
     package: pkg.bytes,
+    data_access: JSON.stringify(pkg.metadata.manifest?.data ?? {}),
   };
 }

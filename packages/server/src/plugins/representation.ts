@@ -5,7 +5,8 @@ import { problem } from '../http/problem.ts';
 import { PLUGIN_SCOPE } from '../auth/principal.ts';
 import type { Selectable } from 'kysely';
 import type { PluginTable } from '../storage/schema.ts';
-import { normalizePluginName } from '@charta/api/constants';
+import { DATA_RESOURCES, normalizePluginName } from '@charta/api/constants';
+import type { PluginDataAccess } from '@charta/api';
 import { storedGrants, type Grant } from '../runtime/grants.ts';
 
 export interface PluginView {
@@ -17,6 +18,8 @@ export interface PluginView {
   is_enabled: boolean;
   /** What an administrator allowed it past its default reach (docs/plugins.md, "Grants"). */
   grants: Grant[];
+  /** What its manifest declares it reads of the record (docs/plugins.md, "Reading the record"). */
+  data: PluginDataAccess;
   created_at: string;
   updated_at: string;
 }
@@ -39,6 +42,38 @@ export interface PluginRuntimeView {
 
 export type PluginSummary = Omit<Selectable<PluginTable>, 'package' | 'previous_package' | 'previous_format' | 'previous_checksum'>;
 
+/**
+ * The stored `data_access` column as the plugin object shows it: the resources, the scope asked
+ * for, and the per-call budgets the manifest asks (null: the instance's). Anything malformed reads
+ * as reading nothing.
+ */
+export function dataAccessOf(text: string | null | undefined): PluginDataAccess {
+  let asked: Record<string, unknown> = {};
+  try {
+    const parsed = JSON.parse(text ?? '{}') as unknown;
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) asked = parsed as Record<string, unknown>;
+  } catch {
+    // nothing declared
+  }
+  const read = Array.isArray(asked.read) ? DATA_RESOURCES.filter((r) => (asked.read as unknown[]).includes(r)) : [];
+  const perCall = (value: unknown) => (typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : null);
+  return {
+    read,
+    scope: asked.scope === 'instance' ? 'instance' : 'event_patient',
+    reads_per_call: perCall(asked.reads_per_call),
+    rows_per_call: perCall(asked.rows_per_call),
+  };
+}
+
+/**
+ * Why the plugin may not run enabled (null when it may): its manifest asks to read any patient,
+ * which needs the `data:instance` grant (docs/plugins.md, "Reading the record").
+ */
+export function missingDataGrant(data: PluginDataAccess, grants: readonly Grant[], name: string): string | null {
+  if (data.scope !== 'instance' || grants.includes('data:instance')) return null;
+  return `${name} is disabled: its manifest asks data.scope instance (reading any patient), which needs the data:instance grant (charta plugin update ${name} --grant data:instance --enable)`;
+}
+
 export function toView(row: PluginSummary, baseUrl: string): PluginView {
   return {
     name: row.name,
@@ -48,6 +83,7 @@ export function toView(row: PluginSummary, baseUrl: string): PluginView {
     version: row.version,
     is_enabled: row.is_enabled !== 0,
     grants: storedGrants(row.grants),
+    data: dataAccessOf(row.data_access),
     created_at: isoMicros(row.created_at),
     updated_at: isoMicros(row.updated_at),
   };

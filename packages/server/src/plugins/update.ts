@@ -6,7 +6,7 @@ import { problem } from '../http/problem.ts';
 import { writeTransaction } from '../storage/transaction.ts';
 import { getPluginForUpdate, replacePluginPackage, updatePlugin as savePlugin } from '../storage/plugins-repository.ts';
 import { checkPackage, packageColumns, type UploadedFile } from './package.ts';
-import { requirePluginScope, toView, answered, type PluginView } from './representation.ts';
+import { requirePluginScope, toView, answered, dataAccessOf, missingDataGrant, type PluginView } from './representation.ts';
 import { logPlugin, logRejected, rejected } from './log-lines.ts';
 import { declaredSecrets, secretsChanged, secretsMoved, storedDeclaredSecrets, writeSecrets, type SecretChange, type SecretNames } from './secrets.ts';
 import { auditGrants, grantsAfter, grantsChanged, sameGrants, type GrantChange } from './grant-change.ts';
@@ -36,6 +36,8 @@ export async function updatePlugin(
   }
   let secretNames: SecretNames = { set: [], removed: [] };
   let grants: { before: Grant[]; after: Grant[] } = { before: [], after: [] };
+  /** Why the change leaves the plugin disabled though it would run: data.scope instance without data:instance. */
+  let blocked: string | null = null;
   const outcome = await writeTransaction<PluginView>(ctx, undefined, async ({ trx, audit }) => {
     const before = await getPluginForUpdate(trx, ctx.storage.engine, name);
     if (before === undefined) throw problem('plugin_not_found');
@@ -56,20 +58,36 @@ export async function updatePlugin(
       await savePlugin(trx, name, { grants: grantsColumn(grants.after) });
       await auditGrants({ audit }, name, grants.before, grants.after);
     }
-    const after = (await getPluginForUpdate(trx, ctx.storage.engine, name))!;
+    let after = (await getPluginForUpdate(trx, ctx.storage.engine, name))!;
+    blocked = after.is_enabled !== 0 ? missingDataGrant(dataAccessOf(after.data_access), storedGrants(after.grants), name) : null;
+    if (blocked !== null) {
+      await savePlugin(trx, name, { is_enabled: 0, updated_at: now });
+      after = (await getPluginForUpdate(trx, ctx.storage.engine, name))!;
+    }
     const view = toView(after, baseUrl);
     const action =
-      pkg !== undefined ? 'plugin.updated' : change.isEnabled === true ? 'plugin.enabled' : change.isEnabled === false ? 'plugin.disabled' : 'plugin.unchanged';
+      pkg !== undefined
+        ? 'plugin.updated'
+        : blocked !== null
+          ? before.is_enabled !== 0
+            ? 'plugin.disabled'
+            : 'plugin.unchanged'
+          : change.isEnabled === true
+            ? 'plugin.enabled'
+            : change.isEnabled === false
+              ? 'plugin.disabled'
+              : 'plugin.unchanged';
     if (action !== 'plugin.unchanged') await audit({ action, entityType: 'plugin', entityId: name, before: toView(before, baseUrl), after: view });
     return { status: 200, body: view };
   });
   // Log stream, after the commit: as the audit names it.
   if (pkg !== undefined) logPlugin(ctx, 'updated', name, outcome.body);
-  else if (change.isEnabled !== undefined) logPlugin(ctx, change.isEnabled ? 'enabled' : 'disabled', name, outcome.body);
+  else if (change.isEnabled !== undefined || blocked !== null) logPlugin(ctx, outcome.body.is_enabled ? 'enabled' : 'disabled', name, outcome.body);
+  if (blocked !== null) ctx.logs?.emit({ level: 'warning', event: `plugin ${blocked}`, plugin: name });
   secretsChanged(ctx, name, secretNames);
   grantsChanged(ctx, name, grants.before, grants.after);
   // The runtimes of every process: one signal for the write.
-  const pluginChanged = pkg !== undefined || change.isEnabled !== undefined || !sameGrants(grants.before, grants.after);
+  const pluginChanged = pkg !== undefined || change.isEnabled !== undefined || blocked !== null || !sameGrants(grants.before, grants.after);
   signalPluginWrite(ctx, name, { plugin: pluginChanged, secrets: secretsMoved(secretNames) });
-  return { ...outcome, body: answered(ctx, outcome.body) };
+  return { ...outcome, body: { ...answered(ctx, outcome.body), ...(blocked === null ? {} : { notice: blocked }) } };
 }

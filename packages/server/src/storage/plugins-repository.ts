@@ -6,7 +6,19 @@ import type { Database, PluginTable } from './schema.ts';
 type Db = Kysely<Database>;
 
 /** Every column but the package bytes: what listings and the plugin object need. */
-const SUMMARY = ['name', 'description', 'version', 'format', 'checksum', 'is_enabled', 'previous_version', 'grants', 'created_at', 'updated_at'] as const;
+const SUMMARY = [
+  'name',
+  'description',
+  'version',
+  'format',
+  'checksum',
+  'is_enabled',
+  'previous_version',
+  'grants',
+  'data_access',
+  'created_at',
+  'updated_at',
+] as const;
 
 export const insertPlugin = (db: Db, row: Insertable<PluginTable>) => db.insertInto('plugins').values(row).execute();
 
@@ -34,7 +46,7 @@ export const updatePlugin = (db: Db, name: string, set: Omit<Updateable<PluginTa
 export const replacePluginPackage = (
   db: Db,
   name: string,
-  next: Pick<PluginTable, 'description' | 'version' | 'format' | 'checksum' | 'package' | 'updated_at'> & { is_enabled?: number },
+  next: Pick<PluginTable, 'description' | 'version' | 'format' | 'checksum' | 'package' | 'updated_at'> & { is_enabled?: number; data_access?: string },
 ) =>
   db
     .updateTable('plugins')

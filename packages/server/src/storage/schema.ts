@@ -123,6 +123,8 @@ export interface PluginTable {
   previous_package: Buffer | null;
   /** JSON list of the grants an administrator gave it (docs/plugins.md, "Effects"). */
   grants: Generated<string>;
+  /** The manifest's `data` as JSON: what the plugin reads of the record (docs/plugins.md, "Reading the record"). */
+  data_access: Generated<string>;
   created_at: number;
   updated_at: number;
 }
