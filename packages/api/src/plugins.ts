@@ -1,6 +1,6 @@
 // Schemas of the plugin API (docs/plugins.md).
 import { Type, type Static } from '@sinclair/typebox';
-import { PageOf, Timestamp } from './common.ts';
+import { PageOf, PageParams, Timestamp } from './common.ts';
 import { DATA_RESOURCES, DATA_SCOPES, GRANT_NAMES, PLUGIN_RUNTIME_STATES } from './constants.ts';
 
 /** A package archive's bytes (the download's body: sent as they are, the serializer never sees them). */
@@ -129,6 +129,30 @@ export const DeadLetterSchema = Type.Object(
 );
 
 export const DeadLetterPage = PageOf(Type.Ref('DeadLetter'));
+
+/** The reads of the record a plugin's handlers made (docs/plugins.md, "Reading the record"), from the audit trail. */
+export const PluginReadSchema = Type.Object(
+  {
+    id: Type.Integer({ description: "The audit row's id" }),
+    occurred_at: Type.String({ format: 'date-time' }),
+    read: Type.String({ description: 'What was read: patients.get, commands.list…' }),
+    patient_key: Type.Union([Type.String(), Type.Null()], { description: 'The patient it was about (null: not known, as for a refusal before the read)' }),
+    keys: Type.Array(Type.String(), { description: 'The keys of the rows given (or the key asked for)' }),
+    rows: Type.Integer({ description: 'How many rows it gave' }),
+    refused: Type.Union([Type.String(), Type.Null()], { description: 'Why it was refused (out of scope), or null for a read answered' }),
+    event_id: Type.Union([Type.String(), Type.Null()]),
+    event_type: Type.String(),
+    handler: Type.String({ description: '`<entry>:<class>`' }),
+    request_id: Type.Union([Type.String(), Type.Null()], { description: 'The request of the change that caused the event' }),
+  },
+  { $id: 'PluginRead' },
+);
+export const PluginReadPage = PageOf(Type.Ref('PluginRead'));
+export const PluginReadsQuery = Type.Object(
+  { patient_key: Type.Optional(Type.String({ maxLength: 64, description: "Only the reads of this patient's record" })), ...PageParams },
+  { additionalProperties: false },
+);
+export type PluginRead = Static<typeof PluginReadSchema>;
 
 export type SecretListing = Static<typeof SecretListingSchema>;
 export type DeadLetter = Static<typeof DeadLetterSchema>;

@@ -18,6 +18,7 @@ import * as pluginDelete from './commands/plugin/delete.ts';
 import * as pluginInit from './commands/plugin/init.ts';
 import * as pluginInstall from './commands/plugin/install.ts';
 import * as pluginList from './commands/plugin/list.ts';
+import * as pluginReads from './commands/plugin/reads.ts';
 import * as pluginUpdate from './commands/plugin/update.ts';
 import * as printConfig from './commands/print-config.ts';
 import { PromptCancelled, type IO } from './io.ts';
@@ -53,6 +54,7 @@ export function buildProgram(session: Session, captured: { out: string; err: str
   pluginUpdate.register(plugin, session);
   pluginDelete.register(plugin, session);
   pluginList.register(plugin, session);
+  pluginReads.register(plugin, session);
   const deadLetters = plugin
     .command('dead-letters')
     .description("list, replay and discard a plugin's dead letters: POST events whose handler still failed after its last attempt");

@@ -36,6 +36,7 @@ export const paths = {
   pluginPackage: (name: string) => `${API}/plugins/${seg(name)}/package/`,
   pluginSecrets: (name: string) => `${API}/plugins/${seg(name)}/secrets/`,
   pluginDeadLetters: (name: string) => `${API}/plugins/${seg(name)}/dead-letters/`,
+  pluginReads: (name: string) => `${API}/plugins/${seg(name)}/reads/`,
   pluginDeadLetter: (name: string, id: string | number) => `${API}/plugins/${seg(name)}/dead-letters/${seg(String(id))}/`,
   pluginDeadLetterReplay: (name: string, id: string | number) => `${API}/plugins/${seg(name)}/dead-letters/${seg(String(id))}/replay/`,
 

@@ -3,7 +3,14 @@
 // field `package`, `is_enabled` as Python's `True`/`False`, repeated `secret` fields (base64 of
 // `KEY=value`), repeated `grant` and `revoke` fields; a PATCH without a package is form-encoded,
 // and empty when it changes nothing.
-import type { DeadLetter as PluginDeadLetter, Paginated, Plugin, SecretChange as PluginSecretChange, SecretListing as PluginSecretListing } from '@charta/api';
+import type {
+  DeadLetter as PluginDeadLetter,
+  Paginated,
+  Plugin,
+  PluginRead,
+  SecretChange as PluginSecretChange,
+  SecretListing as PluginSecretListing,
+} from '@charta/api';
 import { paths } from './paths.ts';
 import type { PageOptions } from './resources.ts';
 import type { Transport } from './transport.ts';
@@ -154,6 +161,12 @@ export class PluginsApi {
   async deadLetters(name: string, options: PageOptions = {}): Promise<Paginated<PluginDeadLetter>> {
     const query = { limit: options.limit, offset: options.offset };
     return (await this.transport.send<Paginated<PluginDeadLetter>>('GET', paths.pluginDeadLetters(name), { query })).data;
+  }
+
+  /** GET /plugins/{name}/reads/: what its handlers read of the record, newest first (optionally of one patient). */
+  async reads(name: string, options: PageOptions & { patientKey?: string } = {}): Promise<Paginated<PluginRead>> {
+    const query = { patient_key: options.patientKey, limit: options.limit, offset: options.offset };
+    return (await this.transport.send<Paginated<PluginRead>>('GET', paths.pluginReads(name), { query })).data;
   }
 
   /** POST …/dead-letters/{id}/replay/ → 202 the dead letter, its event back in the outbox. */

@@ -184,6 +184,34 @@ for (const engine of ENGINES) {
         ['patients.get', 'commands.get', 'notes.get', 'commands.list', 'chart.get'],
       );
       for (const r of refused) assert.match(JSON.parse(r.after!).refused, /is not the event's patient/);
+      assert.deepEqual(
+        refused.map((r) => r.entity_id),
+        [q.patientKey, q.patientKey, q.patientKey, q.patientKey, q.patientKey],
+        'each refusal names the patient it was about',
+      );
+
+      // Listed by the plugin API, newest first, by patient: "which plugin tried to read Q's record".
+      const listed = await get(`/core/api/v1/plugins/reader/reads/?patient_key=${q.patientKey}`);
+      assert.equal(listed.count, 5);
+      assert.deepEqual(
+        listed.results.map((r: { read: string }) => r.read),
+        ['chart.get', 'commands.list', 'notes.get', 'commands.get', 'patients.get'],
+      );
+      const [newest] = listed.results;
+      assert.equal(newest.patient_key, q.patientKey);
+      assert.match(newest.refused, /is not the event's patient/);
+      assert.equal(newest.rows, 0);
+      assert.equal(newest.handler, 'dist/handlers.js:Reader');
+      assert.equal(newest.event_type, 'PLAN_COMMAND__POST_ORIGINATE');
+      const mine = await get(`/core/api/v1/plugins/reader/reads/?patient_key=${p.patientKey}&limit=2`);
+      assert.ok(mine.count >= 6, 'the answered reads of P are listed too');
+      assert.equal(mine.results.length, 2);
+      assert.equal(mine.results[0].refused, null);
+      assert.equal(mine.results[0].patient_key, p.patientKey);
+      assert.ok(mine.results[0].id > mine.results[1].id, 'newest first');
+      const bad = await api.call('GET', '/core/api/v1/plugins/reader/reads/?patient_key=nope');
+      assert.equal(bad.status, 400, bad.text);
+      assert.deepEqual(bad.json.errors, [{ field: 'patient_key', message: 'must be 32 lowercase hexadecimal characters' }]);
     });
 
     it('bad arguments are the API’s own 400 messages; an unknown uuid is not_found; nothing reaches the server log as a 500', async () => {

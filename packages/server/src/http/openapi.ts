@@ -56,6 +56,7 @@ const OPERATION_IDS: Record<string, string> = {
   'PATCH /core/api/v1/plugins/{name}/secrets/': 'setPluginSecrets',
   'GET /core/api/v1/plugins/{name}/package/': 'downloadPluginPackage',
   'GET /core/api/v1/plugins/{name}/dead-letters/': 'listDeadLetters',
+  'GET /core/api/v1/plugins/{name}/reads/': 'listPluginReads',
   'POST /core/api/v1/plugins/{name}/dead-letters/{id}/replay/': 'replayDeadLetter',
   'DELETE /core/api/v1/plugins/{name}/dead-letters/{id}/': 'discardDeadLetter',
   'POST /core/api/v1/admin/staff/': 'createStaff',

@@ -24,6 +24,7 @@ import { downloadPackage } from './download.ts';
 import { listSecrets } from './list-secrets.ts';
 import { setSecrets } from './set-secrets.ts';
 import { listDeadLetters } from './list-dead-letters.ts';
+import { listPluginReads } from './list-reads.ts';
 import { replayDeadLetter } from './replay-dead-letter.ts';
 import { discardDeadLetter } from './discard-dead-letter.ts';
 import { decodeSecretFields, MAX_SECRETS_PER_CHANGE, MAX_SECRET_BYTES, SECRET_FIELD, type SecretChange } from './secrets.ts';
@@ -40,6 +41,9 @@ import {
   PluginPage,
   PluginParams as params,
   PluginSchema,
+  PluginReadSchema,
+  PluginReadPage,
+  PluginReadsQuery,
   SecretChangeBody,
   SecretListingSchema,
 } from '@charta/api';
@@ -154,6 +158,7 @@ export async function pluginRoutes(parent: FastifyInstance, { storage, publicUrl
   app.addSchema(PluginSchema);
   app.addSchema(SecretListingSchema);
   app.addSchema(DeadLetterSchema);
+  app.addSchema(PluginReadSchema);
   app.addSchema(PackageMetadataSchema);
   const base = (request: FastifyRequest) => baseUrlOf(request, publicUrl);
   const problems = problemResponses;
@@ -309,6 +314,22 @@ export async function pluginRoutes(parent: FastifyInstance, { storage, publicUrl
       const name = pluginName(request.params.name);
       const list = await listDeadLetters(ctxOf(request, storage), name, pageOf(request.query));
       return pageBody(base(request), `${BASE}/${encodeURIComponent(name)}/dead-letters/`, request.query, list);
+    },
+  });
+
+  app.get(`${BASE}/:name/reads/`, {
+    schema: {
+      tags,
+      security,
+      summary: "What the plugin's handlers read of the record, newest first, from the audit trail (answered and refused reads)",
+      params,
+      querystring: PluginReadsQuery,
+      response: { 200: PluginReadPage, ...problems(400, 401, 403, 404) },
+    },
+    handler: async (request) => {
+      const name = pluginName(request.params.name);
+      const list = await listPluginReads(ctxOf(request, storage), name, request.query, pageOf(request.query));
+      return pageBody(base(request), `${BASE}/${encodeURIComponent(name)}/reads/`, request.query, list);
     },
   });
 

@@ -58,6 +58,8 @@ export class DataError extends Error {
     readonly code: DataErrorCode,
     message: string,
     readonly errors?: FieldProblem[],
+    /** The patient a refused read was about (out_of_scope), for its audit row. */
+    readonly patient?: string,
   ) {
     super(message);
   }
@@ -137,9 +139,14 @@ export function registerDataReads(bindings: Bindings, env: DataEnv): void {
     if (patient === eventPatient(call.event)) return;
     if (call.handler.data.scope === 'instance') {
       if ((await grantsOf(call)).includes('data:instance')) return;
-      throw new DataError('out_of_scope', `patient ${patient} is not the event's patient, and the data:instance grant is not given to ${call.handler.plugin}`);
+      throw new DataError(
+        'out_of_scope',
+        `patient ${patient} is not the event's patient, and the data:instance grant is not given to ${call.handler.plugin}`,
+        undefined,
+        patient,
+      );
     }
-    throw new DataError('out_of_scope', `patient ${patient} is not the event's patient (the manifest's data.scope is event_patient)`);
+    throw new DataError('out_of_scope', `patient ${patient} is not the event's patient (the manifest's data.scope is event_patient)`, undefined, patient);
   };
 
   /** The patient filter of a list: the event's unless the call may read any, and then only one it may reach. */
@@ -289,7 +296,7 @@ export function registerDataReads(bindings: Bindings, env: DataEnv): void {
     } catch (err) {
       const error = dataErrorOf(err);
       if (error.code === 'out_of_scope') {
-        await audit(call, { resource, op, patient: null, keys: [], rows: 0, refused: error.message }).catch(() => undefined);
+        await audit(call, { resource, op, patient: error.patient ?? null, keys: [], rows: 0, refused: error.message }).catch(() => undefined);
       }
       return failure(error.code, error.message, error.errors);
     }

@@ -206,6 +206,7 @@ export async function session({ clinical, tool, anonymous, clientId, clientSecre
   assert.equal(must(archive, 200).size, pluginPackage.size);
   assert.equal(archive.response.headers.get('x-checksum-sha256'), installed.package_checksum);
   assert.equal(must(await tool.GET('/core/api/v1/plugins/{name}/dead-letters/', { params: { path: name, query: { limit: 5 } } }), 200).count, 0);
+  assert.equal(must(await tool.GET('/core/api/v1/plugins/{name}/reads/', { params: { path: name, query: { limit: 5 } } }), 200).count, 0);
   const letter = { ...name, id: '1' };
   assert.equal((await tool.POST('/core/api/v1/plugins/{name}/dead-letters/{id}/replay/', { params: { path: letter } })).error?.status, 404);
   assert.equal((await tool.DELETE('/core/api/v1/plugins/{name}/dead-letters/{id}/', { params: { path: letter } })).error?.status, 404);
