@@ -9,6 +9,7 @@ import * as chart from './005-chart.ts';
 import * as pluginRuntime from './006-plugin-runtime.ts';
 import * as patientListIndexes from './007-patient-list-indexes.ts';
 import * as pluginIsolation from './008-plugin-isolation.ts';
+import * as patientMetadata from './010-patient-metadata.ts';
 
 export async function migrate(storage: Storage): Promise<string[]> {
   const all: Record<string, { up: typeof initial.up }> = {
@@ -20,6 +21,8 @@ export async function migrate(storage: Storage): Promise<string[]> {
     '006-plugin-runtime': pluginRuntime,
     '007-patient-list-indexes': patientListIndexes,
     '008-plugin-isolation': pluginIsolation,
+    // 009 is another change's (kept free for it).
+    '010-patient-metadata': patientMetadata,
   };
   const migrations: Record<string, Migration> = {};
   for (const [name, m] of Object.entries(all)) migrations[name] = { up: (db) => m.up(db, storage.engine) };
