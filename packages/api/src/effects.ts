@@ -1,6 +1,7 @@
 // The effects a plugin's handler returns, as the wire names them (docs/plugins.md, "Effects"):
 // their types, payloads and limits. Shapes follow the original platform's effects
-// (`ORIGINATE_PLAN_COMMAND` with `{command, note, data, line_number, commit}`, `ADD_BANNER_ALERT`…).
+// (`ORIGINATE_PLAN_COMMAND` with `{command, note, data, line_number, commit}`, `ADD_BANNER_ALERT`,
+// the original's `PatientMetadata` as `UPSERT_PATIENT_METADATA`…).
 // The plugin SDK builds them (its effect constructors), the server reads them
 // (runtime/effect-payloads.ts): both from here.
 import { COMMAND_EVENT_PREFIXES, type CommandKindKey } from './events.ts';
@@ -20,7 +21,14 @@ export type CommandStep = 'COMMIT' | 'DELETE' | 'ENTER_IN_ERROR';
 /** `ORIGINATE_PLAN_COMMAND`, `EDIT_HPI_COMMAND`, `ENTER_IN_ERROR_LAB_ORDER_COMMAND`… */
 export type CommandEffectType = `${'ORIGINATE' | 'EDIT' | CommandStep}_${CommandEffectKey}_COMMAND`;
 /** Every effect type a handler may return. */
-export type EffectType = CommandEffectType | 'ADD_BANNER_ALERT' | 'REMOVE_BANNER_ALERT' | 'EVENT_VALIDATION_ERROR' | 'AUTOCOMPLETE_SEARCH_RESULTS';
+export type EffectType =
+  | CommandEffectType
+  | 'ADD_BANNER_ALERT'
+  | 'REMOVE_BANNER_ALERT'
+  | 'UPSERT_PATIENT_METADATA'
+  | 'DELETE_PATIENT_METADATA'
+  | 'EVENT_VALIDATION_ERROR'
+  | 'AUTOCOMPLETE_SEARCH_RESULTS';
 
 /** The effect key of a kind: hpi's is HPI (its events say HISTORY_OF_PRESENT_ILLNESS). */
 export function effectKey<K extends CommandKindKey>(kind: K): EffectKeys[K] {
@@ -34,6 +42,8 @@ export const EFFECT_TYPES: readonly EffectType[] = Object.freeze([
   ),
   'ADD_BANNER_ALERT',
   'REMOVE_BANNER_ALERT',
+  'UPSERT_PATIENT_METADATA',
+  'DELETE_PATIENT_METADATA',
   'EVENT_VALIDATION_ERROR',
   'AUTOCOMPLETE_SEARCH_RESULTS',
 ]);
@@ -83,6 +93,42 @@ export interface BannerAlertPayload {
   placement: (typeof BANNER_PLACEMENTS)[number][];
   intent: (typeof BANNER_INTENTS)[number];
 }
+
+/**
+ * Patient metadata (docs/plugins.md, "Patient metadata"): a key of 1 to 100 characters, lower-case
+ * letters, digits, `_`, `.` and `-`, starting with a letter or a digit, so that one key is never
+ * two spellings of the same word (`followUp` and `followup`) and reads the same in a URL or a log
+ * line.
+ */
+export const PATIENT_METADATA_KEY_PATTERN = '^[a-z0-9][a-z0-9_.-]*$';
+export const PATIENT_METADATA_KEY_MAX = 100;
+/** The longest value, in characters (as JavaScript counts them: UTF-16 code units). */
+export const PATIENT_METADATA_VALUE_MAX = 4096;
+/** The most keys one plugin (its namespace) keeps on one patient. */
+export const PATIENT_METADATA_KEYS_MAX = 100;
+
+const metadataKey = new RegExp(PATIENT_METADATA_KEY_PATTERN);
+
+/** Whether `key` is a well-formed metadata key (its pattern and length). */
+export const isPatientMetadataKey = (key: unknown): key is string => typeof key === 'string' && key.length <= PATIENT_METADATA_KEY_MAX && metadataKey.test(key);
+
+/**
+ * Whether `value` may be stored: a string of at most 4,096 characters, without U+0000 (PostgreSQL
+ * text cannot hold it, and an effect reads the same on either engine). It may be empty.
+ */
+export const isPatientMetadataValue = (value: unknown): value is string =>
+  typeof value === 'string' && value.length <= PATIENT_METADATA_VALUE_MAX && !value.includes('\u0000');
+
+export interface PatientMetadataPayload {
+  /** The patient the pair is written on. */
+  patient: string;
+  /** The key within the plugin's namespace (its name): PATIENT_METADATA_KEY_PATTERN, at most 100 characters. */
+  key: string;
+  /** At most PATIENT_METADATA_VALUE_MAX (4,096) characters; the same key again replaces it. */
+  value: string;
+}
+
+export type DeletePatientMetadataPayload = Omit<PatientMetadataPayload, 'value'>;
 
 /** The longest message of a validation error. */
 export const VALIDATION_MESSAGE_MAX = 500;

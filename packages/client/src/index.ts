@@ -1,5 +1,5 @@
 // @charta/client: a typed client for a Charta instance, the one every caller uses (the CLI, the
-// console): the Commands API, patients (search, the chart, banner alerts), notes, plugins
+// console): the Commands API, patients (search, the chart, banner alerts, metadata), notes, plugins
 // (install by multipart, update, enable, disable, delete, download, secrets, dead letters,
 // extract-metadata), the admin reference catalogues, the recent log entries and the log stream.
 //
@@ -44,6 +44,7 @@ export type {
   Note,
   Paginated,
   Patient,
+  PatientMetadata,
   Plugin,
   DeadLetter as PluginDeadLetter,
   LogEntry,

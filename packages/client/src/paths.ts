@@ -27,6 +27,7 @@ export const paths = {
   patient: (key: string) => `${API}/patients/${seg(key)}`,
 
   patientBannerAlerts: (key: string) => `${API}/patients/${seg(key)}/banner-alerts/`,
+  patientMetadata: (key: string) => `${API}/patients/${seg(key)}/metadata/`,
   /** A chart list: conditions, medications or goals. */
   patientChart: (key: string, list: ChartList) => `${API}/patients/${seg(key)}/${list}/`,
 

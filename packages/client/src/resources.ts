@@ -1,5 +1,5 @@
 // Patients and notes: what a note needs before commands can be written into it.
-import type { BannerAlert, CreateNote, CreatePatient, Note, Paginated, Patient } from '@charta/api';
+import type { BannerAlert, CreateNote, CreatePatient, Note, Paginated, Patient, PatientMetadata } from '@charta/api';
 import { paths, type ChartList } from './paths.ts';
 import type { Transport } from './transport.ts';
 
@@ -78,6 +78,12 @@ export class PatientsApi {
   async bannerAlerts(key: string, options: PageOptions = {}): Promise<Paginated<BannerAlert>> {
     const query = { limit: options.limit, offset: options.offset };
     return (await this.transport.send<Paginated<BannerAlert>>('GET', paths.patientBannerAlerts(key), { query })).data;
+  }
+
+  /** GET /core/api/v1/patients/{key}/metadata/: the key/value pairs plugins keep on the patient, by namespace then key (a clinical token). */
+  async metadata(key: string, options: PageOptions = {}): Promise<Paginated<PatientMetadata>> {
+    const query = { limit: options.limit, offset: options.offset };
+    return (await this.transport.send<Paginated<PatientMetadata>>('GET', paths.patientMetadata(key), { query })).data;
   }
 }
 

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { ENGINES, TEST_API_KEY, TEST_CLIENT_ID, TEST_CLIENT_SECRET, startInstance, type Instance } from '../../server/test/support/harness.ts';
 import { manifestJson, tarFromDir, VITALS_HANDLER_JS } from '../../server/test/support/archives.ts';
 import { upsertBannerAlert } from '../../server/src/storage/banner-alerts-repository.ts';
+import { upsertPatientMetadata } from '../../server/src/storage/patient-metadata-repository.ts';
 import { ChartaApiError, ChartaClient, ChartaNetworkError, type FetchLike } from '../src/index.ts';
 
 /** Runs `fn`, expects a ChartaApiError of that status (and code), returns it. */
@@ -348,6 +349,32 @@ for (const engine of ENGINES) {
         },
       ]);
       await apiError(() => charta.patients.bannerAlerts('0'.repeat(32)), 404, 'patient_not_found');
+    });
+
+    it("reads a patient's metadata, by namespace then key, paginated", async () => {
+      const patient = await charta.patients.create({ firstName: 'Patient', lastName: 'Metadata' });
+      assert.deepEqual(await charta.patients.metadata(patient.key), { count: 0, count_is_estimate: false, next: null, previous: null, results: [] });
+      for (const [namespace, key] of [
+        ['vitals-alert', 'b'],
+        ['follow-up', 'z'],
+        ['vitals-alert', 'a'],
+      ]) {
+        await upsertPatientMetadata(instance.storage.db, {
+          patient_key: patient.key,
+          namespace: namespace!,
+          key: key!,
+          value: `${namespace}/${key}`,
+          updated_at: 1_700_000_000_000_000,
+          updated_by: `plugin:${namespace}`,
+        });
+      }
+      const page = await charta.patients.metadata(patient.key, { limit: 2, offset: 1 });
+      assert.equal(page.count, 3);
+      assert.deepEqual(page.results, [
+        { namespace: 'vitals-alert', key: 'a', value: 'vitals-alert/a', updated_at: '2023-11-14T22:13:20.000000Z', updated_by: 'plugin:vitals-alert' },
+        { namespace: 'vitals-alert', key: 'b', value: 'vitals-alert/b', updated_at: '2023-11-14T22:13:20.000000Z', updated_by: 'plugin:vitals-alert' },
+      ]);
+      await apiError(() => charta.patients.metadata('0'.repeat(32)), 404, 'patient_not_found');
     });
   });
 }

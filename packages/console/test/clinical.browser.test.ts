@@ -2,7 +2,8 @@
 // command editor", "The chart panel"), against a real instance on port 0 with the demo data:
 // sign in with the OAuth client, find the demo patient, open the demo encounter note, create and
 // commit a plan, pick a diagnosis with the keyboard and commit it (then see the condition in the
-// chart panel), a diagnosis given as free text (offered only where the field takes it), a questionnaire's questions, a plugin's validation errors, a 400 named next to
+// chart panel), a diagnosis given as free text (offered only where the field takes it), a questionnaire's questions, a plugin's validation errors (and the
+// banner alert and patient metadata its POST handler writes, in the chart panel), a 400 named next to
 // its field, a 412 from a second tab, and a locked note refusing edits. One browser; the second
 // tab is a second page of it.
 import { after, before, it } from 'node:test';
@@ -254,7 +255,11 @@ describeInChromium('console in Chromium: patients, notes, the command editor', (
       {
         className: 'Flag',
         events: ['HISTORY_OF_PRESENT_ILLNESS_COMMAND__POST_COMMIT'],
-        compute: `    return [{ type: 'ADD_BANNER_ALERT', payload: { patient: this.event.context.patient.key, key: 'hpi', narrative: 'HPI recorded today', placement: ['chart'], intent: 'info' } }];`,
+        compute: `    const patient = this.event.context.patient.key;
+    return [
+      { type: 'ADD_BANNER_ALERT', payload: { patient, key: 'hpi', narrative: 'HPI recorded today', placement: ['chart'], intent: 'info' } },
+      { type: 'UPSERT_PATIENT_METADATA', payload: { patient, key: 'hpi.last-narrative', value: this.event.context.command.data.narrative } },
+    ];`,
       },
     ]);
     await untilRunning(instance.url, 'hpi-checker');
@@ -272,8 +277,12 @@ describeInChromium('console in Chromium: patients, notes, the command editor', (
     await editor(page).getByRole('status').filter({ hasText: 'Committed.' }).waitFor();
     // The plugin adds a banner alert once the commit is delivered to it; the chart panel shows it on refresh.
     await until('the banner alert', async () => (await instance.call('GET', `/core/api/v1/patients/${patientKey}/banner-alerts/`)).json.count === 1);
+    await until('the metadata', async () => (await instance.call('GET', `/core/api/v1/patients/${patientKey}/metadata/`)).json.count === 1);
     await page.getByRole('button', { name: 'Refresh chart' }).click();
     await page.locator('aside.chart .alerts li').filter({ hasText: 'HPI recorded today (hpi-checker)' }).waitFor();
+    // And the metadata it wrote on the patient in the same answer: its namespace, key and value.
+    await page.locator('#metadata-title').filter({ hasText: 'Plugin metadata (1)' }).waitFor();
+    assert.equal(await page.locator('aside.chart .metadata li').textContent(), 'hpi-checker · hpi.last-narrative: Dry cough for three days');
     // Committed: only "Enter in error" is offered; once entered in error, nothing is.
     assert.deepEqual(await editor(page).getByRole('button').allTextContents(), ['Enter in error']);
     await editor(page).getByRole('button', { name: 'Enter in error' }).click();

@@ -7,14 +7,21 @@ import {
   BANNER_INTENTS,
   BANNER_NARRATIVE_MAX,
   BANNER_PLACEMENTS,
+  PATIENT_METADATA_KEY_MAX,
+  PATIENT_METADATA_KEY_PATTERN,
+  PATIENT_METADATA_VALUE_MAX,
   VALIDATION_MESSAGE_MAX,
   effectKey,
+  isPatientMetadataKey,
+  isPatientMetadataValue,
   type BannerAlertPayload as BannerAlert,
   type CommandStep,
+  type DeletePatientMetadataPayload,
   type EditPayload,
   type Effect,
   type EffectKeys,
   type OriginatePayload,
+  type PatientMetadataPayload,
   type ValidationErrorPayload,
 } from '@charta/api/constants';
 
@@ -24,18 +31,26 @@ export {
   BANNER_NARRATIVE_MAX,
   BANNER_PLACEMENTS,
   EFFECT_TYPES,
+  PATIENT_METADATA_KEY_MAX,
+  PATIENT_METADATA_KEY_PATTERN,
+  PATIENT_METADATA_KEYS_MAX,
+  PATIENT_METADATA_VALUE_MAX,
   VALIDATION_MESSAGE_MAX,
   commandEffectOf,
   isEffectType,
+  isPatientMetadataKey,
+  isPatientMetadataValue,
 } from '@charta/api/constants';
 export type {
   BannerAlertPayload as BannerAlert,
   CommandEffectKey,
   CommandEffectType,
+  DeletePatientMetadataPayload,
   EditPayload,
   Effect,
   EffectType,
   OriginatePayload,
+  PatientMetadataPayload,
   ValidationErrorPayload,
 } from '@charta/api/constants';
 
@@ -87,6 +102,33 @@ export function addBannerAlert(alert: BannerAlert): Effect<'ADD_BANNER_ALERT', B
 
 export function removeBannerAlert(patient: string, key: string): Effect<'REMOVE_BANNER_ALERT', { patient: string; key: string }> {
   return { type: 'REMOVE_BANNER_ALERT', payload: { patient, key } };
+}
+
+/**
+ * Writes `value` under `key` on a patient, in the plugin's own namespace (its name), replacing the
+ * key's value if there is one (docs/plugins.md, "Patient metadata"). Throws a RangeError for a key
+ * that is not 1 to 100 characters of a-z, 0-9, `_`, `.` and `-` (starting with a letter or digit),
+ * or a value over 4,096 characters (or holding U+0000): the instance would refuse it whole.
+ */
+export function upsertPatientMetadata(patient: string, key: string, value: string): Effect<'UPSERT_PATIENT_METADATA', PatientMetadataPayload> {
+  checkMetadataKey(key);
+  if (!isPatientMetadataValue(value))
+    throw new RangeError(`a patient metadata value is a string of at most ${PATIENT_METADATA_VALUE_MAX} characters, without U+0000`);
+  return { type: 'UPSERT_PATIENT_METADATA', payload: { patient, key, value } };
+}
+
+/** Deletes `key` from the plugin's own namespace on a patient (nothing to delete is no error). Throws a RangeError for a malformed key. */
+export function deletePatientMetadata(patient: string, key: string): Effect<'DELETE_PATIENT_METADATA', DeletePatientMetadataPayload> {
+  checkMetadataKey(key);
+  return { type: 'DELETE_PATIENT_METADATA', payload: { patient, key } };
+}
+
+function checkMetadataKey(key: string): void {
+  if (!isPatientMetadataKey(key)) {
+    throw new RangeError(
+      `a patient metadata key has 1 to ${PATIENT_METADATA_KEY_MAX} characters matching ${PATIENT_METADATA_KEY_PATTERN}: ${JSON.stringify(String(key).slice(0, 120))}`,
+    );
+  }
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   COMMAND_EVENT_PREFIXES,
   createEvent,
   createSearchEvent,
+  deletePatientMetadata,
   editCommand,
   EFFECT_TYPES,
   EVENT_NAMES,
@@ -22,6 +23,7 @@ import {
   recordingLogger,
   removeBannerAlert,
   runHandler,
+  upsertPatientMetadata,
   SDK_VERSION,
   SEARCH_FIELDS,
   searchEvent,
@@ -230,6 +232,23 @@ describe('effects', () => {
     assert.deepEqual(removeBannerAlert('p', 'k'), { type: 'REMOVE_BANNER_ALERT', payload: { patient: 'p', key: 'k' } });
   });
 
+  it('patient metadata is checked: a key of 1–100 characters of a-z, 0-9, _ . -, a value of at most 4,096 characters', () => {
+    assert.deepEqual(upsertPatientMetadata('p', 'follow-up.interval_days', '14'), {
+      type: 'UPSERT_PATIENT_METADATA',
+      payload: { patient: 'p', key: 'follow-up.interval_days', value: '14' },
+    });
+    assert.equal(upsertPatientMetadata('p', 'k'.repeat(100), 'v'.repeat(4096)).payload.value.length, 4096);
+    assert.equal(upsertPatientMetadata('p', '0', '').payload.value, '');
+    for (const key of ['', 'k'.repeat(101), 'Upper', '-lead', '_lead', 'with space', 'slash/key', 'é']) {
+      assert.throws(() => upsertPatientMetadata('p', key, 'v'), RangeError, JSON.stringify(key));
+      assert.throws(() => deletePatientMetadata('p', key), RangeError, JSON.stringify(key));
+    }
+    assert.throws(() => upsertPatientMetadata('p', 'k', 'v'.repeat(4097)), /at most 4096 characters/);
+    assert.throws(() => upsertPatientMetadata('p', 'k', 'a\u0000b'), RangeError);
+    assert.throws(() => upsertPatientMetadata('p', 'k', 42 as unknown as string), RangeError);
+    assert.deepEqual(deletePatientMetadata('p', 'k'), { type: 'DELETE_PATIENT_METADATA', payload: { patient: 'p', key: 'k' } });
+  });
+
   it('a validation error carries its message (1–500 characters) and, when given, the field', () => {
     assert.deepEqual(validationError('An indication is required'), {
       type: 'EVENT_VALIDATION_ERROR',
@@ -257,7 +276,7 @@ describe('effects', () => {
   });
 
   it('every effect a builder makes is one of EFFECT_TYPES, and command effect types map back to their kind', () => {
-    assert.equal(EFFECT_TYPES.length, 15 * 5 + 4);
+    assert.equal(EFFECT_TYPES.length, 15 * 5 + 6);
     assert.equal(new Set(EFFECT_TYPES).size, EFFECT_TYPES.length);
     const built: Effect[] = [
       originateCommand('hpi', 'n', {}),
@@ -265,6 +284,8 @@ describe('effects', () => {
       commandStep('DELETE', 'reasonForVisit', 'c'),
       addBannerAlert({ patient: 'p', key: 'k', narrative: 'n', placement: ['chart'], intent: 'info' }),
       removeBannerAlert('p', 'k'),
+      upsertPatientMetadata('p', 'k', 'v'),
+      deletePatientMetadata('p', 'k'),
       validationError('no'),
       autocompleteResults([]),
     ];

@@ -17,6 +17,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { startInstance, TEST_API_KEY, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type Instance } from './support/harness.ts';
 import { pluginPackage } from './support/plugins.ts';
+import { upsertPatientMetadata } from '../src/storage/patient-metadata-repository.ts';
 
 const require = createRequire(import.meta.url);
 const SESSION = path.join(import.meta.dirname, 'openapi-client', 'session.ts');
@@ -211,6 +212,18 @@ describe('a client generated from /openapi.json', () => {
       pluginPackage: new Blob([new Uint8Array(bytes)]),
       pluginName: 'openapi-probe',
     });
+    // A page with a row in it, which the session cannot write (only a plugin's effect does).
+    const { patientKey } = await instance.note();
+    await upsertPatientMetadata(instance.storage.db, {
+      patient_key: patientKey,
+      namespace: 'openapi-probe',
+      key: 'follow-up.days',
+      value: '14',
+      updated_at: 1_700_000_000_000_000,
+      updated_by: 'plugin:openapi-probe',
+    });
+    const page = await client(`Bearer ${instance.token}`).GET('/core/api/v1/patients/{key}/metadata/', { params: { path: { key: patientKey } } });
+    assert.equal(page.data?.results?.[0]?.value, '14');
     assert.deepEqual(checker.problems, []);
     const operations = Object.entries<Json>(doc.paths).flatMap(([p, item]) =>
       Object.keys(item)

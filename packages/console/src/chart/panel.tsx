@@ -1,6 +1,7 @@
 // The chart side panel (docs/console.md, "The chart panel"): the patient's active conditions,
-// active medications, open goals and banner alerts, from the chart endpoints (docs/api.md, "The
-// patient's chart"). `version` changes after each commit or entry in error, which reloads it.
+// active medications, open goals, banner alerts and the metadata plugins keep on them, from the
+// chart endpoints and the metadata list (docs/api.md, "The patient's chart", "Patient metadata").
+// `version` changes after each commit or entry in error, which reloads it.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { apiAs, messageOf } from '../api.ts';
@@ -32,11 +33,18 @@ interface BannerAlert {
   intent: string;
 }
 
+interface Metadata {
+  namespace: string;
+  key: string;
+  value: string;
+}
+
 interface Chart {
   conditions: Page<Condition>;
   medications: Page<Medication>;
   goals: Page<Goal>;
   alerts: Page<BannerAlert>;
+  metadata: Page<Metadata>;
 }
 
 const coded = (c: Coding) => `${c.display ?? c.code}`;
@@ -44,7 +52,7 @@ const coded = (c: Coding) => `${c.display ?? c.code}`;
 export function ChartPanel({ patientKey, version }: { patientKey: string; version: number }) {
   const [chart, setChart] = useState<Chart | undefined>();
   const [error, setError] = useState<string | undefined>();
-  // Plugins add banner alerts after a commit, asynchronously: "Refresh chart" reads it again.
+  // Plugins add banner alerts and metadata after a commit, asynchronously: "Refresh chart" reads it again.
   const [refreshed, setRefreshed] = useState(0);
 
   useEffect(() => {
@@ -54,10 +62,11 @@ export function ChartPanel({ patientKey, version }: { patientKey: string; versio
       apiAs<Page<Medication>>((charta) => charta.patients.medications(patientKey, { limit: 100 })),
       apiAs<Page<Goal>>((charta) => charta.patients.goals(patientKey, { limit: 100 })),
       apiAs<Page<BannerAlert>>((charta) => charta.patients.bannerAlerts(patientKey, { limit: 100 })),
+      apiAs<Page<Metadata>>((charta) => charta.patients.metadata(patientKey, { limit: 100 })),
     ]).then(
-      ([conditions, medications, goals, alerts]) => {
+      ([conditions, medications, goals, alerts, metadata]) => {
         if (!live) return;
-        setChart({ conditions, medications, goals, alerts });
+        setChart({ conditions, medications, goals, alerts, metadata });
         setError(undefined);
       },
       (err) => live && setError(messageOf(err)),
@@ -124,6 +133,18 @@ export function ChartPanel({ patientKey, version }: { patientKey: string; versio
                 {g.statement}
                 {g.due_date ? <span class="meta"> · due {g.due_date}</span> : null}
                 {g.achievement_status ? <span class="meta"> · {g.achievement_status}</span> : null}
+              </>
+            )}
+          />
+          <ChartList
+            id="metadata"
+            title="Plugin metadata"
+            empty="No metadata."
+            page={{ ...chart.metadata, results: chart.metadata.results.map((m) => ({ ...m, id: `${m.namespace}/${m.key}` })) }}
+            item={(m) => (
+              <>
+                <span class="meta">{m.namespace} · </span>
+                {m.key}: {m.value}
               </>
             )}
           />

@@ -27,6 +27,7 @@ const OPERATION_IDS: Record<string, string> = {
   'POST /core/api/v1/patients/': 'createPatient',
   'GET /core/api/v1/patients': 'listPatients',
   'GET /core/api/v1/patients/{key}': 'getPatient',
+  'GET /core/api/v1/patients/{key}/metadata/': 'listPatientMetadata',
   'GET /core/api/v1/patients/{key}/conditions/': 'listConditions',
   'GET /core/api/v1/patients/{key}/medications/': 'listMedications',
   'GET /core/api/v1/patients/{key}/goals/': 'listGoals',

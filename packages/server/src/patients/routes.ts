@@ -1,14 +1,15 @@
-// Patients API routes, as one Fastify plugin.
+// Patients API routes, and the metadata plugins keep on a patient, as one Fastify plugin.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { baseUrlOf, ctxOf, type FeatureOptions } from '../http/request.ts';
 import { pageBody, pageOf } from '../http/pagination.ts';
 import { problemResponses as problems } from '../http/schemas.ts';
-import { CreatePatientBody, ListPatientsQuery, PatientParams, patientComponents } from '@charta/api';
+import { CreatePatientBody, ListPatientsQuery, PageQuery, PatientParams, patientComponents } from '@charta/api';
 import { createPatient } from './create.ts';
 import { getPatient } from './get.ts';
 import { listPatients } from './list.ts';
+import { listPatientMetadata } from './list-metadata.ts';
 
 const tags = ['Patients'];
 const security = [{ bearer: [] }];
@@ -53,5 +54,20 @@ export async function patientRoutes(parent: FastifyInstance, { storage, publicUr
       response: { 200: Type.Ref('Patient'), ...problems(401, 403, 404) },
     },
     handler: async (request) => getPatient(ctxOf(request, storage), request.params.key),
+  });
+  app.get('/core/api/v1/patients/:key/metadata/', {
+    schema: {
+      tags,
+      security,
+      summary: 'Key/value pairs plugins keep on the patient, by namespace (the plugin) then key',
+      params: PatientParams,
+      querystring: PageQuery,
+      response: { 200: Type.Ref('PatientMetadataPage'), ...problems(400, 401, 403, 404) },
+    },
+    handler: async (request) => {
+      const { key } = request.params;
+      const list = await listPatientMetadata(ctxOf(request, storage), key, pageOf(request.query));
+      return pageBody(baseUrlOf(request, publicUrl), `/core/api/v1/patients/${key}/metadata/`, request.query, list);
+    },
   });
 }

@@ -1,9 +1,10 @@
 // The effects a handler may return, read from its JSON (docs/plugins.md, "Effects"): each parser
 // answers the typed effect, or a sentence saying what is wrong with it. Nothing here trusts the
 // plugin's JSON beyond what it checks.
-import { commandEffectOf, VALIDATION_MESSAGE_MAX, type CommandKindKey } from '@charta/api/constants';
+import { commandEffectOf, isPatientMetadataKey, isPatientMetadataValue, VALIDATION_MESSAGE_MAX, type CommandKindKey } from '@charta/api/constants';
 import type { OptionDoc } from '../autocomplete/types.ts';
 import { BANNER_INTENTS as INTENTS, BANNER_NAME_MAX, BANNER_NARRATIVE_MAX, BANNER_PLACEMENTS as PLACEMENTS } from '../chart/banner-alert-rules.ts';
+import { KEY_RULE, METADATA_NAME_MAX, VALUE_RULE } from '../patients/metadata-rules.ts';
 import type { JsonObject, JsonValue } from './sandbox/types.ts';
 
 const isObject = (v: unknown): v is Record<string, JsonValue> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -18,7 +19,11 @@ export type BannerEffect =
   | { step: 'add-banner'; patient: string; key: string; narrative: string; placement: string[]; intent: string }
   | { step: 'remove-banner'; patient: string; key: string };
 
-export type Effect = CommandEffect | BannerEffect;
+/** The namespace is the plugin's (effects.ts): a payload names none. */
+export type MetadataEffect =
+  { step: 'upsert-metadata'; patient: string; key: string; value: string } | { step: 'delete-metadata'; patient: string; key: string };
+
+export type Effect = CommandEffect | BannerEffect | MetadataEffect;
 
 const STEPS = { ORIGINATE: 'originate', EDIT: 'edit', COMMIT: 'commit', DELETE: 'delete', ENTER_IN_ERROR: 'enter-in-error' } as const;
 
@@ -52,6 +57,18 @@ export function parseEffect(effect: JsonObject): Effect | string {
     const key = text(payload, 'key', BANNER_NAME_MAX);
     if (patient === undefined || key === undefined) return `${type}: "patient" and "key" must be non-empty strings (at most ${BANNER_NAME_MAX} characters)`;
     return { step: 'remove-banner', patient, key };
+  }
+  if (type === 'UPSERT_PATIENT_METADATA' || type === 'DELETE_PATIENT_METADATA') {
+    // Over a limit (the key's shape or length, the value's length) the effect is refused whole:
+    // nothing of it is stored, no value is cut short.
+    const patient = text(payload, 'patient', METADATA_NAME_MAX);
+    const key = payload.key;
+    if (patient === undefined) return `${type}: "patient" must be a non-empty string (at most ${METADATA_NAME_MAX} characters)`;
+    if (!isPatientMetadataKey(key)) return `${type}: "key" ${KEY_RULE}`;
+    if (type === 'DELETE_PATIENT_METADATA') return { step: 'delete-metadata', patient, key };
+    const value = payload.value;
+    if (!isPatientMetadataValue(value)) return `${type}: "value" ${VALUE_RULE}`;
+    return { step: 'upsert-metadata', patient, key, value };
   }
   const known = commandEffectOf(type);
   if (known === undefined) return `${type} is not an effect Charta knows`;

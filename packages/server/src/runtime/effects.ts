@@ -30,6 +30,8 @@ import { enterInError } from '../commands/enter-in-error.ts';
 import { getCommand } from '../commands/get.ts';
 import { addBannerAlert } from '../chart/add-banner-alert.ts';
 import { removeBannerAlert } from '../chart/remove-banner-alert.ts';
+import { upsertPatientMetadata } from '../patients/upsert-metadata.ts';
+import { deletePatientMetadata } from '../patients/delete-metadata.ts';
 import type { JsonObject } from './sandbox/types.ts';
 import type { ActiveHandler, HandlerCalls } from './calls.ts';
 import type { PluginRuntime } from './types.ts';
@@ -84,7 +86,7 @@ function pluginCtx(env: EffectEnv, plugin: string, source: EffectSource): Ctx {
 
 /** Whose effects they are, and what one answer's effects may touch (docs/plugins.md, "Grants"). */
 interface Reach {
-  /** The plugin: its banner alerts are its own. */
+  /** The plugin: its banner alerts are its own, and its name is the namespace of its patient metadata. */
   plugin: string;
   /** The plugin's user (`plugin:<name>`): the commands it originated are its own. */
   actor: string;
@@ -132,6 +134,16 @@ const OPERATIONS: { [S in Effect['step']]: Operation<S> } = {
   'remove-banner': async (ctx, reach, { patient, key }, idempotency) => {
     patientInReach(reach, patient);
     await removeBannerAlert(ctx, { patient, plugin: reach.plugin, key }, idempotency);
+  },
+  // Patient metadata reaches as far as a banner: the event's patient unless effects:instance.
+  // The namespace is always the plugin's own; no grant widens it (docs/plugins.md, "Patient metadata").
+  'upsert-metadata': async (ctx, reach, { patient, key, value }, idempotency) => {
+    patientInReach(reach, patient);
+    await upsertPatientMetadata(ctx, { patient, namespace: reach.plugin, key, value }, idempotency);
+  },
+  'delete-metadata': async (ctx, reach, { patient, key }, idempotency) => {
+    patientInReach(reach, patient);
+    await deletePatientMetadata(ctx, { patient, namespace: reach.plugin, key }, idempotency);
   },
 };
 
@@ -195,7 +207,7 @@ function patientReach(reach: Reach, patient: string, another: string, noneOfEven
   return { why: reach.patient === null ? noneOfEvent : another, grant: 'effects:instance' };
 }
 
-/** A banner alert's patient must be the event's. */
+/** A banner alert's (or a patient metadata pair's) patient must be the event's. */
 function patientInReach(reach: Reach, patient: string): void {
   refuseUnless(`patient ${patient}`, [patientReach(reach, patient, "is not the event's patient", "is not the event's patient: the event is about none")]);
 }

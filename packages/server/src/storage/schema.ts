@@ -199,6 +199,18 @@ export interface BannerAlertTable {
   updated_at: number;
 }
 
+/** A key/value pair a plugin keeps on a patient (docs/plugins.md, "Patient metadata"). */
+export interface PatientMetadataTable {
+  patient_key: string;
+  /** The plugin that wrote it (its name). */
+  namespace: string;
+  key: string;
+  value: string;
+  updated_at: number;
+  /** `plugin:<name>`. */
+  updated_by: string;
+}
+
 export interface ConceptTable {
   id: Generated<number>;
   /** Coding system string: `ICD-10`, `http://www.nlm.nih.gov/research/umls/rxnorm`… */
@@ -368,6 +380,7 @@ export interface Database {
   plugin_dead_letters: PluginDeadLetterTable;
   plugin_effect_budgets: PluginEffectBudgetTable;
   banner_alerts: BannerAlertTable;
+  patient_metadata: PatientMetadataTable;
   concepts: ConceptTable;
   conditions: ConditionTable;
   medications: MedicationTable;

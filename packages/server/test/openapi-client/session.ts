@@ -159,6 +159,9 @@ export async function session({ clinical, tool, anonymous, clientId, clientSecre
   assert.ok(must(await clinical.GET('/core/api/v1/patients/{key}/medications/', { params: { path } }), 200).count >= 0);
   assert.ok(must(await clinical.GET('/core/api/v1/patients/{key}/goals/', { params: { path } }), 200).count >= 0);
   assert.equal(must(await clinical.GET('/core/api/v1/patients/{key}/banner-alerts/', { params: { path } }), 200).count, 0);
+  assert.equal(must(await clinical.GET('/core/api/v1/patients/{key}/metadata/', { params: { path, query: { limit: 10 } } }), 200).count, 0);
+  const unknownPatient = await clinical.GET('/core/api/v1/patients/{key}/metadata/', { params: { path: { key: '0'.repeat(32) } } });
+  assert.equal(unknownPatient.error?.code, 'patient_not_found');
 
   // A note locked, unlocked and deleted.
   const other = must(await clinical.POST('/core/api/v1/notes/', { body: { patientKey, noteType: 'review' } }), 201);
