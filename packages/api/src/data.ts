@@ -5,7 +5,7 @@ import type { Static } from '@sinclair/typebox';
 import type { DataErrorCode } from './constants.ts';
 import type { Command, ListCommandsQuery } from './commands.ts';
 import type { ListNotesQuery, Note } from './notes.ts';
-import type { Patient } from './patients.ts';
+import type { Patient, PatientMetadata } from './patients.ts';
 import type { BannerAlert } from './chart.ts';
 
 /** One page of a list read: the API's count, and the offset of the next page (null on the last). */
@@ -41,7 +41,11 @@ export type NotesQuery = Static<typeof ListNotesQuery>;
 
 /** `this.data`: every read is async, answered by the instance within the call's scope and budget. */
 export interface DataReader {
-  patients: { get(key: string): Promise<Patient> };
+  patients: {
+    get(key: string): Promise<Patient>;
+    /** The patient's metadata pairs (every plugin's namespace), sorted by namespace then key. */
+    metadata(key: string, page?: { limit?: number; offset?: number }): Promise<DataPage<PatientMetadata>>;
+  };
   notes: { get(uuid: string): Promise<Note>; list(query?: NotesQuery): Promise<DataPage<Note>> };
   commands: { get(uuid: string): Promise<Command>; list(query?: CommandsQuery): Promise<DataPage<Command>> };
   chart: { get(patientKey: string): Promise<PatientChart> };

@@ -91,7 +91,7 @@ export function noData(): DataReader {
     return Promise.reject(error);
   };
   return {
-    patients: { get: refuse },
+    patients: { get: refuse, metadata: refuse },
     notes: { get: refuse, list: refuse },
     commands: { get: refuse, list: refuse },
     chart: { get: refuse },

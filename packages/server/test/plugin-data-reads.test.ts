@@ -11,6 +11,8 @@ import assert from 'node:assert/strict';
 import { ENGINES, startInstance, type Instance } from './support/harness.ts';
 import { changeGrants, installPlugin, setEnabled, type TestHandler } from './support/plugins.ts';
 import { countPluginEvents } from '../src/storage/plugin-events-repository.ts';
+import { upsertPatientMetadata as upsertMetadata } from '../src/storage/patient-metadata-repository.ts';
+import { nowMicros } from '../src/lib/time.ts';
 import { until } from './support/until.ts';
 import type { LogEntry } from '../src/logs/bus.ts';
 
@@ -18,7 +20,7 @@ const C = '/core/api/v1/commands';
 
 /**
  * Runs the reads a plan's narrative lists as JSON (`[[resource, op, arg], …]`, `$patient` and
- * `$note` standing for the event's) and logs one line: each read's value, or its error's code,
+ * `$note` standing for the event's) and logs one line per read: its value, or its error's code,
  * message and field errors.
  */
 const READER = (className: string, events: string[]): TestHandler => ({
@@ -27,16 +29,14 @@ const READER = (className: string, events: string[]): TestHandler => ({
   async: true,
   compute: `    const text = this.event.context.fields?.narrative ?? '';
     if (!text.startsWith('[')) return [];
-    const out = [];
     for (const [resource, op, arg] of JSON.parse(text)) {
       const value = arg === '$patient' ? this.event.context.patient.key : arg === '$note' ? this.event.context.note.uuid : arg;
       try {
-        out.push({ ok: await this.data[resource][op](value) });
+        this.log.info(JSON.stringify({ ok: await this.data[resource][op](value) }));
       } catch (e) {
-        out.push({ error: { name: e.name, code: e.code ?? null, message: e.message, errors: e.errors ?? null } });
+        this.log.info(JSON.stringify({ error: { name: e.name, code: e.code ?? null, message: e.message, errors: e.errors ?? null } }));
       }
     }
-    this.log.info(JSON.stringify(out));
     return [];`,
 });
 
@@ -91,9 +91,12 @@ for (const engine of ENGINES) {
       const from = seen.length;
       const uuid = await plan(noteKey, JSON.stringify(list));
       await settle(api);
-      const line = seen.slice(from).find((e) => e.plugin === plugin && e.source === 'plugin');
-      assert.ok(line, `${plugin} logged its reads: ${JSON.stringify(seen.slice(from).map((e) => e.event))}`);
-      return Object.assign(JSON.parse(line.event) as any[], { event: uuid });
+      const lines = seen.slice(from).filter((e) => e.plugin === plugin && e.source === 'plugin');
+      assert.equal(lines.length, list.length, `${plugin} logged each read: ${JSON.stringify(seen.slice(from).map((e) => e.event))}`);
+      return Object.assign(
+        lines.map((line) => JSON.parse(line.event) as any),
+        { event: uuid },
+      );
     };
     const audit = async (actor: string) =>
       api.storage.db.selectFrom('audit_events').selectAll().where('actor', '=', actor).where('action', 'like', 'plugin.read%').orderBy('id').execute();
@@ -115,6 +118,14 @@ for (const engine of ENGINES) {
 
     it('answers what the REST API answers, for the event’s patient; every read is audited with the plugin as actor', async () => {
       const mine = await plan(p.noteKey, 'A clinician’s plan');
+      await upsertMetadata(api.storage.db, {
+        patient_key: p.patientKey,
+        namespace: 'tagger',
+        key: 'follow-up',
+        value: '2w',
+        updated_at: nowMicros(),
+        updated_by: 'plugin:tagger',
+      });
       const results = await reads('reader', [
         ['patients', 'get', '$patient'],
         ['notes', 'get', '$note'],
@@ -122,9 +133,10 @@ for (const engine of ENGINES) {
         ['commands', 'get', mine],
         ['commands', 'list', { schema_key: 'plan', limit: 1 }],
         ['chart', 'get', '$patient'],
+        ['patients', 'metadata', '$patient'],
       ]);
       for (const r of results) assert.ok('ok' in r, JSON.stringify(r));
-      const [patient, note, notes, command, commands, chart] = results.map((r) => r.ok);
+      const [patient, note, notes, command, commands, chart, metadata] = results.map((r) => r.ok);
       assert.deepEqual(patient, await get(`/core/api/v1/patients/${p.patientKey}/`));
       assert.deepEqual(note, await get(`/core/api/v1/notes/${p.noteKey}/`));
       const restNotes = await get(`/core/api/v1/notes/?patient_key=${p.patientKey}`);
@@ -143,7 +155,12 @@ for (const engine of ENGINES) {
         banner_alerts: (await get(`/core/api/v1/patients/${p.patientKey}/banner-alerts/`)).results,
       });
 
-      const rows = (await audit('plugin:reader')).slice(-6);
+      const restMetadata = await get(`/core/api/v1/patients/${p.patientKey}/metadata/`);
+      assert.equal(restMetadata.count, 1);
+      assert.deepEqual(metadata.results, restMetadata.results);
+      assert.equal(metadata.count, restMetadata.count);
+
+      const rows = (await audit('plugin:reader')).slice(-7, -1);
       assert.deepEqual(
         rows.map((r) => [r.action, r.entity_type, r.entity_id, JSON.parse(r.after!).read]),
         [

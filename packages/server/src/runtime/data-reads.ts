@@ -14,7 +14,7 @@
 // Plugin code is hostile: every argument is checked here, and a failure is a typed error
 // ({error: {code, message}}), never a stack or a server value.
 import { Ajv, type ValidateFunction } from 'ajv';
-import { ListCommandsQuery, ListNotesQuery } from '@charta/api';
+import { ListCommandsQuery, ListNotesQuery, PageQuery } from '@charta/api';
 import { DATA_RESOURCES, MAX_LIMIT, MAX_OFFSET, type DataErrorCode, type DataResource } from '@charta/api/constants';
 import type { TSchema } from '@sinclair/typebox';
 import type { Ctx } from '../context.ts';
@@ -29,6 +29,7 @@ import type { List } from '../http/pagination.ts';
 import { KEY_RE, UUID_RE } from '../lib/ids.ts';
 import { nowMicros } from '../lib/time.ts';
 import { getPatient } from '../patients/get.ts';
+import { listPatientMetadata } from '../patients/list-metadata.ts';
 import { getNote } from '../notes/get.ts';
 import { listNotes } from '../notes/list.ts';
 import { getCommand } from '../commands/get.ts';
@@ -192,6 +193,12 @@ export function registerDataReads(bindings: Bindings, env: DataEnv): void {
         const key = keyArg(args, 'key', KEY_RE, PATIENT_KEY);
         await reach(call, key);
         return done((await getPatient(ctx, key)) as unknown as JsonValue, key, [key], 1);
+      }
+      case 'patients.metadata': {
+        const key = keyArg(args, 'key', KEY_RE, PATIENT_KEY);
+        await reach(call, key);
+        const list = await listPatientMetadata(ctx, key, pageOf(checkedQuery(PageQuery, args.page)));
+        return done(listAnswer(list), key, [key], list.results.length);
       }
       case 'notes.get':
         return byUuid(getNote);

@@ -126,7 +126,7 @@ export const BOOTSTRAP_SOURCE = String.raw`(function (hostLog, limitsJson, hostB
     return answer.value;
   };
   const data = {
-    patients: { get: (key) => read('patients', 'get', { key }) },
+    patients: { get: (key) => read('patients', 'get', { key }), metadata: (key, page) => read('patients', 'metadata', { key, page }) },
     notes: { get: (uuid) => read('notes', 'get', { uuid }), list: (query) => read('notes', 'list', { query }) },
     commands: { get: (uuid) => read('commands', 'get', { uuid }), list: (query) => read('commands', 'list', { query }) },
     chart: { get: (patientKey) => read('chart', 'get', { patient_key: patientKey }) },
