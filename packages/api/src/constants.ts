@@ -99,8 +99,26 @@ export type DataResource = (typeof DATA_RESOURCES)[number];
 export const DATA_SCOPES = ['event_patient', 'instance'] as const;
 export type DataScope = (typeof DATA_SCOPES)[number];
 /** The typed errors a read throws inside the sandbox (`error.code`). */
-export const DATA_ERROR_CODES = ['out_of_scope', 'not_declared', 'budget_exceeded', 'invalid', 'not_found', 'database_unavailable', 'failed'] as const;
+export const DATA_ERROR_CODES = [
+  'out_of_scope',
+  'not_declared',
+  'budget_exceeded',
+  'invalid',
+  'not_found',
+  'database_unavailable',
+  'failed',
+  // this.cache's (docs/plugins.md, "Cache"):
+  'too_large',
+  'cache_full',
+  'not_allowed',
+] as const;
 export type DataErrorCode = (typeof DATA_ERROR_CODES)[number];
+/** this.cache (docs/plugins.md, "Cache"): a key's longest length, a value's longest JSON, a plugin's whole cache (keys and values), the longest time to live. */
+export const CACHE_KEY_MAX_CHARS = 256;
+export const CACHE_VALUE_MAX_CHARS = 64 * 1024;
+export const CACHE_PLUGIN_MAX_CHARS = 1024 * 1024;
+export const CACHE_TTL_MAX_SECONDS = 30 * 24 * 3600;
+
 /** A handler call's read budget: at most this many reads and rows in all, unless the manifest or the instance set fewer. */
 export const DEFAULT_DATA_READS_PER_CALL = 50;
 export const DEFAULT_DATA_ROWS_PER_CALL = 2000;

@@ -57,3 +57,14 @@ export interface DataErrorShape extends Error {
   code: DataErrorCode;
   errors?: Array<{ field: string; message: string }>;
 }
+
+/**
+ * `this.cache`: JSON values by key, kept by the instance for the plugin (every process sees the
+ * same), gone when the plugin is deleted. `ttl` in seconds (at most 30 days); none: kept until
+ * deleted or replaced.
+ */
+export interface PluginCache {
+  get<T = unknown>(key: string): Promise<T | null>;
+  set(key: string, value: unknown, options?: { ttl?: number }): Promise<void>;
+  delete(key: string): Promise<boolean>;
+}

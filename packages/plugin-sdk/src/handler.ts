@@ -4,9 +4,9 @@
 import type { Effect } from './effects.ts';
 import type { EventName, PluginEvent } from './events.ts';
 import type { LogLevel } from '@charta/api/constants';
-import type { DataErrorShape, DataReader } from '@charta/api';
+import type { DataErrorShape, DataReader, PluginCache } from '@charta/api';
 
-export type { DataErrorShape, DataPage, DataReader, PatientChart, ChartEntry, CommandsQuery, NotesQuery } from '@charta/api';
+export type { DataErrorShape, DataPage, DataReader, PatientChart, ChartEntry, CommandsQuery, NotesQuery, PluginCache } from '@charta/api';
 
 export { LOG_LEVELS, type LogLevel } from '@charta/api/constants';
 
@@ -35,6 +35,11 @@ export abstract class BaseHandler<E extends EventName = EventName> {
      * reader is given.
      */
     readonly data: DataReader = noData(),
+    /**
+     * `this.cache`: JSON values by key, kept by the instance for this plugin (docs/plugins.md,
+     * "Cache"). Outside the instance, a cache in memory unless one is given.
+     */
+    readonly cache: PluginCache = memoryCache(),
   ) {}
 
   /** Whether compute() should run for this event; narrow the events further by overriding it. */
@@ -49,7 +54,7 @@ export abstract class BaseHandler<E extends EventName = EventName> {
 /** The class of a handler, as the instance (or a test) sees it. */
 export interface HandlerClass<E extends EventName = EventName> {
   readonly RESPONDS_TO: readonly EventName[];
-  new (event: PluginEvent<E>, secrets?: Secrets, log?: Logger, data?: DataReader): BaseHandler<E>;
+  new (event: PluginEvent<E>, secrets?: Secrets, log?: Logger, data?: DataReader, cache?: PluginCache): BaseHandler<E>;
 }
 
 /**
@@ -59,10 +64,10 @@ export interface HandlerClass<E extends EventName = EventName> {
 export async function runHandler<E extends EventName>(
   Handler: HandlerClass<E>,
   event: PluginEvent<E>,
-  options: { secrets?: Secrets; log?: Logger; data?: DataReader } = {},
+  options: { secrets?: Secrets; log?: Logger; data?: DataReader; cache?: PluginCache } = {},
 ): Promise<Effect[]> {
   if (!Handler.RESPONDS_TO.includes(event.type)) return [];
-  const handler = new Handler(event, options.secrets ?? {}, options.log ?? silentLogger(), options.data ?? noData());
+  const handler = new Handler(event, options.secrets ?? {}, options.log ?? silentLogger(), options.data ?? noData(), options.cache ?? memoryCache());
   if (!handler.acceptEvent()) return [];
   return (await handler.compute()) ?? [];
 }
@@ -95,5 +100,34 @@ export function noData(): DataReader {
     notes: { get: refuse, list: refuse },
     commands: { get: refuse, list: refuse },
     chart: { get: refuse },
+  };
+}
+
+/**
+ * A cache in memory, for tests: values kept as JSON (so what the instance would refuse, a value
+ * that is not JSON, fails here too), a ttl honoured against Date.now().
+ */
+export function memoryCache(): PluginCache {
+  const entries = new Map<string, { json: string; expiresAt: number | null }>();
+  const live = (key: string) => {
+    const entry = entries.get(key);
+    if (entry !== undefined && entry.expiresAt !== null && entry.expiresAt <= Date.now()) entries.delete(key);
+    return entries.get(key);
+  };
+  return {
+    get: async <T>(key: string) => {
+      const entry = live(key);
+      return entry === undefined ? null : (JSON.parse(entry.json) as T);
+    },
+    set: async (key, value, options = {}) => {
+      const json = JSON.stringify(value);
+      if (json === undefined) throw new TypeError('a cached value must be JSON');
+      entries.set(key, { json, expiresAt: options.ttl === undefined ? null : Date.now() + options.ttl * 1000 });
+    },
+    delete: async (key) => {
+      const had = live(key) !== undefined;
+      entries.delete(key);
+      return had;
+    },
   };
 }

@@ -5,6 +5,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import {
   addBannerAlert,
+  isDataError,
+  memoryCache,
+  noData,
   autocompleteResults,
   BaseHandler,
   commandEffectOf,
@@ -430,3 +433,33 @@ function manifestWith(handler: Partial<{ events: string[] }>): object {
 function option(text: string, value: string | number): AutocompleteOption {
   return { text, disabled: false, description: null, annotations: null, extra: { coding: [] }, value };
 }
+
+describe('outside the instance: this.cache and this.data', () => {
+  it('memoryCache keeps JSON copies, honours ttl, and says whether delete found the key', async () => {
+    const cache = memoryCache();
+    const value = { n: 1, list: [1, 2] };
+    await cache.set('k', value);
+    value.n = 2;
+    assert.deepEqual(await cache.get('k'), { n: 1, list: [1, 2] }, 'a copy, as the instance keeps JSON');
+    assert.equal(await cache.get('missing'), null);
+    await cache.set('brief', 'x', { ttl: 0.05 });
+    assert.equal(await cache.get('brief'), 'x');
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    assert.equal(await cache.get('brief'), null, 'past its ttl');
+    assert.equal(await cache.delete('k'), true);
+    assert.equal(await cache.delete('k'), false);
+    await assert.rejects(
+      cache.set('fn', () => 1),
+      /must be JSON/,
+    );
+  });
+
+  it('noData refuses every read with a DataError', async () => {
+    const error = await noData()
+      .patients.get('x')
+      .catch((e: unknown) => e);
+    assert.ok(isDataError(error));
+    assert.equal(error.code, 'failed');
+    assert.equal(isDataError(new Error('plain')), false);
+  });
+});

@@ -9,8 +9,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ENGINES, startInstance, type Instance } from './support/harness.ts';
-import { changeGrants, installPlugin, setEnabled, type TestHandler } from './support/plugins.ts';
-import { countPluginEvents } from '../src/storage/plugin-events-repository.ts';
+import { changeGrants, installPlugin, setEnabled, settle, type TestHandler } from './support/plugins.ts';
 import { upsertPatientMetadata as upsertMetadata } from '../src/storage/patient-metadata-repository.ts';
 import { nowMicros } from '../src/lib/time.ts';
 import { until } from './support/until.ts';
@@ -60,14 +59,6 @@ const STATE_OF = (className: string, event: string): TestHandler => ({
 
 const ALL = ['patients', 'notes', 'commands', 'chart'];
 
-/** Waits until the outbox is empty and the instance delivers nothing. */
-async function settle(api: Instance): Promise<void> {
-  await until('the outbox to empty', async () => {
-    await api.app.pluginRuntime.delivery.idle();
-    return (await countPluginEvents(api.storage.db)) === 0;
-  });
-  await api.app.pluginRuntime.delivery.idle();
-}
 
 for (const engine of ENGINES) {
   describe(`plugins read the record through this.data (${engine})`, () => {

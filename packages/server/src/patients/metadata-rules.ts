@@ -1,5 +1,5 @@
-// What a patient metadata pair must be (docs/plugins.md, "Patient metadata"; docs/api.md, "Patient
-// metadata"), shared by the operations that write and delete one and by the runtime's reading of
+// What a patient metadata pair must be (docs/plugins.md, "Patient metadata";
+// docs/api.md, "Patient metadata"), shared by the operations that write and delete one and by the runtime's reading of
 // the UPSERT_PATIENT_METADATA and DELETE_PATIENT_METADATA effects: which pair (patient, namespace,
 // key), its value, the checks of each (their limits are the wire's, @charta/api), its id in the
 // audit trail, and its patient, read and locked in the write.

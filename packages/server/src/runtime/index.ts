@@ -10,6 +10,7 @@ import { pluginSecretValues } from '../storage/plugin-secrets-repository.ts';
 import { PluginRunner } from './runner/client.ts';
 import { Bindings } from './bindings.ts';
 import { registerDataReads } from './data-reads.ts';
+import { registerCache } from './cache.ts';
 import { runnablePlugin } from './runnable.ts';
 import { checkPackage } from './check.ts';
 import { PluginHost } from './host.ts';
@@ -25,6 +26,7 @@ export const POLL_MS = 500;
 export function createPluginRuntime(config: Config, storage: Storage, logs: LogBus, signals: SignalBus): PluginHost {
   const bindings = new Bindings();
   registerDataReads(bindings, { storage, logs });
+  registerCache(bindings, storage);
   const runner = new PluginRunner({
     bindings,
     onNotice: (level, message) => logs.emit({ level, event: `plugin runtime: ${message}`, ...(level === 'error' ? { success: false } : {}) }),

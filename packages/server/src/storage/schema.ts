@@ -129,6 +129,19 @@ export interface PluginTable {
   updated_at: number;
 }
 
+/** A plugin's cache (docs/plugins.md, "Cache"). */
+export interface PluginCacheTable {
+  plugin_name: string;
+  key: string;
+  /** JSON. */
+  value: string;
+  /** Characters of the key and the value: what the plugin's whole cache counts. */
+  size: number;
+  /** Microseconds; null: until deleted or replaced. */
+  expires_at: number | null;
+  updated_at: number;
+}
+
 export interface PluginSecretTable {
   plugin_name: string;
   name: string;
@@ -373,6 +386,7 @@ export interface Database {
   notes: NoteTable;
   commands: CommandTable;
   audit_events: AuditEventTable;
+  plugin_cache: PluginCacheTable;
   idempotency_keys: IdempotencyKeyTable;
   plugins: PluginTable;
   plugin_secrets: PluginSecretTable;

@@ -11,7 +11,7 @@ import { until } from './until.ts';
 export interface TestHandler {
   className: string;
   events: string[];
-  /** The body of compute(), in JavaScript: `this.event`, `this.secrets`, `this.log` and `this.data` are there. */
+  /** The body of compute(), in JavaScript: `this.event`, `this.secrets`, `this.log`, `this.data` and `this.cache` are there. */
   compute: string;
   /** compute() is async (it may await this.data's reads). */
   async?: boolean;
@@ -32,7 +32,7 @@ export function handlersModule(handlers: TestHandler[], module: TestModule = {})
       .map(
         (h) => `export class ${h.className} {
   static RESPONDS_TO = ${JSON.stringify(h.events)};
-  constructor(event, secrets, log, data) { this.event = event; this.secrets = secrets; this.log = log; this.data = data; }
+  constructor(event, secrets, log, data, cache) { this.event = event; this.secrets = secrets; this.log = log; this.data = data; this.cache = cache; }
   acceptEvent() { return true; }
   ${h.async === true ? 'async ' : ''}compute() {
 ${h.compute}
@@ -140,6 +140,16 @@ export function stored(view: Record<string, unknown>): Record<string, unknown> {
  * entries, the outbox emptying, a note's commands, a plugin installed, updated or disabled until the
  * runtime says it runs it (or stopped).
  */
+/** Waits until the instance's outbox is empty and its delivery idle: every POST event of the changes made so far handled. */
+export async function settle(api: Instance): Promise<void> {
+  const delivery = api.app.pluginRuntime.delivery;
+  await until('the outbox to empty', async () => {
+    await delivery.idle();
+    return (await countPluginEvents(api.storage.db)) === 0;
+  });
+  await delivery.idle();
+}
+
 export function runtimeWatch(api: () => Instance) {
   const entries = (plugin?: string): LogEntry[] =>
     api()
@@ -154,14 +164,7 @@ export function runtimeWatch(api: () => Instance) {
     (await api().call('GET', `/core/api/v1/commands/?note_key=${noteKey}&limit=100`)).json.results as Array<Record<string, any>>;
   const running = (name: string) => entries(name).filter((e) => /running: \d+ handler/.test(e.event));
   /** Waits until the outbox is empty and this process delivers nothing. */
-  const settled = async () => {
-    const delivery = api().app.pluginRuntime.delivery;
-    await until('the outbox to empty', async () => {
-      await delivery.idle();
-      return (await countPluginEvents(api().storage.db)) === 0;
-    });
-    await delivery.idle();
-  };
+  const settled = () => settle(api());
   const runningAgain = async (name: string, before: number) => {
     await until(
       `${name} running`,

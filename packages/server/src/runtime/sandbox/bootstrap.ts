@@ -4,8 +4,8 @@
 // functions the host calls: bind (the module's namespace → its handler classes), invoke (one
 // handler, one event, as the SDK's runHandler does) and nothing else. The host's functions
 // inside, `hostLog` and `hostBinding`, stay in this closure; a plugin sees a frozen logger that
-// wraps the first, and a frozen global, __charta_binding, and a frozen `data` reader (the
-// handler's fourth argument, this.data) that wrap the second.
+// wraps the first, and a frozen global, __charta_binding, a frozen `data` reader (the handler's
+// fourth argument, this.data) and a frozen `cache` (its fifth, this.cache) that wrap the second.
 // Every value the host reads back is a string or a frozen record of strings made here.
 export const BOOTSTRAP_SOURCE = String.raw`(function (hostLog, limitsJson, hostBinding) {
   'use strict';
@@ -108,28 +108,42 @@ export const BOOTSTRAP_SOURCE = String.raw`(function (hostLog, limitsJson, hostB
       if (isArray(errors)) defineProperty(this, 'errors', { value: errors, writable: false, enumerable: true, configurable: false });
     }
   }
-  const read = async (resource, op, args) => {
-    const request = { resource, op };
-    for (const key of keys(args)) request[key] = args[key];
+  // A binding whose answer is {value} or {error: {code, message, errors?}}: the value, or a DataError.
+  const ask = async (binding, request) => {
     let json;
     try {
       json = stringify(request);
     } catch (e) {
-      throw new TypeErrorOf('the arguments of a read must be JSON');
+      throw new TypeErrorOf('the arguments of a ' + binding + ' call must be JSON');
     }
-    if (typeof json !== 'string') throw new TypeErrorOf('the arguments of a read must be JSON');
-    const answer = parse(await hostBinding('data', json));
+    if (typeof json !== 'string') throw new TypeErrorOf('the arguments of a ' + binding + ' call must be JSON');
+    const answer = parse(await hostBinding(binding, json));
     if (answer !== null && typeof answer === 'object' && answer.error !== undefined) {
       const error = answer.error;
       throw new DataError(toText(error.code), toText(error.message), error.errors);
     }
     return answer.value;
   };
+  const read = (resource, op, args) => {
+    const request = { resource, op };
+    for (const key of keys(args)) request[key] = args[key];
+    return ask('data', request);
+  };
   const data = {
     patients: { get: (key) => read('patients', 'get', { key }), metadata: (key, page) => read('patients', 'metadata', { key, page }) },
     notes: { get: (uuid) => read('notes', 'get', { uuid }), list: (query) => read('notes', 'list', { query }) },
     commands: { get: (uuid) => read('commands', 'get', { uuid }), list: (query) => read('commands', 'list', { query }) },
     chart: { get: (patientKey) => read('chart', 'get', { patient_key: patientKey }) },
+  };
+
+  // this.cache (docs/plugins.md, "Cache"): the 'cache' binding.
+  const cache = {
+    get: (key) => ask('cache', { op: 'get', key }),
+    set: async (key, value, options) => {
+      const ttl = options !== undefined && options !== null ? options.ttl : undefined;
+      await ask('cache', ttl === undefined ? { op: 'set', key, value } : { op: 'set', key, value, ttl });
+    },
+    delete: (key) => ask('cache', { op: 'delete', key }),
   };
 
   const seen = new WeakSet();
@@ -154,6 +168,7 @@ export const BOOTSTRAP_SOURCE = String.raw`(function (hostLog, limitsJson, hostB
 
   deepFreeze(DataError);
   deepFreeze(data);
+  deepFreeze(cache);
 
   const cut = (text, max) => (text.length > max ? slice(text, 0, max + 1) : text);
   const emit = (level) => (message) => {
@@ -207,7 +222,7 @@ export const BOOTSTRAP_SOURCE = String.raw`(function (hostLog, limitsJson, hostB
     const event = parse(eventJson);
     const secrets = freeze(parse(secretsJson));
     if (!isArray(Handler.RESPONDS_TO) || !includes(Handler.RESPONDS_TO, event.type)) return '[]';
-    const handler = new Handler(event, secrets, logger, data);
+    const handler = new Handler(event, secrets, logger, data, cache);
     if (!handler.acceptEvent()) return '[]';
     const effects = (await handler.compute()) ?? [];
     if (!isArray(effects)) return describe('invalid-result', { name: 'TypeError', message: 'compute() must return a list of effects' });
