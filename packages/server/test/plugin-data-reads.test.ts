@@ -59,7 +59,6 @@ const STATE_OF = (className: string, event: string): TestHandler => ({
 
 const ALL = ['patients', 'notes', 'commands', 'chart'];
 
-
 for (const engine of ENGINES) {
   describe(`plugins read the record through this.data (${engine})`, () => {
     let api: Instance;
