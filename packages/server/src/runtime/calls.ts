@@ -43,7 +43,11 @@ export interface CallContext {
   requestId: string | undefined;
   /** PRE: the change is not written yet, and the reads' audit rows are not waited for (docs/plugins.md, "Reading the record"). */
   pre: boolean;
-  reads: { count: number; rows: number; overBudget: string | null };
+  /**
+   * What its reads met: the refusal of the budget, if one came; the database found unavailable by
+   * a read, if it was (a call that then throws is retried, or its PRE change answers 503).
+   */
+  reads: { count: number; rows: number; overBudget: string | null; databaseUnavailable: boolean };
 }
 
 /** A wait in the plugin's queue this long is worth saying in a fault line. */
@@ -57,7 +61,14 @@ export interface CallRunner {
  * A call's outcome other than `ok`; `budget-exceeded`: it threw after one of its reads was
  * refused for its budget (docs/plugins.md, "Reading the record").
  */
-export type CallFault = Exclude<CallOutcome, { kind: 'ok' }> | { kind: 'budget-exceeded'; message: string };
+export type CallFault = Exclude<CallOutcome, { kind: 'ok' }> | { kind: 'budget-exceeded'; message: string } | DatabaseFault;
+
+/** A call that threw after one of its reads found the database unavailable: not the plugin's fault, retried like `unavailable`. */
+export interface DatabaseFault {
+  kind: 'unavailable';
+  message: string;
+  database: true;
+}
 
 /**
  * What failed, as a failure line's `fault` says (docs/plugins.md, "Faults"): a call's outcome, an
@@ -101,7 +112,14 @@ export class HandlerCalls {
   /** Calls the handler: its effects, or its fault (logged, with `consequence` after it: what the fault does). */
   async call(handler: ActiveHandler, type: string, event: JsonObject, requestId: string | undefined, consequence = ''): Promise<CallAnswer> {
     const tags = { plugin: handler.plugin, handler: handler.id, event_type: type, ...(requestId === undefined ? {} : { request_id: requestId }) };
-    const context: CallContext = { handler, type, event, requestId, pre: type.includes('__PRE_'), reads: { count: 0, rows: 0, overBudget: null } };
+    const context: CallContext = {
+      handler,
+      type,
+      event,
+      requestId,
+      pre: type.includes('__PRE_'),
+      reads: { count: 0, rows: 0, overBudget: null, databaseUnavailable: false },
+    };
     let result: CallResult;
     try {
       result = await this.runner.call(handler.plugin, handler.entry, handler.className, event, handler.secrets, context);
@@ -120,8 +138,15 @@ export class HandlerCalls {
     }
     if (result.outcome.kind === 'ok') return { ok: true, effects: result.outcome.effects };
     // A read refused for the budget that the handler did not catch ends the call as over budget, logged like a timeout.
+    // So does one after a read found the database unavailable: that is retried, not the plugin's fault.
     const outcome: CallFault =
-      result.outcome.kind === 'threw' && context.reads.overBudget !== null ? { kind: 'budget-exceeded', message: context.reads.overBudget } : result.outcome;
+      result.outcome.kind !== 'threw'
+        ? result.outcome
+        : context.reads.overBudget !== null
+          ? { kind: 'budget-exceeded', message: context.reads.overBudget }
+          : context.reads.databaseUnavailable
+            ? { kind: 'unavailable', message: `a read found the database unavailable (${result.outcome.message})`, database: true }
+            : result.outcome;
     const reloaded = result.reloaded ? '; its runtime was replaced by a fresh one' : '';
     // Time spent waiting for the plugin's earlier calls is not the call's own (docs/plugins.md, "Faults").
     const queued =

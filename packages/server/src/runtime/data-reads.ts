@@ -302,6 +302,7 @@ export function registerDataReads(bindings: Bindings, env: DataEnv): void {
       answer = await read(call, resource as DataResource, op, args);
     } catch (err) {
       const error = dataErrorOf(err);
+      if (error.code === 'database_unavailable') budget.databaseUnavailable = true;
       if (error.code === 'out_of_scope') {
         await audit(call, { resource, op, patient: error.patient ?? null, keys: [], rows: 0, refused: error.message }).catch(() => undefined);
       }
@@ -316,10 +317,9 @@ export function registerDataReads(bindings: Bindings, env: DataEnv): void {
       await audit(call, answer.read);
     } catch (err) {
       // Nothing is given that the audit trail does not hold.
-      return failure(
-        storageErrorOf(err) instanceof DatabaseUnavailableError ? 'database_unavailable' : 'failed',
-        'the read could not be recorded in the audit trail',
-      );
+      const unavailable = storageErrorOf(err) instanceof DatabaseUnavailableError;
+      if (unavailable) budget.databaseUnavailable = true;
+      return failure(unavailable ? 'database_unavailable' : 'failed', 'the read could not be recorded in the audit trail');
     }
     return { value: answer.value };
   });

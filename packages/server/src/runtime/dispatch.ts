@@ -7,6 +7,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../storage/schema.ts';
 import { problem, type FieldProblem } from '../http/problem.ts';
+import { RETRY_AFTER_SECONDS } from '../http/storage-errors.ts';
 import type { OptionDoc } from '../autocomplete/types.ts';
 import type { CommandChangeEvent, EventActor, PluginRuntime } from './types.ts';
 import type { JsonObject } from './sandbox/types.ts';
@@ -91,6 +92,14 @@ export class Dispatch implements Pick<PluginRuntime, 'pre' | 'afterSearch'> {
         continue;
       }
       const answer = await this.calls.call(handler, type, renamed(base, type), actor.requestId, consequence);
+      // A check that could not read the record because the database is away: the change cannot be
+      // written either, whatever the handler's on_failure (docs/plugins.md, "Reading the record").
+      if (!answer.ok && 'database' in answer.fault) {
+        throw problem('database_unavailable', {
+          detail: `plugin ${handler.plugin} could not read the record for its check (${answer.fault.message}); nothing was written`,
+          headers: { 'retry-after': String(RETRY_AFTER_SECONDS) },
+        });
+      }
       if (!answer.ok) {
         if (handler.onFailure === 'refuse')
           unchecked.push({ field: 'command', message: `handler ${handler.id} ${describeOutcome(answer.fault)}`, plugin: handler.plugin });
