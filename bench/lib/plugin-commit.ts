@@ -8,7 +8,10 @@
 //  * pre-noop: a PLAN_COMMAND__PRE_COMMIT handler that returns [] (called inside the write
 //    transaction, before it commits);
 //  * post-instruct: a POST_COMMIT handler that originates an instruct in the note, whose
-//    created_at minus the plan's commit time is the handler-call latency (event → effect applied).
+//    created_at minus the plan's commit time is the handler-call latency (event → effect applied);
+//  * pre-read and post-read: a PRE_COMMIT / POST_COMMIT handler that reads the patient's chart and
+//    a page of 20 of its commands through this.data (two reads, each audited) and returns []
+//    (docs/plugins.md, "Reading the record").
 // The plugins are real packages built by the CLI's packaging (what `charta plugin install`
 // uploads) and installed through the plugin API; each is deleted before the next variant. POST
 // delivery is asynchronous: after each measurement the bench waits for the outbox
@@ -38,15 +41,25 @@ const API = '/core/api/v1/commands';
 export const COMMITS_PER_SECOND_BOUND = 5_000;
 
 export interface Variant {
-  name: 'none' | 'post-noop' | 'pre-noop' | 'post-instruct' | 'none-again';
+  name: 'none' | 'post-noop' | 'pre-noop' | 'post-instruct' | 'pre-read' | 'post-read' | 'none-again';
   /** The plugin's name (its slug), or undefined for no plugin. */
   plugin?: string;
   event?: 'PLAN_COMMAND__POST_COMMIT' | 'PLAN_COMMAND__PRE_COMMIT';
   /** The handler's compute() body, in TypeScript. */
   compute?: string;
+  /** compute() is async (it awaits this.data). */
+  async?: boolean;
+  /** The manifest's `data` (what the handler reads). */
+  data?: { read: string[] };
   /** What the handler does, for the docs. */
   description: string;
 }
+
+/** The body of the read variants' handlers: the patient's chart and 20 of its commands. */
+const READ_CHART_AND_COMMANDS = `    const key = this.event.context.patient.key;
+    await this.data.chart.get(key);
+    await this.data.commands.list({ patient_key: key, limit: 20 });
+    return [];`;
 
 export const VARIANTS: Variant[] = [
   { name: 'none', description: 'no plugin installed' },
@@ -71,6 +84,24 @@ export const VARIANTS: Variant[] = [
     compute: "    return [originateCommand('instruct', this.event.context.note.uuid, { comment: this.event.target.id })];",
     description: "one enabled PLAN_COMMAND__POST_COMMIT handler returning originateCommand('instruct', note.uuid, { comment: <the plan's uuid> })",
   },
+  {
+    name: 'pre-read',
+    plugin: 'bench-pre-read',
+    event: 'PLAN_COMMAND__PRE_COMMIT',
+    compute: READ_CHART_AND_COMMANDS,
+    async: true,
+    data: { read: ['chart', 'commands'] },
+    description: "one enabled PLAN_COMMAND__PRE_COMMIT handler reading the patient's chart and 20 of its commands through this.data, returning []",
+  },
+  {
+    name: 'post-read',
+    plugin: 'bench-post-read',
+    event: 'PLAN_COMMAND__POST_COMMIT',
+    compute: READ_CHART_AND_COMMANDS,
+    async: true,
+    data: { read: ['chart', 'commands'] },
+    description: "one enabled PLAN_COMMAND__POST_COMMIT handler reading the patient's chart and 20 of its commands through this.data, returning []",
+  },
   // The machine's speed drifts over the minute the variants take: the reference is the mean of
   // the no-plugin runs before and after them.
   { name: 'none-again', description: 'no plugin installed, after the plugin variants (every plugin deleted)' },
@@ -93,10 +124,14 @@ export interface PluginProject {
     events: string[];
     /** The compute() body, in TypeScript. */
     compute: string;
+    /** compute() is async. */
+    async?: boolean;
     description: string;
   }>;
   /** The manifest's `limits` (docs/plugin-manifest.md, "Limits"). */
   limits?: { memory_mb?: number; timeout_ms?: number };
+  /** The manifest's `data` (docs/plugin-manifest.md, "Data"). */
+  data?: { read: string[] };
 }
 
 /** Writes the project under `parent` and builds it with the CLI's packaging: the package's bytes. */
@@ -109,13 +144,14 @@ export async function buildPluginProject(parent: string, p: PluginProject): Prom
     name: p.name,
     description: `Benchmark plugin: ${p.description}`,
     ...(p.limits ? { limits: p.limits } : {}),
+    ...(p.data ? { data: p.data } : {}),
     components: { handlers: p.handlers.map((h) => ({ entry: 'plugin/handlers.js', class: h.className, events: h.events, description: h.description })) },
   };
   fs.writeFileSync(path.join(dir, 'CHARTA_MANIFEST.json'), JSON.stringify(manifest, null, 2));
   const classes = p.handlers.map(
     (h) => `export class ${h.className} extends BaseHandler {
   static override readonly RESPONDS_TO: readonly EventName[] = ${JSON.stringify(h.events)};
-  compute(): Effect[] {
+  ${h.async === true ? 'async compute(): Promise<Effect[]>' : 'compute(): Effect[]'} {
 ${h.compute}
   }
 }
@@ -137,7 +173,8 @@ function buildPlugin(parent: string, v: Variant): Promise<Buffer> {
   return buildPluginProject(parent, {
     name: v.plugin!,
     description: v.description,
-    handlers: [{ className: 'Bench', events: [v.event!], compute: v.compute!, description: v.description }],
+    handlers: [{ className: 'Bench', events: [v.event!], compute: v.compute!, async: v.async, description: v.description }],
+    data: v.data,
   });
 }
 

@@ -19,6 +19,8 @@ import { DATA_RESOURCES, MAX_LIMIT, MAX_OFFSET, type DataErrorCode, type DataRes
 import type { TSchema } from '@sinclair/typebox';
 import type { Ctx } from '../context.ts';
 import type { Storage } from '../storage/db.ts';
+import type { Insertable } from 'kysely';
+import type { AuditEventTable } from '../storage/schema.ts';
 import type { LogBus } from '../logs/bus.ts';
 import { appendAudit } from '../storage/audit-repository.ts';
 import { getPluginGrants } from '../storage/plugins-repository.ts';
@@ -124,7 +126,43 @@ function listAnswer<T>(list: List<T>): JsonObject {
   };
 }
 
+/**
+ * The audit rows of reads, written together: those appended in one turn of the event loop go in
+ * one write transaction (one write, not one per read, beside the changes the reads' events come
+ * from); each append's promise settles with that write.
+ */
+class AuditRows {
+  private rows: Array<Insertable<AuditEventTable>> = [];
+  private waiting: Array<{ resolve: () => void; reject: (err: unknown) => void }> = [];
+
+  constructor(private readonly storage: Storage) {}
+
+  append(row: Insertable<AuditEventTable>): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.rows.push(row);
+      this.waiting.push({ resolve, reject });
+      if (this.rows.length === 1) setImmediate(() => this.flush());
+    });
+  }
+
+  private flush(): void {
+    const rows = this.rows;
+    const waiting = this.waiting;
+    this.rows = [];
+    this.waiting = [];
+    this.storage
+      .transact(async (trx) => {
+        for (const row of rows) await appendAudit(trx, row);
+      })
+      .then(
+        () => waiting.forEach((w) => w.resolve()),
+        (err: unknown) => waiting.forEach((w) => w.reject(err)),
+      );
+  }
+}
+
 export function registerDataReads(bindings: Bindings, env: DataEnv): void {
+  const auditRows = new AuditRows(env.storage);
   const grants = new WeakMap<CallContext, Promise<Grant[]>>();
   const grantsOf = (call: CallContext): Promise<Grant[]> => {
     let given = grants.get(call);
@@ -264,7 +302,7 @@ export function registerDataReads(bindings: Bindings, env: DataEnv): void {
       }),
       request_id: call.requestId ?? null,
     };
-    const written = env.storage.transact((trx) => appendAudit(trx, row));
+    const written = auditRows.append(row);
     if (!call.pre) {
       await written;
       return;
