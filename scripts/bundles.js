@@ -1,6 +1,6 @@
-// The process entry points that run from a bundle when one is up to date (docs/architecture.md,
-// "Bundled entry points"): which source each bundle is built from, and whether a bundle may be
-// run. A bundle may run only while every source file it was built from still has the content it
+// The process entry points that run from a bundle when one is up to date, and the one module
+// loaded on demand the same way (docs/architecture.md, "Bundled entry points"): which source each
+// bundle is built from, and whether a bundle may be run. A bundle may run only while every source file it was built from still has the content it
 // was built from (the digest its sources file records); otherwise the entry point runs the
 // TypeScript sources through tsx, so an edit is never silently ignored.
 import crypto from 'node:crypto';
@@ -15,6 +15,8 @@ export const ENTRIES = {
   charta: { source: 'packages/cli/src/main.ts', bundle: 'packages/cli/dist/charta.mjs' },
   'charta-server': { source: 'packages/server/src/main.ts', bundle: 'packages/server/dist/charta-server.mjs' },
   'runner-child': { source: 'packages/server/src/runtime/runner/child.ts', bundle: 'packages/server/dist/runner-child.mjs' },
+  // Not a process: the module `charta plugin test` and `charta plugin run` load when they run (importEntry).
+  'local-runtime': { source: 'packages/server/src/runtime/local.ts', bundle: 'packages/server/dist/local-runtime.mjs' },
 };
 
 /** The file beside a bundle listing the source files it was built from and their digest. */
@@ -58,9 +60,19 @@ export function entryFor(name) {
   return { url: pathToFileURL(path.join(ROOT, fresh ? bundle : source)).href, needsTsx: !fresh };
 }
 
+let tsxRegistered = false;
+
+/** The entry point's module: its bundle, or its source through tsx's loader (registered once per process). */
+export async function importEntry(name) {
+  const entry = entryFor(name);
+  if (entry.needsTsx && !tsxRegistered) {
+    (await import('tsx/esm/api')).register();
+    tsxRegistered = true;
+  }
+  return import(entry.url);
+}
+
 /** Runs the entry point: its bundle, or its source through tsx's loader. */
 export async function launch(name) {
-  const entry = entryFor(name);
-  if (entry.needsTsx) (await import('tsx/esm/api')).register();
-  await import(entry.url);
+  await importEntry(name);
 }

@@ -68,3 +68,19 @@ export interface PluginCache {
   set(key: string, value: unknown, options?: { ttl?: number }): Promise<void>;
   delete(key: string): Promise<boolean>;
 }
+
+/**
+ * The record a plugin's tests read through `this.data` instead of an instance's
+ * (docs/plugins.md, "Testing a plugin"; `runInSandbox(…, {data})` of `@charta/plugin-sdk/testing`,
+ * `charta plugin run --fixture`): rows in the API's shapes (a row may leave out what its test
+ * does not read), and each patient's chart and metadata pairs by the patient's key.
+ */
+export interface DataFixture {
+  patients?: Array<Partial<Patient> & { key: string }>;
+  notes?: Array<Partial<Note> & { uuid: string; patient_key: string }>;
+  commands?: Array<Partial<Command> & { uuid: string; patient_key: string }>;
+  /** By patient key: what `chart.get` answers (its entries' `status` as the chart reads filter it: active conditions and medications, open goals). */
+  chart?: Record<string, Partial<Omit<PatientChart, 'patient_key'>>>;
+  /** By patient key: the pairs `patients.metadata` answers. */
+  metadata?: Record<string, PatientMetadata[]>;
+}

@@ -19,6 +19,8 @@ import * as pluginInit from './commands/plugin/init.ts';
 import * as pluginInstall from './commands/plugin/install.ts';
 import * as pluginList from './commands/plugin/list.ts';
 import * as pluginReads from './commands/plugin/reads.ts';
+import * as pluginRun from './commands/plugin/run.ts';
+import * as pluginTest from './commands/plugin/test.ts';
 import * as pluginUpdate from './commands/plugin/update.ts';
 import * as printConfig from './commands/print-config.ts';
 import { PromptCancelled, type IO } from './io.ts';
@@ -47,9 +49,11 @@ export function buildProgram(session: Session, captured: { out: string; err: str
   setDefaultHost.register(auth, session);
   const plugin = program
     .command('plugin')
-    .description('create and build plugin projects; install, update, delete and list the plugins of an instance, and their dead letters');
+    .description('create, build, test and run plugin projects; install, update, delete and list the plugins of an instance, and their dead letters');
   pluginInit.register(plugin, session);
   pluginBuild.register(plugin, session);
+  pluginTest.register(plugin, session);
+  pluginRun.register(plugin, session);
   pluginInstall.register(plugin, session);
   pluginUpdate.register(plugin, session);
   pluginDelete.register(plugin, session);

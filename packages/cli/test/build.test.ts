@@ -1,8 +1,8 @@
 // Building a plugin project (charta plugin build, and what plugin install does with a directory):
 // the generated project builds as generated into a reproducible dist/<slug>-<version>.tar.gz whose
-// bundled handler runs on its own; the generated project's own test and typecheck pass; hidden
-// files, node_modules, dist and links stay out; every broken project is a failure line listing
-// its reasons, and no package is written.
+// bundled handler runs on its own; the generated project typechecks (its tests run in the
+// sandbox: plugin-test.test.ts); hidden files, node_modules, dist and links stay out; every broken
+// project is a failure line listing its reasons, and no package is written.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -92,7 +92,7 @@ describe('building a plugin project', () => {
     assert.deepEqual(log.lines, [{ level: 'info', message: 'plan c-1 committed by s-1: Recheck in 2 weeks' }]);
   });
 
-  it("the generated project's own test and typecheck pass once its dependencies are installed", () => {
+  it('the generated project typechecks once its dependencies are installed; its npm test is charta plugin test (plugin-test.test.ts runs it)', () => {
     const dir = tempDir('charta-gen-');
     execFileSync(process.execPath, [path.join(REPO, 'packages/cli/bin/charta.js'), 'plugin', 'init', '--no-input', '-o', dir]);
     const project = path.join(dir, 'plugin-boilerplate');
@@ -102,16 +102,7 @@ describe('building a plugin project', () => {
     fs.mkdirSync(path.join(modules, '@types'), { recursive: true });
     fs.symlinkSync(path.join(REPO, 'packages/plugin-sdk'), path.join(modules, '@charta/plugin-sdk'));
     for (const name of ['tsx', 'typescript', '@types/node']) fs.symlinkSync(path.join(REPO, 'node_modules', name), path.join(modules, name));
-    // Run as a developer would: outside this test runner (NODE_TEST_CONTEXT would make it report to us).
-    const env = { ...process.env };
-    delete env.NODE_TEST_CONTEXT;
-    const test = execFileSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=tap', 'test/handlers.test.ts'], {
-      cwd: project,
-      encoding: 'utf8',
-      env,
-    });
-    assert.match(test, /# pass 4\n/);
-    assert.match(test, /# fail 0\n/);
+    assert.equal(JSON.parse(fs.readFileSync(path.join(project, 'package.json'), 'utf8')).scripts.test, 'charta plugin test .');
     execFileSync(process.execPath, [path.join(modules, 'typescript/bin/tsc'), '-p', '.'], { cwd: project, encoding: 'utf8' });
   });
 

@@ -55,7 +55,8 @@ function packageJson(answers: Answers): object {
     author: `${answers.full_name} <${answers.email}>`,
     type: 'module',
     scripts: {
-      test: 'node --import tsx --test test/*.test.ts',
+      // Every handler call of the tests in the instance's sandbox (docs/plugins.md, "Testing a plugin").
+      test: 'charta plugin test .',
       typecheck: 'tsc -p .',
       build: 'charta plugin build .',
       deploy: 'charta plugin install .',

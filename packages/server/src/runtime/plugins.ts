@@ -12,10 +12,9 @@ import { getPluginPackage, pluginStates } from '../storage/plugins-repository.ts
 import type { LogBus } from '../logs/bus.ts';
 import type { PackageToCheck, PluginRuntimeStatus } from './types.ts';
 import type { CallResult, JsonObject } from './sandbox/types.ts';
-import type { ActiveHandler, CallContext, CallRunner, DataAccess } from './calls.ts';
-import { effectsPerAnswer } from './effect-limits.ts';
-import type { PluginRunner, RunnerHandler } from './runner/client.ts';
-import { handlerTarget, type Runnability, type RunnablePlugin } from './runnable.ts';
+import type { ActiveHandler, CallContext, CallRunner } from './calls.ts';
+import type { PluginRunner } from './runner/client.ts';
+import { declaredHandlers, type Runnability } from './runnable.ts';
 
 export interface RegistryOptions {
   storage: Storage;
@@ -192,51 +191,14 @@ export class PluginRegistry implements HandlerIndex, CallRunner {
     const loaded = await this.options.runner.load(runnable.plugin);
     if (this.plugins.get(name) !== plugin || this.closed) return;
     if (!loaded.ok) {
-      await this.failed(plugin, loaded.reasons.join('; '), this.declaredHandlers(runnable.plugin, null, {}));
+      await this.failed(plugin, loaded.reasons.join('; '), declaredHandlers(runnable.plugin, null, {}, this.options));
       return;
     }
     const secrets = await this.options.secretsOf(db, name);
-    plugin.handlers = this.declaredHandlers(runnable.plugin, loaded.handlers, secrets);
+    plugin.handlers = declaredHandlers(runnable.plugin, loaded.handlers, secrets, this.options);
     Object.assign(plugin, { state: 'running', detail: null, since: Date.now(), retryAt: null, failedLoads: 0 } satisfies Partial<EnabledPlugin>);
     const events = [...new Set(plugin.handlers.flatMap((h) => h.events))];
     this.info(name, `plugin runtime: ${name} ${version} running: ${plugin.handlers.length} handler(s) for ${events.join(', ') || 'no events'}`);
-  }
-
-  /**
-   * The manifest's handlers as the host dispatches to them: with `loaded` (the classes the runner
-   * found), those it found, for the events their RESPONDS_TO lists; without (a failed load), every
-   * one declared, whose calls answer `unavailable`.
-   */
-  private declaredHandlers(runnable: RunnablePlugin, loaded: RunnerHandler[] | null, secrets: Readonly<Record<string, string>>): ActiveHandler[] {
-    const { manifest, name: plugin } = runnable;
-    const perAnswer = effectsPerAnswer(manifest.limits?.effects_per_answer, this.options.maxEffectsPerAnswer);
-    const asked = manifest.data ?? {};
-    const data: DataAccess = {
-      read: asked.read ?? [],
-      scope: asked.scope ?? 'event_patient',
-      reads: Math.min(asked.reads_per_call ?? this.options.maxDataReads, this.options.maxDataReads),
-      rows: Math.min(asked.rows_per_call ?? this.options.maxDataRows, this.options.maxDataRows),
-    };
-    const handlers: ActiveHandler[] = [];
-    for (const handler of manifest.components.handlers) {
-      const { entry, name: className } = handlerTarget(handler);
-      if (className === undefined || entry === undefined) continue;
-      const found = loaded?.find((h) => h.entry === entry && h.name === className);
-      if (loaded !== null && found === undefined) continue;
-      const events = found === undefined ? handler.events : handler.events.filter((e) => found.respondsTo.includes(e));
-      handlers.push({
-        plugin,
-        entry,
-        className,
-        id: `${entry}:${className}`,
-        events,
-        secrets,
-        onFailure: handler.on_failure ?? 'allow',
-        effectsPerAnswer: perAnswer,
-        data,
-      });
-    }
-    return handlers;
   }
 
   /** A load failed: the plugin is failing, its handlers answer `unavailable`, and its load is tried again after a wait that grows. */

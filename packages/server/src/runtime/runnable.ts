@@ -6,7 +6,9 @@ import { isEventName } from '@charta/plugin-sdk';
 import type { ChartaManifest } from '@charta/plugin-sdk/manifest';
 import { inspectPackage, readPackageFiles } from '../inspection/index.ts';
 import { pathSegments } from '../inspection/entries.ts';
-import type { PluginModule } from './runner/protocol.ts';
+import type { PluginModule, RunnerHandler } from './runner/protocol.ts';
+import type { ActiveHandler, DataAccess } from './calls.ts';
+import { effectsPerAnswer } from './effect-limits.ts';
 import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from './sandbox/types.ts';
 import type { PackageToCheck } from './types.ts';
 
@@ -131,4 +133,58 @@ export async function runnablePlugin(pkg: PackageToCheck, instance: InstanceLimi
   const plugin: RunnablePlugin = { name: metadata.name, manifest, modules, limits };
   if (reasons.length) return { kind: 'invalid', reasons, partial: modules.length ? plugin : null };
   return { kind: 'runnable', plugin };
+}
+
+/**
+ * The instance's maximums for what a handler's manifest asks of each call: effects per answer
+ * (CHARTA_PLUGIN_MAX_EFFECTS_PER_ANSWER), reads and rows (CHARTA_PLUGIN_DATA_READS_PER_CALL,
+ * CHARTA_PLUGIN_DATA_ROWS_PER_CALL).
+ */
+export interface HandlerMaximums {
+  maxEffectsPerAnswer: number;
+  maxDataReads: number;
+  maxDataRows: number;
+}
+
+/**
+ * The manifest's handlers as the host dispatches to them: with `loaded` (the classes the runner
+ * found), those it found, for the events their RESPONDS_TO lists; without (a failed load), every
+ * one declared, whose calls answer `unavailable`. The instance's registry (plugins.ts) and the
+ * runtime of a plugin's tests (local.ts) both make them here.
+ */
+export function declaredHandlers(
+  runnable: RunnablePlugin,
+  loaded: RunnerHandler[] | null,
+  secrets: Readonly<Record<string, string>>,
+  maximums: HandlerMaximums,
+): ActiveHandler[] {
+  const { manifest, name: plugin } = runnable;
+  const perAnswer = effectsPerAnswer(manifest.limits?.effects_per_answer, maximums.maxEffectsPerAnswer);
+  const asked = manifest.data ?? {};
+  const data: DataAccess = {
+    read: asked.read ?? [],
+    scope: asked.scope ?? 'event_patient',
+    reads: Math.min(asked.reads_per_call ?? maximums.maxDataReads, maximums.maxDataReads),
+    rows: Math.min(asked.rows_per_call ?? maximums.maxDataRows, maximums.maxDataRows),
+  };
+  const handlers: ActiveHandler[] = [];
+  for (const handler of manifest.components.handlers) {
+    const { entry, name: className } = handlerTarget(handler);
+    if (className === undefined || entry === undefined) continue;
+    const found = loaded?.find((h) => h.entry === entry && h.name === className);
+    if (loaded !== null && found === undefined) continue;
+    const events = found === undefined ? handler.events : handler.events.filter((e) => found.respondsTo.includes(e));
+    handlers.push({
+      plugin,
+      entry,
+      className,
+      id: `${entry}:${className}`,
+      events,
+      secrets,
+      onFailure: handler.on_failure ?? 'allow',
+      effectsPerAnswer: perAnswer,
+      data,
+    });
+  }
+  return handlers;
 }

@@ -17,8 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { Bindings } from '../bindings.ts';
 import type { CallContext } from '../calls.ts';
 import type { RunnablePlugin } from '../runnable.ts';
-import { DEFAULT_BACKEND } from '../sandbox/registry.ts';
-import { BINDING_JSON_CHARS, codeOf, DEFAULT_SANDBOX_LIMITS, type BindingAnswer, type CallResult, type JsonObject } from '../sandbox/types.ts';
+import { BINDING_JSON_CHARS, codeOf, DEFAULT_BACKEND, DEFAULT_SANDBOX_LIMITS, type BindingAnswer, type CallResult, type JsonObject } from '../sandbox/types.ts';
 import {
   batchedSender,
   OVERRUN_MARGIN_MS,

@@ -6,8 +6,7 @@
 import { quickjsBackend } from './quickjs.ts';
 import type { BackendEntry } from './types.ts';
 
-/** The backend a plugin runs on unless another is named (the manifest names none yet). */
-export const DEFAULT_BACKEND = 'quickjs';
+export { DEFAULT_BACKEND } from './types.ts';
 
 const BACKENDS = new Map<string, BackendEntry>([['quickjs', quickjsBackend as BackendEntry]]);
 

@@ -6,6 +6,13 @@
 // carrying a value the plugin made. A backend other than QuickJS implements the same interface
 // and is named in sandbox/registry.ts.
 
+/**
+ * The backend a plugin runs on unless another is named (the manifest names none yet). Here, not in
+ * registry.ts, so that the runner's host side (runner/client.ts) loads no backend: `charta plugin
+ * test` runs it in the charta process (docs/plugins.md, "Testing a plugin").
+ */
+export const DEFAULT_BACKEND = 'quickjs';
+
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
 
