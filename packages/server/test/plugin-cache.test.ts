@@ -11,6 +11,9 @@ import { until } from './support/until.ts';
 import type { LogEntry } from '../src/logs/bus.ts';
 import { CACHE_PLUGIN_MAX_CHARS, CACHE_VALUE_MAX_CHARS } from '@charta/api/constants';
 import { nowMicros } from '../src/lib/time.ts';
+import { cacheBinding, memoryCacheStore } from '../src/runtime/cache.ts';
+import type { CallContext } from '../src/runtime/calls.ts';
+import type { JsonObject } from '../src/runtime/sandbox/types.ts';
 
 const C = '/core/api/v1/commands';
 
@@ -174,3 +177,34 @@ for (const engine of ENGINES) {
     });
   });
 }
+
+describe("a plugin's cache outside an instance (charta plugin test and run: runtime/local.ts)", () => {
+  const call = (pre = false) =>
+    ({
+      handler: { plugin: 'p' },
+      type: pre ? 'PLAN_COMMAND__PRE_COMMIT' : 'PLAN_COMMAND__POST_COMMIT',
+      event: {},
+      requestId: 'r',
+      pre,
+      reads: { count: 0, rows: 0, overBudget: null, databaseUnavailable: false },
+    }) as unknown as CallContext;
+
+  it('holds the same limits and rules over memory as the instance’s over its database', async () => {
+    const cache = cacheBinding(memoryCacheStore());
+    const ask = (args: JsonObject, pre = false) => cache('p', args, call(pre));
+    assert.deepEqual(await ask({ op: 'set', key: 'k', value: { a: 1 } }), { value: null });
+    assert.deepEqual(await ask({ op: 'get', key: 'k' }), { value: { a: 1 } });
+    assert.deepEqual(
+      await cache('q', { op: 'get', key: 'k' }, { ...call(), handler: { plugin: 'q' } } as unknown as CallContext),
+      { value: null },
+      'per plugin',
+    );
+    assert.equal(((await ask({ op: 'set', key: 'x', value: 1 }, true)) as { error: { code: string } }).error.code, 'not_allowed');
+    const big = 'x'.repeat(60_000);
+    for (let i = 0; i < 17; i++) assert.deepEqual(await ask({ op: 'set', key: `part${i}`, value: big }), { value: null });
+    assert.equal(((await ask({ op: 'set', key: 'part17', value: big })) as { error: { code: string } }).error.code, 'cache_full');
+    assert.equal(((await ask({ op: 'set', key: 'v', value: 'x'.repeat(CACHE_VALUE_MAX_CHARS) })) as { error: { code: string } }).error.code, 'too_large');
+    assert.deepEqual(await ask({ op: 'delete', key: 'part0' }), { value: true });
+    assert.deepEqual(await ask({ op: 'set', key: 'part17', value: big }), { value: null }, 'room again once one is deleted');
+  });
+});

@@ -1,18 +1,15 @@
 // A plugin's cache (docs/plugins.md, "Cache"): the `cache` binding behind `this.cache` in the
 // sandbox, as the original platform's get_cache() gives its plugins, bounded: JSON values by key,
 // at most 64 KiB of JSON each and 1 MiB per plugin (keys and values), an optional time to live;
-// stored in the database, so every process of the instance sees the same, and deleted with the
-// plugin (plugins/delete.ts). A write counts the plugin's live rows in its own transaction, the
-// plugin's row locked on PostgreSQL, so two writes at once cannot pass the 1 MiB together. A PRE
+// on an instance stored in its database (cache-database.ts), so every process sees the same, and
+// deleted with the plugin (plugins/delete.ts); a plugin's tests get the same binding over a cache
+// in memory (runtime/local.ts). A PRE
 // handler may read the cache but not write it: its change's write transaction is open (on SQLite
 // it holds the only writer). Refusals are typed errors inside the sandbox, like this.data's.
 import { CACHE_KEY_MAX_CHARS, CACHE_PLUGIN_MAX_CHARS, CACHE_TTL_MAX_SECONDS, CACHE_VALUE_MAX_CHARS, type DataErrorCode } from '@charta/api/constants';
-import type { Storage } from '../storage/db.ts';
-import { getPluginForUpdate } from '../storage/plugins-repository.ts';
-import { cacheSize, deleteCacheValue, deleteExpiredCache, getCacheValue, putCacheValue } from '../storage/plugin-cache-repository.ts';
 import { storageErrorOf, DatabaseUnavailableError } from '../storage/errors.ts';
 import { nowMicros } from '../lib/time.ts';
-import type { Bindings } from './bindings.ts';
+import type { Binding } from './bindings.ts';
 import type { JsonObject, JsonValue } from './sandbox/types.ts';
 
 /** The binding's name: `__charta_binding('cache', {op, key, value?, ttl?})`. */
@@ -46,8 +43,49 @@ function expiryOf(ttl: JsonValue | undefined, now: number): number | null {
   return now + ttl * 1_000_000;
 }
 
-export function registerCache(bindings: Bindings, storage: Storage): void {
-  bindings.register(CACHE_BINDING, async (plugin, args, call) => {
+/** Where a plugin's cache lives: the instance's database, or memory (a plugin's tests: runtime/local.ts). Values are JSON text. */
+export interface CacheStore {
+  get(plugin: string, key: string, now: number): Promise<string | undefined>;
+  /** Stores the entry unless the plugin's other live entries and it pass the 1 MiB (room() says how it refuses). */
+  set(plugin: string, entry: { key: string; value: string; size: number; expiresAt: number | null }, now: number): Promise<void>;
+  delete(plugin: string, key: string, now: number): Promise<boolean>;
+}
+
+/** Refuses an entry of `size` beside `others` characters of the plugin's live entries, past the 1 MiB. */
+export function room(others: number, size: number): void {
+  if (others + size > CACHE_PLUGIN_MAX_CHARS) {
+    throw new CacheRefusal(
+      'cache_full',
+      `the plugin's cache holds ${others} of its ${CACHE_PLUGIN_MAX_CHARS} characters; this entry needs ${size} (delete some, or set a ttl)`,
+    );
+  }
+}
+
+/** In memory, with the same limits (a plugin's tests, `charta plugin test` and `run`). */
+export function memoryCacheStore(): CacheStore {
+  const plugins = new Map<string, Map<string, { value: string; size: number; expiresAt: number | null }>>();
+  const entriesOf = (plugin: string, now: number) => {
+    let entries = plugins.get(plugin);
+    if (entries === undefined) plugins.set(plugin, (entries = new Map()));
+    for (const [key, e] of entries) if (e.expiresAt !== null && e.expiresAt <= now) entries.delete(key);
+    return entries;
+  };
+  return {
+    get: async (plugin, key, now) => entriesOf(plugin, now).get(key)?.value,
+    set: async (plugin, entry, now) => {
+      const entries = entriesOf(plugin, now);
+      let others = 0;
+      for (const [key, e] of entries) if (key !== entry.key) others += e.size;
+      room(others, entry.size);
+      entries.set(entry.key, { value: entry.value, size: entry.size, expiresAt: entry.expiresAt });
+    },
+    delete: async (plugin, key, now) => entriesOf(plugin, now).delete(key),
+  };
+}
+
+/** The `cache` binding over a store: every argument checked, every refusal a typed error. */
+export function cacheBinding(store: CacheStore): Binding {
+  return async (plugin, args, call) => {
     if (call === undefined || call.handler.plugin !== plugin)
       return refusal('failed', 'the cache is answered only while one of the plugin’s handler calls runs');
     if (typeof args !== 'object' || args === null || Array.isArray(args)) return refusal('invalid', 'a cache call is {op, key, …}');
@@ -56,8 +94,8 @@ export function registerCache(bindings: Bindings, storage: Storage): void {
       const now = nowMicros();
       switch (args.op) {
         case 'get': {
-          const row = await getCacheValue(storage.reader, plugin, key, now);
-          return { value: row === undefined ? null : (JSON.parse(row.value) as JsonValue) };
+          const value = await store.get(plugin, key, now);
+          return { value: value === undefined ? null : (JSON.parse(value) as JsonValue) };
         }
         case 'set': {
           if (call.pre) throw new CacheRefusal('not_allowed', 'a PRE handler may read the cache, not write it (its change is being written)');
@@ -66,26 +104,12 @@ export function registerCache(bindings: Bindings, storage: Storage): void {
           if (value.length > CACHE_VALUE_MAX_CHARS) {
             throw new CacheRefusal('too_large', `a cached value is at most ${CACHE_VALUE_MAX_CHARS} characters of JSON; this one has ${value.length}`);
           }
-          const expiresAt = expiryOf(args.ttl, now);
-          const size = key.length + value.length;
-          await storage.transact(async (trx) => {
-            await getPluginForUpdate(trx, storage.engine, plugin);
-            await deleteExpiredCache(trx, plugin, now);
-            const others = await cacheSize(trx, plugin, now, key);
-            if (others + size > CACHE_PLUGIN_MAX_CHARS) {
-              throw new CacheRefusal(
-                'cache_full',
-                `the plugin's cache holds ${others} of its ${CACHE_PLUGIN_MAX_CHARS} characters; this entry needs ${size} (delete some, or set a ttl)`,
-              );
-            }
-            await putCacheValue(trx, { plugin_name: plugin, key, value, size, expires_at: expiresAt, updated_at: now });
-          });
+          await store.set(plugin, { key, value, size: key.length + value.length, expiresAt: expiryOf(args.ttl, now) }, now);
           return { value: null };
         }
         case 'delete': {
           if (call.pre) throw new CacheRefusal('not_allowed', 'a PRE handler may read the cache, not write it (its change is being written)');
-          const had = await storage.transact((trx) => deleteCacheValue(trx, plugin, key, now));
-          return { value: had };
+          return { value: await store.delete(plugin, key, now) };
         }
         default:
           return refusal('invalid', 'op is get, set or delete');
@@ -96,5 +120,5 @@ export function registerCache(bindings: Bindings, storage: Storage): void {
       if (storageErrorOf(err) instanceof DatabaseUnavailableError) return refusal('database_unavailable', 'the database is unavailable');
       return refusal('failed', 'the cache call failed');
     }
-  });
+  };
 }

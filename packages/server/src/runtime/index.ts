@@ -10,7 +10,7 @@ import { pluginSecretValues } from '../storage/plugin-secrets-repository.ts';
 import { PluginRunner } from './runner/client.ts';
 import { Bindings } from './bindings.ts';
 import { registerDataReads } from './data-reads.ts';
-import { registerCache } from './cache.ts';
+import { registerCache } from './cache-database.ts';
 import { runnablePlugin } from './runnable.ts';
 import { checkPackage } from './check.ts';
 import { PluginHost } from './host.ts';

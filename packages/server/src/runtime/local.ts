@@ -13,6 +13,7 @@ import { isEventName } from '@charta/api/constants';
 import { loadConfig } from '../config.ts';
 import { LogBus, type LogEntry } from '../logs/bus.ts';
 import { Bindings } from './bindings.ts';
+import { CACHE_BINDING, cacheBinding, memoryCacheStore } from './cache.ts';
 import { describeOutcome, HandlerCalls, type ActiveHandler, type CallFault } from './calls.ts';
 import { checkPackage } from './check.ts';
 import { DATA_BINDING } from './data-access.ts';
@@ -123,6 +124,8 @@ export class LocalPlugin {
       DATA_BINDING,
       fixtureBinding((call) => (call.requestId === undefined ? undefined : pending.get(call.requestId))),
     );
+    // this.cache: as an instance's, kept in memory for the plugin's whole run (docs/plugins.md, "Cache").
+    bindings.register(CACHE_BINDING, cacheBinding(memoryCacheStore()));
     const runner = new PluginRunner({ bindings, maxTotalMemoryBytes: settings.runnerBytes });
     const pkg = { name: '', format: 'tar.gz' as const, source: 'manifest' as const, bytes };
     const fail = async (reasons: string[]) => {
