@@ -93,8 +93,26 @@ export const GRANT_NAMES = (Object.keys(GRANTS) as Grant[]).sort();
 export const normalizePluginName = (raw: string): string => raw.replace(/_/g, '-');
 
 /** What a plugin's handlers may read of the record through `this.data` (docs/plugins.md, "Reading the record"). */
-export const DATA_RESOURCES = ['patients', 'notes', 'commands', 'chart'] as const;
+export const DATA_RESOURCES = ['patients', 'notes', 'commands', 'chart', 'reference'] as const;
 export type DataResource = (typeof DATA_RESOURCES)[number];
+/**
+ * The reference data catalogues a plugin reads (`this.data.reference.<catalogue>`), each with the
+ * field of its entries that `get` finds one by, and for a nested one the field naming its parent
+ * (docs/api.md, "Admin API": the same entries as the admin lists show them).
+ */
+export const REFERENCE_CATALOGUES = {
+  staff: { key: 'key' },
+  lab_partners: { key: 'id' },
+  lab_tests: { key: 'id', parent: 'lab_partner' },
+  pharmacies: { key: 'ncpdp_id' },
+  reason_for_visit_codings: { key: 'id' },
+  questionnaires: { key: 'id' },
+  educational_materials: { key: 'id' },
+  dispense_units: { key: 'ncpdp_quantity_qualifier_code' },
+} as const satisfies Record<string, { key: string; parent?: string }>;
+export type ReferenceCatalogue = keyof typeof REFERENCE_CATALOGUES;
+export const REFERENCE_CATALOGUE_NAMES = Object.keys(REFERENCE_CATALOGUES) as ReferenceCatalogue[];
+
 /** `event_patient` (the default): only the patient of the event handled; `instance`: any, with the `data:instance` grant. */
 export const DATA_SCOPES = ['event_patient', 'instance'] as const;
 export type DataScope = (typeof DATA_SCOPES)[number];

@@ -2,7 +2,7 @@
 // same views as the REST API's, a list as one page with the next page's offset, and the typed
 // error a refused read throws inside the sandbox.
 import type { Static } from '@sinclair/typebox';
-import type { DataErrorCode } from './constants.ts';
+import type { DataErrorCode, ReferenceCatalogue } from './constants.ts';
 import type { Command, ListCommandsQuery } from './commands.ts';
 import type { ListNotesQuery, Note } from './notes.ts';
 import type { Patient, PatientMetadata } from './patients.ts';
@@ -49,6 +49,14 @@ export interface DataReader {
   notes: { get(uuid: string): Promise<Note>; list(query?: NotesQuery): Promise<DataPage<Note>> };
   commands: { get(uuid: string): Promise<Command>; list(query?: CommandsQuery): Promise<DataPage<Command>> };
   chart: { get(patientKey: string): Promise<PatientChart> };
+  /** The reference data: each catalogue's entries as the admin API lists them (docs/plugins.md, "Reading the record"). */
+  reference: Record<
+    ReferenceCatalogue,
+    {
+      list(query?: { parent?: string; limit?: number; offset?: number }): Promise<DataPage<Record<string, unknown>>>;
+      get(id: string): Promise<Record<string, unknown>>;
+    }
+  >;
 }
 
 /** What a refused read throws: `code` says why, `errors` names the arguments at fault (invalid). */
@@ -83,4 +91,6 @@ export interface DataFixture {
   chart?: Record<string, Partial<Omit<PatientChart, 'patient_key'>>>;
   /** By patient key: the pairs `patients.metadata` answers. */
   metadata?: Record<string, PatientMetadata[]>;
+  /** By catalogue: its entries, as the admin API shows them (each with its key field: REFERENCE_CATALOGUES). */
+  reference?: Partial<Record<ReferenceCatalogue, Array<Record<string, unknown>>>>;
 }

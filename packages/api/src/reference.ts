@@ -1,7 +1,7 @@
 // Schemas of the reference data admin API (docs/api.md): closed bodies (additionalProperties:
 // false), every string bounded.
 import { Type } from '@sinclair/typebox';
-import { Nullable } from './common.ts';
+import { Nullable, PageParams } from './common.ts';
 import { CodeSystems, INTERNAL_SYSTEM, LANGUAGE_CODES, QUESTION_KINDS, STAFF_ROLES } from './constants.ts';
 
 /** One line of text: 1 to `max` characters, at least one not blank, no control characters. */
@@ -157,3 +157,12 @@ export const DispenseUnit = Type.Object({ ncpdp_quantity_qualifier_code: Type.St
 export const PartnerParams = Type.Object({
   id: Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$', description: 'Lab partner id' }),
 });
+
+/** The query of a plugin's list of a catalogue (`this.data.reference.<catalogue>.list`): a page, and a nested catalogue's parent. */
+export const ReferenceReadQuery = Type.Object(
+  {
+    parent: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "A nested catalogue's parent (lab_tests: the lab partner's id)" })),
+    ...PageParams,
+  },
+  { additionalProperties: false },
+);

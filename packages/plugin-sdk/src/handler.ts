@@ -9,6 +9,7 @@ import type { DataErrorShape, DataReader, PluginCache } from '@charta/api';
 export type { DataErrorShape, DataPage, DataReader, PatientChart, ChartEntry, CommandsQuery, NotesQuery, PluginCache } from '@charta/api';
 
 export { LOG_LEVELS, type LogLevel } from '@charta/api/constants';
+import { REFERENCE_CATALOGUE_NAMES } from '@charta/api/constants';
 
 /**
  * `this.log`: each call is one line on the instance's log stream (`charta logs`), tagged with the
@@ -100,6 +101,7 @@ export function noData(): DataReader {
     notes: { get: refuse, list: refuse },
     commands: { get: refuse, list: refuse },
     chart: { get: refuse },
+    reference: Object.fromEntries(REFERENCE_CATALOGUE_NAMES.map((name) => [name, { list: refuse, get: refuse }])) as unknown as DataReader['reference'],
   };
 }
 

@@ -194,16 +194,56 @@ describe('this.data from a fixture', () => {
     assert.deepEqual(await unknown.error('chart', 'get', { patient_key: 'c'.repeat(32) }), { code: 'not_found', message: 'Patient not found' });
   });
 
+  it('reads the reference data by catalogue, a nested one by its parent, an entry by its key', async () => {
+    const data = fixture({
+      reference: {
+        staff: [
+          { key: 's1', first_name: 'Alex' },
+          { key: 's2', first_name: 'Jordan' },
+        ],
+        lab_tests: [
+          { id: 't1', lab_partner: 'p1', name: 'A1c' },
+          { id: 't2', lab_partner: 'p2', name: 'HDL' },
+        ],
+      },
+    });
+    const { value, error, reads } = caller({ access: { read: ['reference'] }, data });
+    assert.deepEqual((await value('reference', 'list', { catalogue: 'staff', query: { limit: 1 } })).results, [{ key: 's1', first_name: 'Alex' }]);
+    assert.deepEqual(await value('reference', 'get', { catalogue: 'staff', id: 's2' }), { key: 's2', first_name: 'Jordan' });
+    assert.deepEqual((await value('reference', 'list', { catalogue: 'lab_tests', query: { parent: 'p2' } })).results, [
+      { id: 't2', lab_partner: 'p2', name: 'HDL' },
+    ]);
+    assert.equal((await value('reference', 'list', { catalogue: 'pharmacies' })).count, 0);
+    assert.equal((await error('reference', 'list', { catalogue: 'lab_tests' })).code, 'invalid');
+    assert.equal((await error('reference', 'get', { catalogue: 'staff', id: 'nobody' })).code, 'not_found');
+    assert.equal((await error('reference', 'list', { catalogue: 'nope' })).code, 'invalid');
+    assert.deepEqual(
+      reads.map((r) => [r.read, r.patient_key]),
+      [
+        ['reference.list', null],
+        ['reference.get', null],
+        ['reference.list', null],
+        ['reference.list', null],
+      ],
+    );
+    assert.deepEqual(checkFixture({ reference: { nope: [] } }), {
+      ok: false,
+      reasons: [
+        'reference.nope is not a catalogue (staff, lab_partners, lab_tests, pharmacies, reason_for_visit_codings, questionnaires, educational_materials, dispense_units)',
+      ],
+    });
+  });
+
   it('refuses a malformed fixture with every reason', () => {
     const checked = checkFixture({ patients: [{ key: 'ada' }, { key: A }, { key: A }], notes: {}, chart: { x: [] }, colour: 1 });
     assert.deepEqual(checked.ok ? [] : checked.reasons, [
-      'colour is not a member of a fixture (patients, notes, commands, chart, metadata)',
+      'colour is not a member of a fixture (patients, notes, commands, chart, metadata, reference)',
       'patients[0].key must be a patient key (32 lowercase hexadecimal characters)',
       `patients[2]: key ${A} is there twice`,
       'notes must be a list of rows',
       'chart: "x" must be a patient key (32 lowercase hexadecimal characters)',
       'chart.x must be an object of conditions, medications, goals, banner_alerts',
     ]);
-    assert.deepEqual(checkFixture([]), { ok: false, reasons: ['a fixture is a JSON object of patients, notes, commands, chart and metadata'] });
+    assert.deepEqual(checkFixture([]), { ok: false, reasons: ['a fixture is a JSON object of patients, notes, commands, chart, metadata and reference'] });
   });
 });

@@ -8,7 +8,7 @@
 // handler after it.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ENGINES, startInstance, type Instance } from './support/harness.ts';
+import { ENGINES, TEST_API_KEY, startInstance, type Instance } from './support/harness.ts';
 import { changeGrants, installPlugin, setEnabled, settle, type TestHandler } from './support/plugins.ts';
 import { upsertPatientMetadata as upsertMetadata } from '../src/storage/patient-metadata-repository.ts';
 import { nowMicros } from '../src/lib/time.ts';
@@ -31,7 +31,8 @@ const READER = (className: string, events: string[]): TestHandler => ({
     for (const [resource, op, arg] of JSON.parse(text)) {
       const value = arg === '$patient' ? this.event.context.patient.key : arg === '$note' ? this.event.context.note.uuid : arg;
       try {
-        this.log.info(JSON.stringify({ ok: await this.data[resource][op](value) }));
+        const target = resource.split('.').reduce((on, name) => on[name], this.data);
+        this.log.info(JSON.stringify({ ok: await target[op](value) }));
       } catch (e) {
         this.log.info(JSON.stringify({ error: { name: e.name, code: e.code ?? null, message: e.message, errors: e.errors ?? null } }));
       }
@@ -272,6 +273,43 @@ for (const engine of ENGINES) {
       assert.match(fault.event, /went over its read budget: more than 5 reads in one call/);
       assert.equal((await audit('plugin:greedy')).filter((r) => r.entity_id === p.patientKey).length % 5, 0, 'five reads given per call, each audited');
       for (const name of ['narrow', 'greedy']) assert.equal((await api.call('DELETE', `/core/api/v1/plugins/${name}/?force=true`)).status, 204);
+    });
+
+    it('reads the reference data as the admin API lists it: by catalogue, a nested one by its parent, an entry by its key', async () => {
+      const admin = async (path: string, body?: unknown) => {
+        const r = await api.call(body === undefined ? 'GET' : 'POST', `/core/api/v1/admin${path}`, { body, authorization: TEST_API_KEY });
+        assert.ok(r.status === 200 || r.status === 201, `${path}: ${r.text}`);
+        return r.json;
+      };
+      const alex = await admin('/staff/', { first_name: 'Alex', last_name: 'Demo', credentials: 'MD', npi: '1234567893', role: 'provider' });
+      const lab = await admin('/lab-partners/', { name: 'Data Reads Lab' });
+      await admin(`/lab-partners/${lab.id}/tests/`, { order_code: 'DR-A1C', name: 'Hemoglobin A1c', loinc_code: '4548-4' });
+      await install('refs', [READER('Refs', ['PLAN_COMMAND__POST_ORIGINATE'])], { read: ['reference'] });
+      const results = await reads('refs', [
+        ['reference.staff', 'list', { limit: 100 }],
+        ['reference.staff', 'get', alex.key],
+        ['reference.lab_tests', 'list', { parent: lab.id }],
+        ['reference.lab_tests', 'list', {}],
+        ['reference.staff', 'get', 'nobody'],
+        ['reference.pharmacies', 'list', { bogus: 1 }],
+      ]);
+      const [staff, one, tests, noParent, missing, bogus] = results;
+      assert.deepEqual(staff.ok.results, (await admin('/staff/?limit=100')).results);
+      assert.deepEqual(one.ok, alex);
+      assert.deepEqual(tests.ok.results, (await admin(`/lab-partners/${lab.id}/tests/`)).results);
+      assert.equal(tests.ok.count, 1);
+      assert.equal(noParent.error.code, 'invalid');
+      assert.match(noParent.error.message, /lab_tests is listed by its parent/);
+      assert.equal(missing.error.code, 'not_found');
+      assert.equal(bogus.error.code, 'invalid');
+      assert.deepEqual(bogus.error.errors, [{ field: 'querystring.bogus', message: 'is not a known field' }]);
+      const audited = (await audit('plugin:refs')).map((r) => [r.entity_type, JSON.parse(r.after!).read]);
+      assert.deepEqual(audited.slice(0, 3), [
+        ['data.reference', 'reference.list'],
+        ['data.reference', 'reference.get'],
+        ['data.reference', 'reference.list'],
+      ]);
+      assert.equal((await api.call('DELETE', '/core/api/v1/plugins/refs/?force=true')).status, 204);
     });
 
     it('instance scope needs the data:instance grant: installed disabled without it, saying why; with it, reads reach any patient; taking it back disables', async () => {

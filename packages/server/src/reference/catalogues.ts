@@ -179,3 +179,10 @@ export const CATALOGUES: readonly Catalogue[] = [
     toView: view.dispenseUnitView,
   }),
 ];
+
+/** The catalogue a plugin names by its table (`this.data.reference.<catalogue>`; @charta/api REFERENCE_CATALOGUES). */
+export function catalogueNamed(name: string): Catalogue {
+  const found = CATALOGUES.find((c) => c.table.table === name);
+  if (found === undefined) throw new Error(`no catalogue named ${name}`);
+  return found;
+}

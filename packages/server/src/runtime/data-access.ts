@@ -17,7 +17,16 @@
 // argument is checked, and a failure is a typed error ({error: {code, message}}), never a stack
 // or a value of the server's.
 import { Ajv, type ValidateFunction } from 'ajv';
-import { DATA_RESOURCES, MAX_LIMIT, MAX_OFFSET, type DataErrorCode, type DataResource } from '@charta/api/constants';
+import {
+  DATA_RESOURCES,
+  MAX_LIMIT,
+  MAX_OFFSET,
+  type DataErrorCode,
+  type DataResource,
+  REFERENCE_CATALOGUES,
+  REFERENCE_CATALOGUE_NAMES,
+  type ReferenceCatalogue,
+} from '@charta/api/constants';
 import type { TSchema } from '@sinclair/typebox';
 import { storageErrorOf, DatabaseUnavailableError } from '../storage/errors.ts';
 import { Problem, type FieldProblem } from '../http/problem.ts';
@@ -110,6 +119,35 @@ export const keyArg = (args: JsonObject, name: string, shape: RegExp, what: stri
   return value;
 };
 export const PATIENT_KEY = 'a patient key (32 lowercase hexadecimal characters)';
+
+/** The catalogue a reference read names, or `invalid` naming them all. */
+export function catalogueArg(args: JsonObject): ReferenceCatalogue {
+  const name = args.catalogue;
+  if (typeof name !== 'string' || !Object.hasOwn(REFERENCE_CATALOGUES, name)) {
+    const known = REFERENCE_CATALOGUE_NAMES.join(', ');
+    throw new DataError('invalid', `catalogue must be one of ${known}`, [{ field: 'catalogue', message: `must be one of ${known}` }]);
+  }
+  return name as ReferenceCatalogue;
+}
+
+/** The id of a reference entry (`get`): 1 to 200 characters. */
+export function entryIdArg(args: JsonObject): string {
+  const id = args.id;
+  if (typeof id !== 'string' || id.length === 0 || id.length > 200)
+    throw new DataError('invalid', 'id must be 1 to 200 characters', [{ field: 'id', message: 'must be 1 to 200 characters' }]);
+  return id;
+}
+
+/** The parent a nested catalogue's list needs (lab_tests: a lab partner's id), and none for another. */
+export function parentOf(catalogue: ReferenceCatalogue, query: Record<string, unknown>): string | undefined {
+  const nested = 'parent' in REFERENCE_CATALOGUES[catalogue];
+  const parent = typeof query.parent === 'string' ? query.parent : undefined;
+  if (nested && parent === undefined)
+    throw new DataError('invalid', `${catalogue} is listed by its parent: give query.parent`, [{ field: 'querystring.parent', message: 'is required' }]);
+  if (!nested && parent !== undefined)
+    throw new DataError('invalid', `${catalogue} has no parent`, [{ field: 'querystring.parent', message: 'is not a known field' }]);
+  return parent;
+}
 export const UUID = 'a dashed lowercase UUID';
 
 /** The page a list read asks for, with the API's bounds (the schema checked them). */

@@ -8,8 +8,8 @@
 // read and how many rows. Outside a PRE call the row is written before the data is given; a PRE
 // call's change is not written yet (its transaction may hold the only writer), so its reads' rows
 // are written right after, without waiting.
-import { ListCommandsQuery, ListNotesQuery, PageQuery } from '@charta/api';
-import { MAX_LIMIT, type DataResource } from '@charta/api/constants';
+import { ListCommandsQuery, ListNotesQuery, PageQuery, ReferenceReadQuery } from '@charta/api';
+import { MAX_LIMIT, REFERENCE_CATALOGUES, type DataResource } from '@charta/api/constants';
 import type { Ctx } from '../context.ts';
 import type { Storage } from '../storage/db.ts';
 import type { Insertable } from 'kysely';
@@ -28,12 +28,17 @@ import { getCommand } from '../commands/get.ts';
 import { listCommands } from '../commands/list.ts';
 import { readChart } from '../chart/read.ts';
 import { listBannerAlerts } from '../chart/banner-alerts.ts';
+import { entriesPage, entryById } from '../reference/list-entries.ts';
+import { catalogueNamed } from '../reference/catalogues.ts';
 import type { Bindings } from './bindings.ts';
 import { pluginActor, pluginPrincipal } from './effects.ts';
 import type { CallContext } from './calls.ts';
 import { storedGrants } from './grants.ts';
 import {
+  catalogueArg,
   checkedQuery,
+  entryIdArg,
+  parentOf,
   dataBinding,
   DataError,
   keyArg,
@@ -149,6 +154,25 @@ export function registerDataReads(bindings: Bindings, env: DataEnv): void {
         for (const [name, value] of Object.entries(query)) if (typeof value === 'string') filters[name] = value;
         if (patient !== undefined) filters.patient_key = patient;
         return page(await listCommands(ctx, filters, pageOf(query), countCap), patient);
+      }
+      case 'reference.list': {
+        const name = catalogueArg(args);
+        const query = checkedQuery(ReferenceReadQuery, args.query);
+        const list = await entriesPage(env.storage.reader, catalogueNamed(name), pageOf(query), parentOf(name, query));
+        const key = REFERENCE_CATALOGUES[name].key;
+        return done(
+          listAnswer(list),
+          null,
+          list.results.map((r) => String((r as Record<string, unknown>)[key])),
+          list.results.length,
+        );
+      }
+      case 'reference.get': {
+        const name = catalogueArg(args);
+        const id = entryIdArg(args);
+        const entry = await entryById(env.storage.reader, catalogueNamed(name), id);
+        if (entry === undefined) throw new DataError('not_found', `${name} has no entry ${id}`);
+        return done(entry as JsonValue, null, [id], 1);
       }
       case 'chart.get': {
         const key = keyArg(args, 'patient_key', KEY_RE, PATIENT_KEY);

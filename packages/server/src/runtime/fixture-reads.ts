@@ -7,15 +7,38 @@
 // orders and pages as its REST route does; an unknown key answers the route's 404. Each read is
 // recorded as its audit row would say it (the `reads` a test sees), answered or refused as out
 // of scope. Nothing is written anywhere.
-import { ListCommandsQuery, ListNotesQuery, PageQuery } from '@charta/api';
-import { COMMAND_KIND_LABELS, COMMAND_STATES, ORDERINGS, TIME_FILTERS, type DataResource } from '@charta/api/constants';
+import { ListCommandsQuery, ListNotesQuery, PageQuery, ReferenceReadQuery } from '@charta/api';
+import {
+  COMMAND_KIND_LABELS,
+  COMMAND_STATES,
+  ORDERINGS,
+  REFERENCE_CATALOGUES,
+  REFERENCE_CATALOGUE_NAMES,
+  TIME_FILTERS,
+  type DataResource,
+  type ReferenceCatalogue,
+} from '@charta/api/constants';
 import { invalid, problem, type FieldProblem } from '../http/problem.ts';
 import { exactList } from '../http/pagination.ts';
 import { KEY_RE, UUID_RE } from '../lib/ids.ts';
 import { DAY_MICROS, parseDateMicros, parseTimestampMicros } from '../lib/time.ts';
 import type { Binding } from './bindings.ts';
 import type { CallContext } from './calls.ts';
-import { checkedQuery, dataBinding, DataError, keyArg, listAnswer, pageOf, PATIENT_KEY, UUID, type Read, type ReadScope } from './data-access.ts';
+import {
+  catalogueArg,
+  checkedQuery,
+  dataBinding,
+  DataError,
+  entryIdArg,
+  keyArg,
+  listAnswer,
+  pageOf,
+  parentOf,
+  PATIENT_KEY,
+  UUID,
+  type Read,
+  type ReadScope,
+} from './data-access.ts';
 import type { JsonObject, JsonValue } from './sandbox/types.ts';
 
 type Row = Record<string, unknown>;
@@ -27,6 +50,8 @@ export interface Fixture {
   commands: Row[];
   chart: Record<string, Row>;
   metadata: Record<string, Row[]>;
+  /** By catalogue: its entries (each with its key field, REFERENCE_CATALOGUES). */
+  reference: Partial<Record<ReferenceCatalogue, Row[]>>;
 }
 
 /** A read as the audit trail would hold it (the fields of GET /core/api/v1/plugins/{name}/reads/ that a local call has). */
@@ -45,7 +70,7 @@ export interface FixtureCall {
   reads: LocalRead[];
 }
 
-const MEMBERS = ['patients', 'notes', 'commands', 'chart', 'metadata'] as const;
+const MEMBERS = ['patients', 'notes', 'commands', 'chart', 'metadata', 'reference'] as const;
 const CHART_LISTS = ['conditions', 'medications', 'goals', 'banner_alerts'] as const;
 /** The statuses the chart read gives by default (chart/options.ts PICKABLE): active conditions and medications, open goals. */
 const CHART_STATUS: Partial<Record<(typeof CHART_LISTS)[number], string>> = { conditions: 'active', medications: 'active', goals: 'open' };
@@ -56,7 +81,7 @@ const isObject = (value: unknown): value is Row => typeof value === 'object' && 
 /** The fixture, or every reason it cannot be one (rows without their key, keys of the wrong shape, unknown members). */
 export function checkFixture(value: unknown): { ok: true; fixture: Fixture } | { ok: false; reasons: string[] } {
   const reasons: string[] = [];
-  if (!isObject(value)) return { ok: false, reasons: ['a fixture is a JSON object of patients, notes, commands, chart and metadata'] };
+  if (!isObject(value)) return { ok: false, reasons: ['a fixture is a JSON object of patients, notes, commands, chart, metadata and reference'] };
   for (const name of Object.keys(value)) {
     if (!(MEMBERS as readonly string[]).includes(name)) reasons.push(`${name} is not a member of a fixture (${MEMBERS.join(', ')})`);
   }
@@ -114,12 +139,27 @@ export function checkFixture(value: unknown): { ok: true; fixture: Fixture } | {
       if (!Array.isArray(entry) || !entry.every(isObject)) return void reasons.push(`${where} must be a list of {namespace, key, value} pairs`);
       return entry;
     }),
+    reference: {},
   };
+  const reference = value.reference ?? {};
+  if (!isObject(reference)) reasons.push('reference must be an object by catalogue');
+  else {
+    for (const [name, entries] of Object.entries(reference)) {
+      if (!Object.hasOwn(REFERENCE_CATALOGUES, name)) {
+        reasons.push(`reference.${name} is not a catalogue (${REFERENCE_CATALOGUE_NAMES.join(', ')})`);
+        continue;
+      }
+      const key = REFERENCE_CATALOGUES[name as ReferenceCatalogue].key;
+      if (!Array.isArray(entries) || !entries.every(isObject)) reasons.push(`reference.${name} must be a list of entries`);
+      else if (!entries.every((e) => typeof e[key] === 'string' && e[key] !== '')) reasons.push(`reference.${name}: every entry needs its ${key}`);
+      else fixture.reference[name as ReferenceCatalogue] = entries;
+    }
+  }
   return reasons.length > 0 ? { ok: false, reasons } : { ok: true, fixture };
 }
 
 /** An empty record: what a call given no fixture reads. */
-export const EMPTY_FIXTURE: Fixture = Object.freeze({ patients: [], notes: [], commands: [], chart: {}, metadata: {} });
+export const EMPTY_FIXTURE: Fixture = Object.freeze({ patients: [], notes: [], commands: [], chart: {}, metadata: {}, reference: {} });
 
 const copy = (value: unknown): JsonValue => JSON.parse(JSON.stringify(value)) as JsonValue;
 const micros = (value: unknown): number => (typeof value === 'string' ? (parseTimestampMicros(value) ?? 0) : 0);
@@ -247,6 +287,28 @@ async function read(fixture: Fixture, resource: DataResource, op: string, args: 
       const query = checkedQuery(ListCommandsQuery, args.query);
       const patient = await scope.scopedPatient(query.patient_key);
       return page(copy(filteredCommands(fixture.commands, query, patient)) as Row[], query, patient);
+    }
+    case 'reference.list': {
+      const name = catalogueArg(args);
+      const query = checkedQuery(ReferenceReadQuery, args.query);
+      const parent = parentOf(name, query);
+      const { key, ...nested } = REFERENCE_CATALOGUES[name] as { key: string; parent?: string };
+      const entries = (fixture.reference[name] ?? []).filter((e) => nested.parent === undefined || e[nested.parent] === parent);
+      const list = paged(entries, query);
+      return done(
+        listAnswer(list),
+        null,
+        list.results.map((e) => String(e[key])),
+        list.results.length,
+      );
+    }
+    case 'reference.get': {
+      const name = catalogueArg(args);
+      const id = entryIdArg(args);
+      const key = REFERENCE_CATALOGUES[name].key;
+      const entry = (fixture.reference[name] ?? []).find((e) => e[key] === id);
+      if (entry === undefined) throw new DataError('not_found', `${name} has no entry ${id}`);
+      return done(copy(entry), null, [id], 1);
     }
     case 'chart.get': {
       const key = keyArg(args, 'patient_key', KEY_RE, PATIENT_KEY);

@@ -56,6 +56,10 @@ export const catalogueRows = async <R>(db: Db, t: CatalogueTable, w: Window, par
 export const catalogueCount = async (db: Db, t: Omit<CatalogueTable, 'key'>, parentId?: string): Promise<number> =>
   count((await sql<{ n: unknown }>`select count(*) as n from ${sql.table(t.table)} ${parentClause(t, parentId)}`.execute(db)).rows[0]);
 
+/** One entry of a catalogue by its key, or undefined. */
+export const catalogueRow = async <R>(db: Db, t: CatalogueTable, id: string): Promise<R | undefined> =>
+  (await sql<R>`select * from ${sql.table(t.table)} where ${sql.ref(t.key)} = ${id}`.execute(db)).rows[0];
+
 // Staff ------------------------------------------------------------------------------------
 
 export const insertStaffMember = (db: Db, row: Omit<StaffRow, never>) => db.insertInto('staff').values(row).execute();

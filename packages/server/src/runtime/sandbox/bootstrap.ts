@@ -7,6 +7,8 @@
 // wraps the first, and a frozen global, __charta_binding, a frozen `data` reader (the handler's
 // fourth argument, this.data) and a frozen `cache` (its fifth, this.cache) that wrap the second.
 // Every value the host reads back is a string or a frozen record of strings made here.
+import { REFERENCE_CATALOGUE_NAMES } from '@charta/api/constants';
+
 export const BOOTSTRAP_SOURCE = String.raw`(function (hostLog, limitsJson, hostBinding) {
   'use strict';
   const limits = JSON.parse(limitsJson);
@@ -134,7 +136,14 @@ export const BOOTSTRAP_SOURCE = String.raw`(function (hostLog, limitsJson, hostB
     notes: { get: (uuid) => read('notes', 'get', { uuid }), list: (query) => read('notes', 'list', { query }) },
     commands: { get: (uuid) => read('commands', 'get', { uuid }), list: (query) => read('commands', 'list', { query }) },
     chart: { get: (patientKey) => read('chart', 'get', { patient_key: patientKey }) },
+    reference: {},
   };
+  for (const catalogue of ${JSON.stringify(REFERENCE_CATALOGUE_NAMES)}) {
+    data.reference[catalogue] = {
+      list: (query) => read('reference', 'list', { catalogue, query }),
+      get: (id) => read('reference', 'get', { catalogue, id }),
+    };
+  }
 
   // this.cache (docs/plugins.md, "Cache"): the 'cache' binding.
   const cache = {
