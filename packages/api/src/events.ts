@@ -73,6 +73,10 @@ export type SearchEventName = {
   [K in CommandKindKey]: `${(typeof COMMAND_EVENT_PREFIXES)[K]}_COMMAND__${UpperSnake<SearchField<K>>}__POST_SEARCH`;
 }[CommandKindKey];
 export type PluginEventName = 'PLUGIN_CREATED' | 'PLUGIN_UPDATED';
+
+/** What the event of a change (PRE or POST) is about, as its `target.type` says: a command, a note, a patient. */
+export const CHANGE_TARGETS = ['command', 'note', 'patient'] as const;
+export type ChangeTarget = (typeof CHANGE_TARGETS)[number];
 export type EventName = CommandEventName | GenericCommandEventName | SearchEventName | PluginEventName;
 
 /** A field name as event names spell it: `labPartner` and `lab_partner` are both `LAB_PARTNER`. */

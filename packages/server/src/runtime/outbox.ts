@@ -38,7 +38,8 @@ export class Outbox implements Pick<PluginRuntime, 'post'> {
     const id = newEventId();
     await insertPluginEvent(trx, {
       event_id: id,
-      command_uuid: change.command.uuid,
+      target_type: 'command',
+      target_id: change.command.uuid,
       event_type: types[0],
       payload: JSON.stringify(commandEvent(id, types[0], change, actor)),
       depth: actor.depth,
