@@ -4,6 +4,7 @@
 import type { LogBus } from '../logs/bus.ts';
 import type { CallOutcome, CallResult, JsonObject } from './sandbox/types.ts';
 import type { DataResource, DataScope } from '@charta/api/constants';
+import { isPreEvent } from './events.ts';
 
 /** A handler of an enabled plugin, as the host dispatches to it. */
 export interface ActiveHandler {
@@ -101,7 +102,7 @@ export class HandlerCalls {
   /** Calls the handler: its effects, or its fault (logged, with `consequence` after it: what the fault does). */
   async call(handler: ActiveHandler, type: string, event: JsonObject, requestId: string | undefined, consequence = ''): Promise<CallAnswer> {
     const tags = { plugin: handler.plugin, handler: handler.id, event_type: type, ...(requestId === undefined ? {} : { request_id: requestId }) };
-    const context: CallContext = { handler, type, event, requestId, pre: type.includes('__PRE_'), reads: { count: 0, rows: 0, overBudget: null } };
+    const context: CallContext = { handler, type, event, requestId, pre: isPreEvent(type), reads: { count: 0, rows: 0, overBudget: null } };
     let result: CallResult;
     try {
       result = await this.runner.call(handler.plugin, handler.entry, handler.className, event, handler.secrets, context);

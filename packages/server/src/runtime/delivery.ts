@@ -29,7 +29,7 @@ import type { LogBus } from '../logs/bus.ts';
 import type { Signals } from '../signals/bus.ts';
 import type { JsonObject } from './sandbox/types.ts';
 import { describeOutcome, type ActiveHandler, type CallFault, type HandlerCalls } from './calls.ts';
-import { eventPatient, renamed } from './events.ts';
+import { deliveredNames, eventPatient, renamed } from './events.ts';
 import { applyEffects } from './effects.ts';
 import type { PluginRuntime } from './types.ts';
 import type { HandlerIndex } from './plugins.ts';
@@ -264,10 +264,9 @@ export class Delivery {
     const done = new Set<string>(row.done_handlers === null ? [] : (JSON.parse(row.done_handlers) as string[]));
     const failures = new Map<string, Failure>();
     const reached = new Set<string>();
-    const generic = row.event_type.replace(/^[A-Z_]+?_COMMAND__(PRE|POST)_/, '$1_COMMAND_');
-    // Each plugin's handlers in turn (the kind's event, then the generic one; manifest order), the plugins side by side.
+    // Each plugin's handlers in turn (a command kind's event, then the generic one; manifest order), the plugins side by side.
     const byPlugin = new Map<string, Array<{ handler: ActiveHandler; type: string }>>();
-    for (const type of [row.event_type, generic]) {
+    for (const type of deliveredNames(row.event_type)) {
       for (const handler of this.runtime.handlers.handlersOf(type)) {
         const target = deliveryTarget(handler.plugin, handler.id);
         if (row.only_handler !== null && target !== row.only_handler) continue;
