@@ -1,8 +1,9 @@
 // The names of the events a plugin handler can respond to, named as the original platform names them:
 // `<PREFIX>_COMMAND__<PHASE>` for each of the 15 command kinds (hpi's prefix is
 // HISTORY_OF_PRESENT_ILLNESS), the kind-independent `<PHASE>_COMMAND_<ACTION>` events, one
-// after-search event per autocomplete field (`<PREFIX>_COMMAND__<FIELD>__POST_SEARCH`), and the
-// plugin's own PLUGIN_CREATED / PLUGIN_UPDATED. What each event carries: (docs/plugins.md, "Events").
+// after-search event per autocomplete field (`<PREFIX>_COMMAND__<FIELD>__POST_SEARCH`), the
+// events of a note's and a patient's changes (`NOTE_PRE_LOCK` before, `NOTE_LOCKED` after), and
+// the plugin's own PLUGIN_CREATED / PLUGIN_UPDATED. What each event carries: (docs/plugins.md, "Events").
 
 /** Each command kind's schema key with the UPPER_SNAKE prefix of its events. */
 export const COMMAND_EVENT_PREFIXES = {
@@ -73,7 +74,46 @@ export type SearchEventName = {
   [K in CommandKindKey]: `${(typeof COMMAND_EVENT_PREFIXES)[K]}_COMMAND__${UpperSnake<SearchField<K>>}__POST_SEARCH`;
 }[CommandKindKey];
 export type PluginEventName = 'PLUGIN_CREATED' | 'PLUGIN_UPDATED';
-export type EventName = CommandEventName | GenericCommandEventName | SearchEventName | PluginEventName;
+
+/**
+ * The records other than commands whose changes have events, and what the API can do to each
+ * (docs/plugins.md, "Event names"): a note is created, locked, unlocked and deleted; a patient is
+ * created, and updated (nothing updates a patient yet: the API has no such route).
+ */
+export const RECORD_ACTIONS = {
+  note: ['CREATE', 'LOCK', 'UNLOCK', 'DELETE'],
+  patient: ['CREATE', 'UPDATE'],
+} as const;
+
+/** What the event of a change (PRE or POST) is about, as its `target.type` says: a command, a note, a patient. */
+export const CHANGE_TARGETS = ['command', 'note', 'patient'] as const;
+export type ChangeTarget = (typeof CHANGE_TARGETS)[number];
+
+/** A record whose changes have events: `note`, `patient`. */
+export type EventRecord = keyof typeof RECORD_ACTIONS;
+/** What can happen to a record: `RecordAction<'note'>` is `'CREATE' | 'LOCK' | 'UNLOCK' | 'DELETE'`. */
+export type RecordAction<R extends EventRecord = EventRecord> = (typeof RECORD_ACTIONS)[R][number];
+
+/** Each action done, as its POST event names it. */
+const DONE = { CREATE: 'CREATED', LOCK: 'LOCKED', UNLOCK: 'UNLOCKED', DELETE: 'DELETED', UPDATE: 'UPDATED' } as const satisfies Record<RecordAction, string>;
+
+/**
+ * The event of a record's change: before it `<RECORD>_PRE_<ACTION>` (`NOTE_PRE_LOCK`), after it
+ * `<RECORD>_<ACTION>ED` (`NOTE_LOCKED`). The POST names are the original platform's
+ * (`PATIENT_CREATED`, `PATIENT_UPDATED`), the PRE ones its pattern for a refusable change
+ * (`NOTE_STATE_CHANGE_EVENT_PRE_CREATE`).
+ */
+export type RecordEventName<R extends EventRecord = EventRecord, W extends 'PRE' | 'POST' = 'PRE' | 'POST'> = {
+  [K in R]: {
+    [A in RecordAction<K>]: (W extends 'PRE' ? `${Uppercase<K>}_PRE_${A}` : never) | (W extends 'POST' ? `${Uppercase<K>}_${(typeof DONE)[A]}` : never);
+  }[RecordAction<K>];
+}[R];
+/** `NOTE_PRE_CREATE`, `NOTE_CREATED`, `NOTE_PRE_LOCK`, `NOTE_LOCKED`… */
+export type NoteEventName = RecordEventName<'note'>;
+/** `PATIENT_PRE_CREATE`, `PATIENT_CREATED`, `PATIENT_PRE_UPDATE`, `PATIENT_UPDATED`. */
+export type PatientEventName = RecordEventName<'patient'>;
+
+export type EventName = CommandEventName | GenericCommandEventName | SearchEventName | RecordEventName | PluginEventName;
 
 /** A field name as event names spell it: `labPartner` and `lab_partner` are both `LAB_PARTNER`. */
 function upperSnake(name: string): string {
@@ -109,6 +149,24 @@ export function searchEventField(name: string): { kind: CommandKindKey; field: s
   return found === undefined ? undefined : { ...found };
 }
 
+/** The event of one phase of a record's change: `recordEvent('note', 'PRE', 'LOCK')` is `NOTE_PRE_LOCK`, with POST `NOTE_LOCKED`. */
+export function recordEvent<R extends EventRecord, W extends 'PRE' | 'POST', A extends RecordAction<R>>(record: R, when: W, action: A): RecordEventName<R, W> {
+  if (!Object.hasOwn(RECORD_ACTIONS, record) || !(RECORD_ACTIONS[record] as readonly string[]).includes(action)) {
+    throw new TypeError(`a ${String(record)} has no action ${JSON.stringify(action)}`);
+  }
+  const name = record.toUpperCase();
+  return (when === 'PRE' ? `${name}_PRE_${action}` : `${name}_${DONE[action]}`) as RecordEventName<R, W>;
+}
+
+/** Every event of a record's change → its record, phase and action. */
+export const RECORD_EVENTS: ReadonlyMap<string, { record: EventRecord; when: 'PRE' | 'POST'; action: RecordAction }> = new Map(
+  (Object.keys(RECORD_ACTIONS) as EventRecord[]).flatMap((record) =>
+    (RECORD_ACTIONS[record] as readonly RecordAction[]).flatMap((action) =>
+      (['PRE', 'POST'] as const).map((when) => [recordEvent(record, when, action as never), { record, when, action }] as const),
+    ),
+  ),
+);
+
 function eventNames(): EventName[] {
   const names: string[] = [];
   for (const prefix of Object.values(COMMAND_EVENT_PREFIXES)) {
@@ -118,11 +176,12 @@ function eventNames(): EventName[] {
   }
   for (const action of COMMAND_ACTIONS) names.push(`PRE_COMMAND_${action}`, `POST_COMMAND_${action}`);
   names.push(...SEARCH_EVENTS.keys());
+  names.push(...RECORD_EVENTS.keys());
   names.push('PLUGIN_CREATED', 'PLUGIN_UPDATED');
   return names as EventName[];
 }
 
-/** Every event name: the kinds' lifecycle events, the generic ones, the after-search ones, the plugin's own. */
+/** Every event name: the kinds' lifecycle events, the generic ones, the after-search ones, the notes' and patients', the plugin's own. */
 export const EVENT_NAMES: readonly EventName[] = Object.freeze(eventNames());
 
 const known: ReadonlySet<string> = new Set(EVENT_NAMES);

@@ -1,7 +1,7 @@
 // Schemas of the plugin API (docs/plugins.md).
 import { Type, type Static } from '@sinclair/typebox';
 import { PageOf, PageParams, Timestamp } from './common.ts';
-import { DATA_RESOURCES, DATA_SCOPES, GRANT_NAMES, PLUGIN_RUNTIME_STATES } from './constants.ts';
+import { CHANGE_TARGETS, DATA_RESOURCES, DATA_SCOPES, GRANT_NAMES, PLUGIN_RUNTIME_STATES } from './constants.ts';
 
 /** A package archive's bytes (the download's body: sent as they are, the serializer never sees them). */
 export const PackageArchive = Type.Unsafe<Uint8Array>({ type: 'string', format: 'binary' });
@@ -117,7 +117,16 @@ export const DeadLetterSchema = Type.Object(
     handler: Type.String({ description: '`<entry>:<class>`' }),
     event_id: Type.String({ description: "The event's id: a replay keeps it, so no effect is applied twice" }),
     event_type: Type.String(),
-    command: Type.String({ description: 'The UUID of the command the event is about' }),
+    target: Type.Object(
+      {
+        type: Type.Union(CHANGE_TARGETS.map((t) => Type.Literal(t))),
+        id: Type.String({ description: "A command's or note's UUID, a patient's key" }),
+      },
+      { description: 'What the event is about (its `target`)' },
+    ),
+    command: Type.Union([Type.String(), Type.Null()], {
+      description: 'The UUID of the command the event is about; null for an event about a note or a patient',
+    }),
     attempts: Type.Integer(),
     last_error: Type.String(),
     request_id: Type.Union([Type.String(), Type.Null()], { description: 'The request of the change that caused the event' }),

@@ -2,38 +2,53 @@
 // Their names are part of the wire contract, @charta/api, re-exported here for plugin authors.
 import {
   COMMAND_EVENT_PREFIXES,
+  RECORD_EVENTS,
   SEARCH_EVENTS,
   isEventName,
+  noteTakesCommands,
   type CommandAction,
   type CommandEventName,
   type CommandKindKey,
   type CommandState,
   type EventName,
   type GenericCommandEventName,
+  type NoteEventName,
+  type PatientEventName,
   type PluginEventName,
+  type RecordAction,
   type SearchEventName,
 } from '@charta/api/constants';
-import type { Coding, Command, OptionDocument } from '@charta/api';
+import type { Coding, Command, Note, OptionDocument, Patient } from '@charta/api';
 
 export {
+  CHANGE_TARGETS,
   COMMAND_ACTIONS,
   COMMAND_EVENT_PREFIXES,
   COMMAND_STATES,
   EVENT_NAMES,
+  RECORD_ACTIONS,
+  RECORD_EVENTS,
   SEARCH_FIELDS,
   commandEvent,
   isEventName,
+  recordEvent,
   searchEvent,
   searchEventField,
 } from '@charta/api/constants';
 export type {
+  ChangeTarget,
   CommandAction,
   CommandEventName,
   CommandKindKey,
   CommandState,
   EventName,
+  EventRecord,
   GenericCommandEventName,
+  NoteEventName,
+  PatientEventName,
   PluginEventName,
+  RecordAction,
+  RecordEventName,
   SearchEventName,
   SearchField,
 } from '@charta/api/constants';
@@ -60,6 +75,33 @@ export interface CommandEventContext {
   patient: { key: string };
 }
 
+/** A note as the API returns it (`GET /notes/<uuid>/`): timestamps ISO 8601 with microseconds. */
+export type NoteSnapshot = Note;
+
+/** What a note event carries (`NOTE_PRE_LOCK`, `NOTE_LOCKED`…). */
+export interface NoteEventContext {
+  /**
+   * The note as the API returns it, as it is after the change (a deleted note with `deleted:
+   * true`). On a PRE event the change is not written yet, and a validation error keeps it from
+   * being written.
+   */
+  note: NoteSnapshot;
+  /** The note before the change; null when it is being created. */
+  previous: NoteSnapshot | null;
+  patient: { key: string };
+}
+
+/** A patient as the API returns it (`GET /patients/<key>/`). */
+export type PatientSnapshot = Patient;
+
+/** What a patient event carries (`PATIENT_PRE_CREATE`, `PATIENT_CREATED`…). */
+export interface PatientEventContext {
+  /** The patient as the API returns it (its `key` among the rest), as it is after the change; on a PRE event not written yet. */
+  patient: PatientSnapshot;
+  /** The patient before the change; null when it is being created. */
+  previous: PatientSnapshot | null;
+}
+
 /** One option of an autocomplete field, as the instance's autocomplete returns it and `data` stores it (@charta/api's OptionDocument). */
 export type AutocompleteOption = OptionDocument;
 export type { Coding };
@@ -73,12 +115,24 @@ export interface SearchEventContext {
   results: AutocompleteOption[];
 }
 
-type TargetType<N extends EventName> = N extends PluginEventName ? 'plugin' : N extends SearchEventName ? 'field' : 'command';
+type TargetType<N extends EventName> = N extends PluginEventName
+  ? 'plugin'
+  : N extends SearchEventName
+    ? 'field'
+    : N extends NoteEventName
+      ? 'note'
+      : N extends PatientEventName
+        ? 'patient'
+        : 'command';
 type ContextOf<N extends EventName> = N extends PluginEventName
   ? Record<string, unknown>
   : N extends SearchEventName
     ? SearchEventContext
-    : CommandEventContext;
+    : N extends NoteEventName
+      ? NoteEventContext
+      : N extends PatientEventName
+        ? PatientEventContext
+        : CommandEventContext;
 
 export interface PluginEvent<N extends EventName = EventName> {
   /** The event's own id (a uuid): with the handler and an effect's index, the key that makes applying an effect twice harmless. */
@@ -86,8 +140,9 @@ export interface PluginEvent<N extends EventName = EventName> {
   /** The event's name, e.g. `PLAN_COMMAND__POST_COMMIT`. */
   type: N;
   /**
-   * What the event is about: a command's uuid for command events, `<schema_key>.<field>` for
-   * after-search events, the plugin's name for plugin events.
+   * What the event is about: a command's uuid for command events, a note's uuid for note events,
+   * a patient's key for patient events, `<schema_key>.<field>` for after-search events, the
+   * plugin's name for plugin events.
    */
   target: { id: string; type: TargetType<N> };
   context: ContextOf<N>;
@@ -154,7 +209,9 @@ export interface CreateEventOptions {
  * fields, its note and patient those of the context, its state the one the action leaves it in.
  */
 export function createEvent<N extends CommandEventName | GenericCommandEventName>(type: N, options: CreateEventOptions): PluginEvent<N> {
-  if (!isEventName(type) || SEARCH_EVENTS.has(type) || type.startsWith('PLUGIN_')) throw new TypeError(`unknown event name ${JSON.stringify(type)}`);
+  if (!isEventName(type) || SEARCH_EVENTS.has(type) || RECORD_EVENTS.has(type) || type.startsWith('PLUGIN_')) {
+    throw new TypeError(`unknown event name ${JSON.stringify(type)}`);
+  }
   const { kind, action } = lifecycleOf(type);
   const actor = options.actor ?? EXAMPLE_IDS.actor;
   const fields = options.fields ?? options.command?.data ?? {};
@@ -221,6 +278,114 @@ export function createSearchEvent<N extends SearchEventName>(
     id: options.id ?? EXAMPLE_IDS.event,
     type,
     target: { id: `${found.kind}.${found.field}`, type: 'field' },
+    context,
+    actor: { id: options.actor ?? EXAMPLE_IDS.actor },
+    depth: options.depth ?? 0,
+  } as PluginEvent<N>;
+}
+
+/** The note's flags after each action (a deleted note keeps its lock), and before it. */
+const NOTE_AFTER: Record<RecordAction<'note'>, Partial<Pick<NoteSnapshot, 'locked' | 'deleted'>>> = {
+  CREATE: { locked: false, deleted: false },
+  LOCK: { locked: true },
+  UNLOCK: { locked: false },
+  DELETE: { deleted: true },
+};
+const NOTE_BEFORE: Record<Exclude<RecordAction<'note'>, 'CREATE'>, Partial<Pick<NoteSnapshot, 'locked' | 'deleted'>>> = {
+  LOCK: { locked: false },
+  UNLOCK: { locked: true },
+  DELETE: { deleted: false },
+};
+
+/** The action of a record's event name, and the record it is about. */
+function recordOf(type: string, record: 'note' | 'patient'): RecordAction {
+  const found = RECORD_EVENTS.get(type);
+  if (found === undefined || found.record !== record) throw new TypeError(`unknown ${record} event name ${JSON.stringify(type)}`);
+  return found.action;
+}
+
+export interface CreateNoteEventOptions {
+  /** The note's uuid (default EXAMPLE_IDS.note). */
+  target?: string;
+  /** The patient's key (`note.patient_key`). */
+  patient?: string;
+  /** The acting staff key. */
+  actor?: string;
+  /** The event's id. */
+  id?: string;
+  depth?: number;
+  /** Members of the note to set (they win over what the other options imply). */
+  note?: Partial<NoteSnapshot>;
+  /** The note before the change; by default null for CREATE, else the note in its previous state. */
+  previous?: NoteSnapshot | null;
+}
+
+/**
+ * Builds a note event the way the instance does, e.g. for a handler's tests:
+ * `createNoteEvent('NOTE_PRE_LOCK', { target: uuid })`. `context.note` is the note as the action
+ * leaves it (locked by LOCK, deleted by DELETE), `previous` as it was before.
+ */
+export function createNoteEvent<N extends NoteEventName>(type: N, options: CreateNoteEventOptions = {}): PluginEvent<N> {
+  const action = recordOf(type, 'note') as RecordAction<'note'>;
+  const shown = { note_type: 'encounter' as NoteSnapshot['note_type'], locked: false, deleted: false, ...NOTE_AFTER[action], ...options.note };
+  const note: NoteSnapshot = {
+    uuid: options.target ?? EXAMPLE_IDS.note,
+    patient_key: options.patient ?? EXAMPLE_IDS.patient,
+    title: 'Office visit',
+    created_at: EXAMPLE_IDS.time,
+    updated_at: EXAMPLE_IDS.time,
+    ...options.note,
+    ...shown,
+    takes_commands: options.note?.takes_commands ?? noteTakesCommands(shown),
+  };
+  let previous: NoteSnapshot | null = null;
+  if (options.previous !== undefined) previous = options.previous;
+  else if (action !== 'CREATE') {
+    const before = { ...note, ...NOTE_BEFORE[action] };
+    previous = { ...before, takes_commands: noteTakesCommands(before) };
+  }
+  const context: NoteEventContext = { note, previous, patient: { key: note.patient_key } };
+  return {
+    id: options.id ?? EXAMPLE_IDS.event,
+    type,
+    target: { id: note.uuid, type: 'note' },
+    context,
+    actor: { id: options.actor ?? EXAMPLE_IDS.actor },
+    depth: options.depth ?? 0,
+  } as PluginEvent<N>;
+}
+
+export interface CreatePatientEventOptions {
+  /** The patient's key (default EXAMPLE_IDS.patient). */
+  target?: string;
+  /** The acting staff key. */
+  actor?: string;
+  /** The event's id. */
+  id?: string;
+  depth?: number;
+  /** Members of the patient to set. */
+  patient?: Partial<PatientSnapshot>;
+  /** The patient before the change; by default null for CREATE, else the patient as it is. */
+  previous?: PatientSnapshot | null;
+}
+
+/** Builds a patient event the way the instance does, e.g. for a handler's tests: `createPatientEvent('PATIENT_CREATED', { target: key })`. */
+export function createPatientEvent<N extends PatientEventName>(type: N, options: CreatePatientEventOptions = {}): PluginEvent<N> {
+  const action = recordOf(type, 'patient');
+  const patient: PatientSnapshot = {
+    key: options.target ?? EXAMPLE_IDS.patient,
+    first_name: 'Ada',
+    last_name: 'Example',
+    birth_date: null,
+    created_at: EXAMPLE_IDS.time,
+    ...options.patient,
+  };
+  const previous = options.previous !== undefined ? options.previous : action === 'CREATE' ? null : { ...patient };
+  const context: PatientEventContext = { patient, previous };
+  return {
+    id: options.id ?? EXAMPLE_IDS.event,
+    type,
+    target: { id: patient.key, type: 'patient' },
     context,
     actor: { id: options.actor ?? EXAMPLE_IDS.actor },
     depth: options.depth ?? 0,

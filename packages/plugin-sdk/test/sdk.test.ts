@@ -15,6 +15,8 @@ import {
   commandStep,
   COMMAND_EVENT_PREFIXES,
   createEvent,
+  createNoteEvent,
+  createPatientEvent,
   createSearchEvent,
   deletePatientMetadata,
   editCommand,
@@ -23,6 +25,8 @@ import {
   isEffectType,
   isEventName,
   originateCommand,
+  RECORD_ACTIONS,
+  recordEvent,
   recordingLogger,
   removeBannerAlert,
   runHandler,
@@ -43,11 +47,12 @@ import {
 import { parseManifest, validateManifest } from '../src/manifest.ts';
 
 describe('event names', () => {
-  it('has ten lifecycle events per kind, the generic ten, one after-search event per autocomplete field and the two plugin events, all distinct', () => {
+  it('has ten lifecycle events per kind, the generic ten, one after-search event per autocomplete field, a PRE and a POST event per note and patient action and the two plugin events, all distinct', () => {
     assert.equal(Object.keys(COMMAND_EVENT_PREFIXES).length, 15);
     const searchFields = Object.values(SEARCH_FIELDS).reduce((n, fields) => n + fields.length, 0);
     assert.equal(searchFields, 21);
-    assert.equal(EVENT_NAMES.length, 15 * 10 + 10 + searchFields + 2);
+    assert.equal(RECORD_ACTIONS.note.length + RECORD_ACTIONS.patient.length, 6);
+    assert.equal(EVENT_NAMES.length, 15 * 10 + 10 + searchFields + 6 * 2 + 2);
     assert.equal(new Set(EVENT_NAMES).size, EVENT_NAMES.length);
     for (const name of EVENT_NAMES) assert.match(name, /^[A-Z][A-Z0-9_]*$/);
   });
@@ -59,6 +64,36 @@ describe('event names', () => {
     assert.ok(isEventName('POST_COMMAND_ORIGINATE'));
     assert.ok(!isEventName('HPI_COMMAND__POST_COMMIT'));
     assert.ok(!isEventName('plan_command__post_commit'));
+  });
+
+  it('names a note’s and a patient’s events <RECORD>_PRE_<ACTION> before the change and <RECORD>_<ACTION>ED after it', () => {
+    assert.equal(recordEvent('note', 'PRE', 'CREATE'), 'NOTE_PRE_CREATE');
+    assert.equal(recordEvent('note', 'POST', 'CREATE'), 'NOTE_CREATED');
+    assert.equal(recordEvent('note', 'PRE', 'LOCK'), 'NOTE_PRE_LOCK');
+    assert.equal(recordEvent('note', 'POST', 'UNLOCK'), 'NOTE_UNLOCKED');
+    assert.equal(recordEvent('note', 'POST', 'DELETE'), 'NOTE_DELETED');
+    assert.equal(recordEvent('patient', 'POST', 'CREATE'), 'PATIENT_CREATED');
+    assert.equal(recordEvent('patient', 'POST', 'UPDATE'), 'PATIENT_UPDATED');
+    assert.equal(recordEvent('patient', 'PRE', 'UPDATE'), 'PATIENT_PRE_UPDATE');
+    assert.deepEqual(
+      EVENT_NAMES.filter((n) => n.startsWith('NOTE_') || n.startsWith('PATIENT_')),
+      [
+        'NOTE_PRE_CREATE',
+        'NOTE_CREATED',
+        'NOTE_PRE_LOCK',
+        'NOTE_LOCKED',
+        'NOTE_PRE_UNLOCK',
+        'NOTE_UNLOCKED',
+        'NOTE_PRE_DELETE',
+        'NOTE_DELETED',
+        'PATIENT_PRE_CREATE',
+        'PATIENT_CREATED',
+        'PATIENT_PRE_UPDATE',
+        'PATIENT_UPDATED',
+      ],
+    );
+    assert.throws(() => recordEvent('patient', 'POST', 'LOCK' as never), /a patient has no action "LOCK"/);
+    assert.ok(!isEventName('NOTE_POST_LOCK'));
   });
 
   it('every event name passes the manifest schema', () => {
@@ -205,6 +240,60 @@ describe('createEvent', () => {
       () => createEvent('NOPE_COMMAND__POST_COMMIT' as 'PLAN_COMMAND__POST_COMMIT', { target: 'x' }),
       /unknown event name "NOPE_COMMAND__POST_COMMIT"/,
     );
+    assert.throws(() => createEvent('NOTE_LOCKED' as 'PLAN_COMMAND__POST_COMMIT', { target: 'x' }), /unknown event name "NOTE_LOCKED"/);
+  });
+
+  it('builds a note event the way the instance sends it: the note after the change, the note before it, its patient', () => {
+    const locked = createNoteEvent('NOTE_PRE_LOCK', { target: 'n-1', patient: 'p-1', actor: 'staff-1', id: 'e-3' });
+    assert.deepEqual(locked, {
+      id: 'e-3',
+      type: 'NOTE_PRE_LOCK',
+      target: { id: 'n-1', type: 'note' },
+      context: {
+        note: {
+          uuid: 'n-1',
+          patient_key: 'p-1',
+          note_type: 'encounter',
+          title: 'Office visit',
+          locked: true,
+          deleted: false,
+          takes_commands: false,
+          created_at: '2026-01-01T00:00:00.000000Z',
+          updated_at: '2026-01-01T00:00:00.000000Z',
+        },
+        previous: {
+          uuid: 'n-1',
+          patient_key: 'p-1',
+          note_type: 'encounter',
+          title: 'Office visit',
+          locked: false,
+          deleted: false,
+          takes_commands: true,
+          created_at: '2026-01-01T00:00:00.000000Z',
+          updated_at: '2026-01-01T00:00:00.000000Z',
+        },
+        patient: { key: 'p-1' },
+      },
+      actor: { id: 'staff-1' },
+      depth: 0,
+    });
+    const created = createNoteEvent('NOTE_CREATED', { note: { note_type: 'letter', title: 'To Dr Who' } });
+    assert.equal(created.context.previous, null);
+    assert.equal(created.context.note.takes_commands, false, 'a letter takes no commands');
+    assert.equal(created.context.note.title, 'To Dr Who');
+    const deleted = createNoteEvent('NOTE_DELETED', { depth: 2 });
+    assert.deepEqual([deleted.context.note.deleted, deleted.context.previous?.deleted, deleted.depth], [true, false, 2]);
+    assert.throws(() => createNoteEvent('PATIENT_CREATED' as 'NOTE_CREATED'), /unknown note event name "PATIENT_CREATED"/);
+  });
+
+  it('builds a patient event: the patient (its key among the rest) after the change, and before it', () => {
+    const created = createPatientEvent('PATIENT_CREATED', { target: 'p-2', patient: { first_name: 'Grace' } });
+    assert.deepEqual(created.target, { id: 'p-2', type: 'patient' });
+    assert.equal(created.context.patient.key, 'p-2');
+    assert.equal(created.context.patient.first_name, 'Grace');
+    assert.equal(created.context.previous, null);
+    assert.deepEqual(createPatientEvent('PATIENT_PRE_UPDATE').context.previous, createPatientEvent('PATIENT_PRE_UPDATE').context.patient);
+    assert.throws(() => createPatientEvent('NOTE_CREATED' as 'PATIENT_CREATED'), /unknown patient event name "NOTE_CREATED"/);
   });
 });
 
@@ -360,6 +449,22 @@ describe('typed handlers', () => {
     );
   });
 
+  it('a note PRE handler sees the note it is given (typed) and may refuse the change', async () => {
+    class NoLockWithoutTitle extends BaseHandler<'NOTE_PRE_LOCK'> {
+      static override readonly RESPONDS_TO: readonly EventName[] = ['NOTE_PRE_LOCK'];
+      compute(): Effect[] {
+        const { note, previous, patient } = this.event.context;
+        return note.title === '' && previous?.locked === false && patient.key === note.patient_key
+          ? [validationError('A note needs a title to be locked')]
+          : [];
+      }
+    }
+    assert.deepEqual(await runHandler(NoLockWithoutTitle, createNoteEvent('NOTE_PRE_LOCK', { note: { title: '' } })), [
+      validationError('A note needs a title to be locked'),
+    ]);
+    assert.deepEqual(await runHandler(NoLockWithoutTitle, createNoteEvent('NOTE_PRE_LOCK')), []);
+  });
+
   it('a PRE handler answers a validation error from the command it is given', async () => {
     const without = createEvent('PRESCRIBE_COMMAND__PRE_COMMIT', { target: 'c', fields: { indications: [] } });
     assert.deepEqual(await runHandler(RequireIndication, without), [validationError('A prescription needs an indication', { field: 'indications' })]);
@@ -371,6 +476,8 @@ describe('typed handlers', () => {
     const events: PluginEvent[] = [
       createEvent('PLAN_COMMAND__POST_COMMIT', { target: 'c', fields: { narrative: 'x' } }),
       createSearchEvent('DIAGNOSE_COMMAND__DIAGNOSE__POST_SEARCH', {}),
+      createNoteEvent('NOTE_UNLOCKED'),
+      createPatientEvent('PATIENT_CREATED'),
     ];
     for (const event of events) assert.deepEqual(JSON.parse(JSON.stringify(event)), event);
   });
@@ -379,8 +486,8 @@ describe('typed handlers', () => {
 describe('docs/plugins.md', () => {
   const doc = fs.readFileSync(new URL('../../../docs/plugins.md', import.meta.url), 'utf8');
 
-  it('names every after-search event, every kind prefix and the generic events', () => {
-    const missing = EVENT_NAMES.filter((n) => n.endsWith('__POST_SEARCH') || n.startsWith('PLUGIN_')).filter((n) => !doc.includes(`\`${n}\``));
+  it('names every after-search event, every note, patient and plugin event, every kind prefix and the generic events', () => {
+    const missing = EVENT_NAMES.filter((n) => n.endsWith('__POST_SEARCH') || /^(PLUGIN|NOTE|PATIENT)_/.test(n)).filter((n) => !doc.includes(`\`${n}\``));
     assert.deepEqual(missing, []);
     for (const prefix of Object.values(COMMAND_EVENT_PREFIXES)) assert.ok(doc.includes(`| \`${prefix}\` |`), prefix);
     assert.ok(doc.includes('`PRE_COMMAND_<ACTION>`') && doc.includes('`POST_COMMAND_<ACTION>`'));

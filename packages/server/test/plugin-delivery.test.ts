@@ -88,7 +88,8 @@ for (const engine of ENGINES) {
       );
       await insertPluginEvent(api.storage.db, {
         event_id: eventId,
-        command_uuid: plan.uuid,
+        target_type: 'command',
+        target_id: plan.uuid,
         event_type: 'PLAN_COMMAND__POST_COMMIT',
         payload: JSON.stringify(payload),
         depth: 0,

@@ -193,6 +193,7 @@ for (const engine of ENGINES) {
           'last_error',
           'plugin',
           'request_id',
+          'target',
         ]);
         assert.equal(letter.plugin, 'always-late');
         assert.equal(letter.handler, 'dist/handlers.js:Late');
@@ -202,6 +203,7 @@ for (const engine of ENGINES) {
         assert.equal(letter.event.id, letter.event_id);
         assert.equal(letter.event.type, 'PLAN_COMMAND__POST_COMMIT');
         assert.equal(letter.event.target.id, letter.command);
+        assert.deepEqual(letter.target, { type: 'command', id: letter.command });
       }
       const byCommand = new Map(listed.results.map((l) => [l.command as string, l]));
       const [replayed, discarded] = [byCommand.get(plans[0]!.uuid)!, byCommand.get(plans[1]!.uuid)!];
@@ -338,7 +340,8 @@ for (const engine of ENGINES) {
           handler: 'dist/handlers.js:Gone',
           event_id: event.id,
           event_type: event.type,
-          command_uuid: plan.uuid,
+          target_type: 'command',
+          target_id: plan.uuid,
           payload: JSON.stringify(event),
           depth: 0,
           request_id: null,

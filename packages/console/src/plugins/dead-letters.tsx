@@ -55,7 +55,7 @@ export function DeadLetters({ plugin }: { plugin: string }) {
               <dl>
                 <dt>Event</dt>
                 <dd>
-                  <code>{l.event_type}</code> of command <code>{l.command}</code> (event <code>{l.event_id}</code>)
+                  <code>{l.event_type}</code> of {l.target.type} <code>{l.target.id}</code> (event <code>{l.event_id}</code>)
                 </dd>
                 <dt>Handler</dt>
                 <dd>

@@ -4,7 +4,10 @@
 // and the dependency runs one way (docs/architecture.md, "Code layout").
 import type { Kysely } from 'kysely';
 import type { Database } from '../storage/schema.ts';
+import type { EventActor } from '../lib/event-actor.ts';
 import type { CommandView } from './representation.ts';
+
+export type { EventActor } from '../lib/event-actor.ts';
 
 /** The lifecycle actions of a command, as event names spell them (`PLAN_COMMAND__PRE_COMMIT`). */
 export type CommandAction = 'ORIGINATE' | 'UPDATE' | 'COMMIT' | 'DELETE' | 'ENTER_IN_ERROR';
@@ -33,20 +36,4 @@ export interface CommandEventHooks {
    * transaction committed: docs/architecture.md, "Signals").
    */
   post(trx: Kysely<Database>, change: CommandChangeEvent, actor: EventActor): Promise<boolean>;
-}
-
-/** Who caused an event, and how deep in a chain of plugin effects it is. */
-export interface EventActor {
-  /** The staff key (a plugin's own key, `plugin:<name>`, when a plugin's effect caused it). */
-  staffKey: string;
-  requestId: string;
-  /** 0 for a change a client asked for; n + 1 for a change made by an effect of an event at depth n. */
-  depth: number;
-  /** The write the change is made by, the same in every run of it (storage/transaction.ts `writeId`). */
-  write?: number;
-  /**
-   * The root event of the chain a plugin's effect belongs to (its event's root); absent for a
-   * client's change, whose own event is the root (docs/plugins.md, "Breadth limits").
-   */
-  rootId?: string;
 }

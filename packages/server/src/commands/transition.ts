@@ -28,6 +28,7 @@ import type { Engine } from '../storage/db.ts';
 import type { CommandTable, Database } from '../storage/schema.ts';
 import { deleteCommand, updateCommandWithAudit } from '../storage/commands-repository.ts';
 import { writeTransaction, type AuditEntry, type Idempotency, type Outcome, type Writer } from '../storage/transaction.ts';
+import { eventActor } from '../lib/event-actor.ts';
 import { actingStaff } from '../auth/acting-staff.ts';
 import { logCommand, logCommandDeleted } from './log-lines.ts';
 import { loadForWrite, withEditor, type Preconditions } from './rules.ts';
@@ -160,7 +161,7 @@ const ACTIONS = { created: 'ORIGINATE', updated: 'UPDATE', committed: 'COMMIT', 
 
 /** The PRE and POST events of one command change made by the write `writeId`, for its transaction to run (nothing without a runtime). */
 function commandEvents(ctx: Ctx, staffKey: string, change: CommandChangeEvent, writeId: number) {
-  const actor = { staffKey, requestId: ctx.requestId, depth: ctx.eventDepth ?? 0, rootId: ctx.eventRoot, write: writeId };
+  const actor = eventActor(ctx, staffKey, writeId);
   return {
     pre: (trx: Kysely<Database>) => ctx.runtime?.pre(trx, change, actor) ?? Promise.resolve(),
     /** True when it wrote the POST event's outbox row. */

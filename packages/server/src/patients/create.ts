@@ -1,13 +1,13 @@
 // POST /core/api/v1/patients/: a patient, just enough to chart against (docs/api.md, "Patients").
+// Written by the patient sequencer (write.ts), with its PATIENT_PRE_CREATE and PATIENT_CREATED events.
 import type { Ctx } from '../context.ts';
 import { newKey } from '../lib/ids.ts';
 import { nowMicros, parseDateMicros } from '../lib/time.ts';
 import { invalid } from '../http/problem.ts';
 import { insertPatient } from '../storage/clinical-repository.ts';
-import { writeTransaction } from '../storage/transaction.ts';
-import type { CreatePatient, Patient } from '@charta/api';
+import type { CreatePatient } from '@charta/api';
 import { actingStaff } from '../auth/acting-staff.ts';
-import { toView } from './representation.ts';
+import { writePatient } from './write.ts';
 
 export async function createPatient(ctx: Ctx, input: CreatePatient) {
   actingStaff(ctx);
@@ -15,17 +15,14 @@ export async function createPatient(ctx: Ctx, input: CreatePatient) {
     const at = parseDateMicros(input.birthDate);
     if (at === undefined || at > nowMicros()) throw invalid([{ field: 'birthDate', message: 'must be a real date (YYYY-MM-DD), not in the future' }]);
   }
-  return writeTransaction<Patient>(ctx, undefined, async ({ trx, audit }) => {
-    const row = {
-      key: newKey(),
-      first_name: input.firstName.trim(),
-      last_name: input.lastName.trim(),
-      birth_date: input.birthDate ?? null,
-      created_at: nowMicros(),
-    };
-    await insertPatient(trx, row);
-    const view = toView(row);
-    await audit({ action: 'patient.created', entityType: 'patient', entityId: row.key, before: null, after: view });
-    return { status: 201, body: view };
+  // Chosen outside the write, which may run more than once (storage/transaction.ts, `Writer`).
+  const key = newKey();
+  return writePatient(ctx, {
+    action: 'CREATE',
+    prepare: async ({ now }) => ({
+      before: null,
+      after: { key, first_name: input.firstName.trim(), last_name: input.lastName.trim(), birth_date: input.birthDate ?? null, created_at: now },
+    }),
+    write: (trx, row) => insertPatient(trx, row),
   });
 }

@@ -4,6 +4,7 @@
 import type { LogBus } from '../logs/bus.ts';
 import type { CallOutcome, CallResult, JsonObject } from './sandbox/types.ts';
 import type { DataResource, DataScope } from '@charta/api/constants';
+import { isPreEvent } from './events.ts';
 
 /** A handler of an enabled plugin, as the host dispatches to it. */
 export interface ActiveHandler {
@@ -117,7 +118,7 @@ export class HandlerCalls {
       type,
       event,
       requestId,
-      pre: type.includes('__PRE_'),
+      pre: isPreEvent(type),
       reads: { count: 0, rows: 0, overBudget: null, databaseUnavailable: false },
     };
     let result: CallResult;

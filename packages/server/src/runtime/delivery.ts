@@ -1,12 +1,12 @@
 // Delivery of POST events from the outbox (docs/plugins.md, "Delivery and guarantees" and "Faults").
-// A process claims waiting events (one at a time per command, so a command's events arrive in
-// order; on PostgreSQL with FOR UPDATE SKIP LOCKED, so one process gets each), gives each event to
+// A process claims waiting events (one at a time per target: a command, a note or a patient, so
+// the events of one arrive in order; on PostgreSQL with FOR UPDATE SKIP LOCKED, so one process gets each), gives each event to
 // every enabled handler of it not yet done with it (each plugin's handlers in turn, different
 // plugins side by side), and applies their effects. Up to IN_FLIGHT events are under way at once,
 // and each finished one makes room for the next: an event whose handler is slow holds up no other
 // event and no other plugin. An event whose handlers are all done is deleted. A handler whose call crashed, timed out, ran out of
 // memory or could not run, or whose effects failed in storage, is tried again after a back-off (the
-// event keeps its place: the later events of its command wait); after the last attempt it becomes a
+// event keeps its place: the later events of its target wait); after the last attempt it becomes a
 // dead letter. A claim lasts CLAIM_MICROS: if the process dies meanwhile, another delivers the
 // event again. Redelivery keeps the event's id, so each effect's idempotency key (event, handler,
 // event name, index) keeps it from being applied twice.
@@ -29,7 +29,7 @@ import type { LogBus } from '../logs/bus.ts';
 import type { Signals } from '../signals/bus.ts';
 import type { JsonObject } from './sandbox/types.ts';
 import { describeOutcome, type ActiveHandler, type CallFault, type HandlerCalls } from './calls.ts';
-import { eventPatient, renamed } from './events.ts';
+import { deliveredNames, eventPatient, renamed } from './events.ts';
 import { applyEffects } from './effects.ts';
 import type { PluginRuntime } from './types.ts';
 import type { HandlerIndex } from './plugins.ts';
@@ -177,8 +177,8 @@ export class Delivery {
     // The events go to the plugins enabled now: this process may not have seen a plugin that
     // another process enabled a moment ago, so it looks before delivering.
     if (rows.length > 0) await this.runtime.handlers.sync();
-    // At most one event per command is claimed (the claim's rule), so the events under way may be
-    // delivered side by side; a command's next event waits until this one is deleted.
+    // At most one event per target is claimed (the claim's rule), so the events under way may be
+    // delivered side by side; a target's next event waits until this one is deleted.
     for (const row of rows) {
       this.active++;
       void this.attempt(row).then(
@@ -240,7 +240,8 @@ export class Delivery {
           // The event's own id (a replayed row's event_id is derived from it).
           event_id: String(event.id),
           event_type: row.event_type,
-          command_uuid: row.command_uuid,
+          target_type: row.target_type,
+          target_id: row.target_id,
           payload: row.payload,
           depth: row.depth,
           request_id: row.request_id,
@@ -263,10 +264,9 @@ export class Delivery {
     const done = new Set<string>(row.done_handlers === null ? [] : (JSON.parse(row.done_handlers) as string[]));
     const failures = new Map<string, Failure>();
     const reached = new Set<string>();
-    const generic = row.event_type.replace(/^[A-Z_]+?_COMMAND__(PRE|POST)_/, '$1_COMMAND_');
-    // Each plugin's handlers in turn (the kind's event, then the generic one; manifest order), the plugins side by side.
+    // Each plugin's handlers in turn (a command kind's event, then the generic one; manifest order), the plugins side by side.
     const byPlugin = new Map<string, Array<{ handler: ActiveHandler; type: string }>>();
-    for (const type of [row.event_type, generic]) {
+    for (const type of deliveredNames(row.event_type)) {
       for (const handler of this.runtime.handlers.handlersOf(type)) {
         const target = deliveryTarget(handler.plugin, handler.id);
         if (row.only_handler !== null && target !== row.only_handler) continue;
@@ -358,7 +358,7 @@ export class Delivery {
     const [plugin] = row.only_handler!.split('/', 1);
     this.logs.emit({
       level: 'warning',
-      event: `plugin runtime: the replayed ${row.event_type} of command ${row.command_uuid} was not delivered: ${row.only_handler} is not running`,
+      event: `plugin runtime: the replayed ${row.event_type} of ${row.target_type} ${row.target_id} was not delivered: ${row.only_handler} is not running`,
       plugin,
       event_type: row.event_type,
       ...(row.request_id === null ? {} : { request_id: row.request_id }),

@@ -1,17 +1,17 @@
 // Event dispatch (docs/plugins.md, "Events" and "Delivery and guarantees"): a PRE event inside its
-// change's write transaction, to every handler of it under the PRE budget, with each handler's
-// on_failure policy (validation errors refuse the change); an after-search event of an
-// autocomplete field, whose handlers may reorder, filter or annotate the options. The handlers
-// come from the plugin registry (runtime/plugins.ts); POST events go through the outbox
-// (runtime/outbox.ts) and delivery (runtime/delivery.ts) instead.
+// change's write transaction (a command's, a note's or a patient's), to every handler of it under
+// the PRE budget, with each handler's on_failure policy (validation errors refuse the change); an
+// after-search event of an autocomplete field, whose handlers may reorder, filter or annotate the
+// options. The handlers come from the plugin registry (runtime/plugins.ts); POST events go
+// through the outbox (runtime/outbox.ts) and delivery (runtime/delivery.ts) instead.
 import type { Kysely } from 'kysely';
 import type { Database } from '../storage/schema.ts';
 import { problem, type FieldProblem } from '../http/problem.ts';
 import { RETRY_AFTER_SECONDS } from '../http/storage-errors.ts';
 import type { OptionDoc } from '../autocomplete/types.ts';
-import type { CommandChangeEvent, EventActor, PluginRuntime } from './types.ts';
+import type { CommandChangeEvent, EventActor, NoteChangeEvent, PatientChangeEvent, PluginRuntime } from './types.ts';
 import type { JsonObject } from './sandbox/types.ts';
-import { commandEvent, commandEventNames, newEventId, renamed, searchEventName } from './events.ts';
+import { commandSubject, newEventId, noteSubject, patientSubject, renamed, searchEventName, type ChangeSubject } from './events.ts';
 import { describeOutcome, type ActiveHandler, type HandlerCalls } from './calls.ts';
 import { validationErrors, searchResults } from './effect-payloads.ts';
 import type { HandlerIndex } from './plugins.ts';
@@ -24,21 +24,13 @@ export interface DispatchOptions {
 /** PRE decisions kept for a write that runs again (storage/group-commit.ts): the most recent ones. */
 const DECISIONS_KEPT = 1000;
 
-/**
- * What a PRE decision is about, but for the times a run sets: a second run of the same write
- * with the same change gets the first run's decision. Compared only when the write runs again.
- */
-function sameChange(a: CommandChangeEvent, b: CommandChangeEvent): boolean {
-  const about = (change: CommandChangeEvent) => {
-    const { created_at: _created, updated_at: _updated, ...command } = change.command;
-    return JSON.stringify([change.action, command, change.previous]);
-  };
-  return a === b || about(a) === about(b);
-}
-
-export class Dispatch implements Pick<PluginRuntime, 'pre' | 'afterSearch'> {
-  /** Recent PRE decisions, by write: a write run again with the same change is not checked twice. */
-  private readonly decisions = new Map<number, { change: CommandChangeEvent; decision: Promise<void> }>();
+export class Dispatch implements Pick<PluginRuntime, 'pre' | 'preNote' | 'prePatient' | 'afterSearch'> {
+  /**
+   * Recent PRE decisions, by write: a write run again with the same change is not checked twice.
+   * What the change is about (`ChangeSubject.about`, but for the times a run sets) is compared
+   * only when the write runs again.
+   */
+  private readonly decisions = new Map<number, { subject: ChangeSubject; decision: Promise<void> }>();
 
   constructor(
     private readonly handlers: Pick<HandlerIndex, 'handlersOf'>,
@@ -50,45 +42,55 @@ export class Dispatch implements Pick<PluginRuntime, 'pre' | 'afterSearch'> {
     return this.handlers.handlersOf(type);
   }
 
+  /** The PRE events of a command change (`PLAN_COMMAND__PRE_COMMIT`, then `PRE_COMMAND_COMMIT`). */
+  pre(_trx: Kysely<Database>, change: CommandChangeEvent, actor: EventActor): Promise<void> {
+    return this.preOf(commandSubject(change, 'PRE'), actor);
+  }
+
+  /** The PRE event of a note change (`NOTE_PRE_LOCK`…). */
+  preNote(_trx: Kysely<Database>, change: NoteChangeEvent, actor: EventActor): Promise<void> {
+    return this.preOf(noteSubject(change, 'PRE'), actor);
+  }
+
+  /** The PRE event of a patient change (`PATIENT_PRE_CREATE`…). */
+  prePatient(_trx: Kysely<Database>, change: PatientChangeEvent, actor: EventActor): Promise<void> {
+    return this.preOf(patientSubject(change, 'PRE'), actor);
+  }
+
   /**
    * The PRE event of a change. A write set aside by the SQLite group commit while its check ran
    * runs again once the check has settled (docs/plugins.md, "Delivery and guarantees"): the same
    * change of the same request gets the decision already made, without calling the handlers again.
    */
-  pre(_trx: Kysely<Database>, change: CommandChangeEvent, actor: EventActor): Promise<void> {
-    const types = commandEventNames(change.command.schema_key, 'PRE', change.action);
-    const targets = types.flatMap((type) => this.handlersOf(type).map((handler) => ({ type, handler })));
+  private preOf(subject: ChangeSubject, actor: EventActor): Promise<void> {
+    const targets = subject.names.flatMap((type) => this.handlersOf(type).map((handler) => ({ type, handler })));
     if (targets.length === 0) return Promise.resolve();
     const write = actor.write;
     const known = write === undefined ? undefined : this.decisions.get(write);
-    if (known !== undefined && sameChange(known.change, change)) return known.decision;
-    const decision = this.decide(types, targets, change, actor);
+    if (known !== undefined && known.subject.about() === subject.about()) return known.decision;
+    const decision = this.decide(subject, targets, actor);
     if (write !== undefined) {
       decision.catch(() => undefined);
       this.decisions.delete(write);
-      this.decisions.set(write, { change, decision });
+      this.decisions.set(write, { subject, decision });
       if (this.decisions.size > DECISIONS_KEPT) this.decisions.delete(this.decisions.keys().next().value!);
     }
     return decision;
   }
 
-  private async decide(
-    types: [string, string],
-    targets: Array<{ type: string; handler: ActiveHandler }>,
-    change: CommandChangeEvent,
-    actor: EventActor,
-  ): Promise<void> {
-    const base = commandEvent(newEventId(), types[0], change, actor);
+  private async decide(subject: ChangeSubject, targets: Array<{ type: string; handler: ActiveHandler }>, actor: EventActor): Promise<void> {
+    const base = subject.event(newEventId(), subject.names[0]!, actor);
+    const { type: what, id } = subject.target;
     const deadline = Date.now() + this.options.preBudgetMs;
     const errors: FieldProblem[] = [];
     const unchecked: FieldProblem[] = [];
     for (const { type, handler } of targets) {
       // No PRE check is skipped in silence: each failure says what it does to the change (docs/plugins.md, "Delivery and guarantees").
-      const consequence = `; the change to command ${change.command.uuid} ${handler.onFailure === 'refuse' ? 'is refused (on_failure: refuse)' : 'goes ahead (on_failure: allow)'}`;
+      const consequence = `; the change to ${what} ${id} ${handler.onFailure === 'refuse' ? 'is refused (on_failure: refuse)' : 'goes ahead (on_failure: allow)'}`;
       if (Date.now() >= deadline) {
-        const what = `was skipped: the ${this.options.preBudgetMs} ms budget of ${type} was spent`;
-        this.calls.failure(handler, type, actor.requestId, `${what}${consequence}`, 'skipped');
-        if (handler.onFailure === 'refuse') unchecked.push({ field: 'command', message: `handler ${handler.id} ${what}`, plugin: handler.plugin });
+        const skipped = `was skipped: the ${this.options.preBudgetMs} ms budget of ${type} was spent`;
+        this.calls.failure(handler, type, actor.requestId, `${skipped}${consequence}`, 'skipped');
+        if (handler.onFailure === 'refuse') unchecked.push({ field: what, message: `handler ${handler.id} ${skipped}`, plugin: handler.plugin });
         continue;
       }
       const answer = await this.calls.call(handler, type, renamed(base, type), actor.requestId, consequence);
@@ -102,7 +104,7 @@ export class Dispatch implements Pick<PluginRuntime, 'pre' | 'afterSearch'> {
       }
       if (!answer.ok) {
         if (handler.onFailure === 'refuse')
-          unchecked.push({ field: 'command', message: `handler ${handler.id} ${describeOutcome(answer.fault)}`, plugin: handler.plugin });
+          unchecked.push({ field: what, message: `handler ${handler.id} ${describeOutcome(answer.fault)}`, plugin: handler.plugin });
         continue;
       }
       for (const [index, effect] of answer.effects.entries()) {
@@ -110,7 +112,7 @@ export class Dispatch implements Pick<PluginRuntime, 'pre' | 'afterSearch'> {
           const checked = validationErrors(effect);
           if (typeof checked === 'string')
             this.calls.failure(handler, type, actor.requestId, `effect ${index} (EVENT_VALIDATION_ERROR) is malformed: ${checked}`, 'effect');
-          else for (const e of checked) errors.push({ field: e.field ?? 'command', message: e.message, plugin: handler.plugin });
+          else for (const e of checked) errors.push({ field: e.field ?? what, message: e.message, plugin: handler.plugin });
         } else {
           this.calls.failure(
             handler,

@@ -12,7 +12,7 @@ import type { Database } from '../storage/schema.ts';
 import type { LogBus } from '../logs/bus.ts';
 import type { Signal, SignalBus } from '../signals/bus.ts';
 import type { OptionDoc } from '../autocomplete/types.ts';
-import type { CommandChangeEvent, EventActor, PackageToCheck, PluginRuntime, PluginRuntimeStatus } from './types.ts';
+import type { CommandChangeEvent, EventActor, NoteChangeEvent, PackageToCheck, PatientChangeEvent, PluginRuntime, PluginRuntimeStatus } from './types.ts';
 import { HandlerCalls } from './calls.ts';
 import { Delivery, type RetryPolicy } from './delivery.ts';
 import type { EffectLimits } from './effect-limits.ts';
@@ -77,6 +77,10 @@ export class PluginHost implements PluginRuntime {
     const port: PluginRuntime = {
       pre: (trx, change, actor) => this.dispatch.pre(trx, change, actor),
       post: (trx, change, actor) => this.outbox.post(trx, change, actor),
+      preNote: (trx, change, actor) => this.dispatch.preNote(trx, change, actor),
+      postNote: (trx, change, actor) => this.outbox.postNote(trx, change, actor),
+      prePatient: (trx, change, actor) => this.dispatch.prePatient(trx, change, actor),
+      postPatient: (trx, change, actor) => this.outbox.postPatient(trx, change, actor),
       afterSearch: (search, actor) => this.dispatch.afterSearch(search, actor),
       checkPackage: (pkg) => options.checkPackage(pkg),
       status: (name) => this.registry.status(name),
@@ -162,6 +166,22 @@ export class PluginHost implements PluginRuntime {
 
   post(trx: Kysely<Database>, change: CommandChangeEvent, actor: EventActor): Promise<boolean> {
     return this.outbox.post(trx, change, actor);
+  }
+
+  preNote(trx: Kysely<Database>, change: NoteChangeEvent, actor: EventActor): Promise<void> {
+    return this.dispatch.preNote(trx, change, actor);
+  }
+
+  postNote(trx: Kysely<Database>, change: NoteChangeEvent, actor: EventActor): Promise<boolean> {
+    return this.outbox.postNote(trx, change, actor);
+  }
+
+  prePatient(trx: Kysely<Database>, change: PatientChangeEvent, actor: EventActor): Promise<void> {
+    return this.dispatch.prePatient(trx, change, actor);
+  }
+
+  postPatient(trx: Kysely<Database>, change: PatientChangeEvent, actor: EventActor): Promise<boolean> {
+    return this.outbox.postPatient(trx, change, actor);
   }
 
   afterSearch(search: { schemaKey: string; field: string; term: string; options: OptionDoc[] }, actor: EventActor): Promise<OptionDoc[]> {

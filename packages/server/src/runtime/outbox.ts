@@ -1,14 +1,15 @@
-// The outbox (docs/plugins.md, "Delivery and guarantees"): the POST event of a change is a row of
-// plugin_events written in the change's own transaction when an enabled handler listens, so it is
-// delivered (runtime/delivery.ts) if and only if the change committed. An event chained deeper
-// than the limit by plugin effects is not written (a warning says so).
+// The outbox (docs/plugins.md, "Delivery and guarantees"): the POST event of a change (a
+// command's, a note's or a patient's) is a row of plugin_events written in the change's own
+// transaction when an enabled handler listens, so it is delivered (runtime/delivery.ts) if and
+// only if the change committed. An event chained deeper than the limit by plugin effects is not
+// written (a warning says so).
 import type { Kysely } from 'kysely';
 import type { Database } from '../storage/schema.ts';
 import { insertPluginEvent } from '../storage/plugin-events-repository.ts';
 import { nowMicros } from '../lib/time.ts';
 import type { LogBus } from '../logs/bus.ts';
-import type { CommandChangeEvent, EventActor, PluginRuntime } from './types.ts';
-import { commandEvent, commandEventNames, newEventId } from './events.ts';
+import type { CommandChangeEvent, EventActor, NoteChangeEvent, PatientChangeEvent, PluginRuntime } from './types.ts';
+import { commandSubject, newEventId, noteSubject, patientSubject, type ChangeSubject } from './events.ts';
 import type { HandlerIndex } from './plugins.ts';
 
 export interface OutboxOptions {
@@ -17,19 +18,33 @@ export interface OutboxOptions {
   maxDepth: number;
 }
 
-export class Outbox implements Pick<PluginRuntime, 'post'> {
+export class Outbox implements Pick<PluginRuntime, 'post' | 'postNote' | 'postPatient'> {
   constructor(
     private readonly handlers: Pick<HandlerIndex, 'handlersOf'>,
     private readonly options: OutboxOptions,
   ) {}
 
-  async post(trx: Kysely<Database>, change: CommandChangeEvent, actor: EventActor): Promise<boolean> {
-    const types = commandEventNames(change.command.schema_key, 'POST', change.action);
+  post(trx: Kysely<Database>, change: CommandChangeEvent, actor: EventActor): Promise<boolean> {
+    return this.write(trx, commandSubject(change, 'POST'), actor);
+  }
+
+  postNote(trx: Kysely<Database>, change: NoteChangeEvent, actor: EventActor): Promise<boolean> {
+    return this.write(trx, noteSubject(change, 'POST'), actor);
+  }
+
+  postPatient(trx: Kysely<Database>, change: PatientChangeEvent, actor: EventActor): Promise<boolean> {
+    return this.write(trx, patientSubject(change, 'POST'), actor);
+  }
+
+  /** The POST event's outbox row, when a handler listens to one of its names; true when it wrote one. */
+  private async write(trx: Kysely<Database>, subject: ChangeSubject, actor: EventActor): Promise<boolean> {
+    const types = subject.names;
     if (!types.some((type) => this.handlers.handlersOf(type).length > 0)) return false;
+    const { type: targetType, id: targetId } = subject.target;
     if (actor.depth > this.options.maxDepth) {
       this.options.logs.emit({
         level: 'warning',
-        event: `plugin runtime: ${types[0]} of command ${change.command.uuid} not delivered: plugin effects chained ${actor.depth} events deep (limit ${this.options.maxDepth})`,
+        event: `plugin runtime: ${types[0]} of ${targetType} ${targetId} not delivered: plugin effects chained ${actor.depth} events deep (limit ${this.options.maxDepth})`,
         request_id: actor.requestId,
         event_type: types[0],
       });
@@ -38,9 +53,10 @@ export class Outbox implements Pick<PluginRuntime, 'post'> {
     const id = newEventId();
     await insertPluginEvent(trx, {
       event_id: id,
-      command_uuid: change.command.uuid,
-      event_type: types[0],
-      payload: JSON.stringify(commandEvent(id, types[0], change, actor)),
+      target_type: targetType,
+      target_id: targetId,
+      event_type: types[0]!,
+      payload: JSON.stringify(subject.event(id, types[0]!, actor)),
       depth: actor.depth,
       request_id: actor.requestId,
       created_at: nowMicros(),

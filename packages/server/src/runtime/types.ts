@@ -1,9 +1,12 @@
 // What the rest of the instance sees of the plugin runtime (docs/plugins.md, "Events"): the
-// hooks a command write calls (the port commands/plugin-events.ts declares), an autocomplete
-// search's, and the package check of install and update. Operations reach it through their Ctx
+// hooks a command, note or patient write calls (the ports commands/, notes/ and patients/
+// plugin-events.ts declare), an autocomplete search's, and the package check of install and update. Operations reach it through their Ctx
 // (`ctx.runtime`), so no feature imports the runtime's code (the runtime's effects call the
 // commands operations: the dependency runs one way).
-import type { CommandEventHooks, EventActor } from '../commands/plugin-events.ts';
+import type { CommandEventHooks } from '../commands/plugin-events.ts';
+import type { NoteEventHooks } from '../notes/plugin-events.ts';
+import type { PatientEventHooks } from '../patients/plugin-events.ts';
+import type { EventActor } from '../lib/event-actor.ts';
 import type { OptionDoc } from '../autocomplete/types.ts';
 import type { PackageMetadata } from '../inspection/index.ts';
 
@@ -21,7 +24,7 @@ export interface PackageToCheck {
   metadata?: PackageMetadata;
 }
 
-export interface PluginRuntime extends CommandEventHooks {
+export interface PluginRuntime extends CommandEventHooks, NoteEventHooks, PatientEventHooks {
   /** The after-search event of an autocomplete field: handlers may reorder, filter or annotate the options. */
   afterSearch(search: { schemaKey: string; field: string; term: string; options: OptionDoc[] }, actor: EventActor): Promise<OptionDoc[]>;
   /** Every reason the package cannot run here ([] when it can); a Python package has none (it is accepted). */
@@ -46,4 +49,7 @@ export interface PluginRuntimeStatus {
   failedLoads: number;
 }
 
-export type { CommandAction, CommandChangeEvent, EventActor } from '../commands/plugin-events.ts';
+export type { CommandAction, CommandChangeEvent } from '../commands/plugin-events.ts';
+export type { NoteChangeEvent } from '../notes/plugin-events.ts';
+export type { PatientChangeEvent } from '../patients/plugin-events.ts';
+export type { EventActor } from '../lib/event-actor.ts';

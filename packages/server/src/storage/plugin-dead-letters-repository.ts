@@ -63,7 +63,8 @@ export async function replayDeadLetter(db: Db, letter: DeadLetterRow, now: numbe
   const eventId = `${letter.event_id}:replay:${letter.id}`;
   await insertPluginEvent(db, {
     event_id: eventId,
-    command_uuid: letter.command_uuid,
+    target_type: letter.target_type,
+    target_id: letter.target_id,
     event_type: letter.event_type,
     payload: letter.payload,
     depth: letter.depth,

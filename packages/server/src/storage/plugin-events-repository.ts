@@ -21,8 +21,8 @@ export const insertPluginEvent = (db: Db, row: NewPluginEvent) => db.insertInto(
 /**
  * Claims up to `limit` events for `claimer` until `until` (microseconds), counting an attempt: the
  * oldest unclaimed (or whose claim expired) events out of their back-off that have no earlier event
- * of the same command waiting, so the events of one command are delivered in order (an event in
- * back-off holds the later ones). On PostgreSQL the rows are locked with SKIP LOCKED, so two
+ * of the same target (a command, a note, a patient) waiting, so the events of one target are
+ * delivered in order (an event in back-off holds the later ones). On PostgreSQL the rows are locked with SKIP LOCKED, so two
  * processes never claim one event; SQLite runs one write at a time.
  */
 export async function claimPluginEvents(db: Db, engine: Engine, claimer: string, now: number, until: number, limit: number) {
@@ -33,7 +33,7 @@ export async function claimPluginEvents(db: Db, engine: Engine, claimer: string,
       SELECT e.id FROM plugin_events e
       WHERE (e.claimed_until IS NULL OR e.claimed_until < ${now})
         AND (e.next_attempt_at IS NULL OR e.next_attempt_at <= ${now})
-        AND NOT EXISTS (SELECT 1 FROM plugin_events p WHERE p.command_uuid = e.command_uuid AND p.id < e.id)
+        AND NOT EXISTS (SELECT 1 FROM plugin_events p WHERE p.target_id = e.target_id AND p.target_type = e.target_type AND p.id < e.id)
       ORDER BY e.id LIMIT ${limit} ${lock}
     )
     RETURNING *`.execute(db);

@@ -1,6 +1,7 @@
 // Row types of every table, as Kysely sees them. Timestamps are integer microseconds since
 // the Unix epoch on both engines (PostgreSQL's bigint comes back as a string; db.ts parses it).
 import type { Generated } from 'kysely';
+import type { ChangeTarget } from '@charta/api/constants';
 
 export interface StaffTable {
   key: string;
@@ -154,7 +155,10 @@ export interface PluginSecretTable {
 export interface PluginEventTable {
   id: Generated<number>;
   event_id: string;
-  command_uuid: string;
+  /** What the event is about (its `target`): `command`, `note` or `patient` (migration 011). */
+  target_type: ChangeTarget;
+  /** The command's or note's uuid, the patient's key: one target's events are delivered in order. */
+  target_id: string;
   event_type: string;
   payload: string;
   depth: number;
@@ -183,7 +187,8 @@ export interface PluginDeadLetterTable {
   handler: string;
   event_id: string;
   event_type: string;
-  command_uuid: string;
+  target_type: ChangeTarget;
+  target_id: string;
   payload: string;
   depth: number;
   request_id: string | null;

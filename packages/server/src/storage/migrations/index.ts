@@ -11,6 +11,7 @@ import * as patientListIndexes from './007-patient-list-indexes.ts';
 import * as pluginIsolation from './008-plugin-isolation.ts';
 import * as pluginDataAccess from './009-plugin-data-access.ts';
 import * as patientMetadata from './010-patient-metadata.ts';
+import * as noteAndPatientEvents from './011-note-patient-events.ts';
 import * as pluginCache from './012-plugin-cache.ts';
 
 export async function migrate(storage: Storage): Promise<string[]> {
@@ -25,7 +26,7 @@ export async function migrate(storage: Storage): Promise<string[]> {
     '008-plugin-isolation': pluginIsolation,
     '009-plugin-data-access': pluginDataAccess,
     '010-patient-metadata': patientMetadata,
-    // 011 is kept for the note and patient events.
+    '011-note-patient-events': noteAndPatientEvents,
     '012-plugin-cache': pluginCache,
   };
   const migrations: Record<string, Migration> = {};
