@@ -19,6 +19,8 @@ const walk = (dir) => {
     else if (entry.isFile() && entry.name.endsWith('.test.ts')) files.push(path.relative(root, full));
   }
 };
+// Only packages/*/test: the example plugins' own tests (examples/*/test) run in the sandbox under
+// `charta plugin test`, never here directly; packages/cli/test/examples.test.ts runs them that way.
 for (const pkg of fs.readdirSync(path.join(root, 'packages'))) {
   const dir = path.join(root, 'packages', pkg, 'test');
   if (fs.existsSync(dir)) walk(dir);

@@ -29,7 +29,11 @@ export const COMMAND_KIND_LABELS: Readonly<Record<CommandKindKey, string>> = {
 
 /** The filters of `GET /core/api/v1/commands` (docs/api.md, "Filters"). */
 export const LIST_FILTERS = ['patient_key', 'note_key', 'originator_key', 'committer_key', 'schema_key', 'state'] as const;
-export const TIME_FILTERS = ['created_at', 'updated_at'].flatMap((c) => ['', '__lt', '__lte', '__gt', '__gte'].map((s) => c + s));
+/** `created_at__gte`…: typed as the literal names, so the list query's type (`CommandsQuery`, `this.data.commands.list`) keeps every filter. */
+export type TimeFilter = `${'created_at' | 'updated_at'}${'' | '__lt' | '__lte' | '__gt' | '__gte'}`;
+export const TIME_FILTERS: readonly TimeFilter[] = (['created_at', 'updated_at'] as const).flatMap((c) =>
+  (['', '__lt', '__lte', '__gt', '__gte'] as const).map((s): TimeFilter => `${c}${s}`),
+);
 export const ORDERINGS = ['created_at', '-created_at', 'updated_at', '-updated_at'] as const;
 
 /** The longest autocomplete `search_term`, in characters. */
