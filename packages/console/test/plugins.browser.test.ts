@@ -327,6 +327,8 @@ describeInChromium('console in Chromium: sign-in and plugins', (executable) => {
       .getByRole('status')
       .filter({ hasText: `${pkg.name} deleted.` })
       .waitFor();
+    // The list is read again after the status is shown: the card goes once that answer is in.
+    await card().waitFor({ state: 'detached', timeout: 10_000 });
     assert.equal(await card().count(), 0);
     const r = await instance.call('GET', `/core/api/v1/plugins/${pkg.name}/`, { authorization: TEST_API_KEY });
     assert.equal(r.status, 404);
