@@ -3,7 +3,7 @@
 // only, and those tests need the sandbox), then, on a real instance of each engine, each is built
 // and installed with the real `charta` binary, the change that sets it off is made through the
 // API, and its effect is read back through the API: a banner alert, a metadata pair, an instruct
-// in the note, a refused read in the plugin's reads. One instance per engine serves the four.
+// in the note, a refused read in the plugin's reads, a refused commit. One instance per engine serves the five.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -21,6 +21,7 @@ describe("the examples' own tests, under charta plugin test", () => {
     ['plan-metadata', 7],
     ['lab-follow-up', 4],
     ['out-of-scope-read', 4],
+    ['supervising-provider', 4],
   ] as const) {
     it(`${name}: ${tests} tests pass in the sandbox`, async () => {
       const r = await charta(['plugin', 'test', path.join(EXAMPLES, name)], {});
@@ -197,6 +198,41 @@ for (const engine of ENGINES) {
       assert.deepEqual(
         (listed.message as { results: Array<{ refused: unknown }> }).results.map((r) => r.refused),
         [reads[0]!.refused],
+      );
+    });
+
+    it('supervising-provider: a nurse practitioner’s prescription is refused without a supervising provider, committed with one', async () => {
+      await install('supervising-provider');
+      const np = await admin('/staff/', { first_name: 'Nora', last_name: 'Practitioner', credentials: 'NP', role: 'provider' });
+      const md = await admin('/staff/', { first_name: 'Maya', last_name: 'Doctor', credentials: 'MD', npi: '1234567893', role: 'provider' });
+      await admin('/dispense-units/', { ncpdp_quantity_qualifier_code: 'C48480', description: 'Capsule' });
+      const { noteKey } = await api.note();
+      const rx = await stage(noteKey, 'prescribe', {
+        prescribe: option('Amoxicillin 500 mg capsule', 'Amoxicillin 500 mg capsule'),
+        indications: [option('Otitis media', 'Otitis media')],
+        sig: 'one capsule three times daily',
+        days_supply: 10,
+        quantity_to_dispense: '30',
+        type_to_dispense: option('capsule', 'C48480'),
+        refills: 0,
+        substitutions: 'allowed',
+        prescriber: option('Nora Practitioner, NP', np.key),
+      });
+      const refused = await api.call('POST', `${C}/${rx}/commit/`);
+      assert.equal(refused.status, 400, refused.text);
+      assert.equal(refused.json.code, 'plugin_validation_failed');
+      assert.deepEqual(
+        refused.json.errors.map((e: { field: string; plugin: string }) => [e.field, e.plugin]),
+        [['supervising_provider', 'supervising-provider']],
+      );
+      assert.equal((await api.call('GET', `${C}/${rx}/`)).json.state, 'staged', 'nothing was written');
+      await patch(rx, { supervising_provider: option('Maya Doctor, MD', md.key) });
+      await commit(rx);
+      const reads = await api.call('GET', '/core/api/v1/plugins/supervising-provider/reads/', { authorization: TEST_API_KEY });
+      assert.deepEqual(
+        reads.json.results.map((r: { read: string; keys: string[] }) => [r.read, r.keys]),
+        [['reference.get', [np.key]]],
+        'one read of the staff data, for the refused commit (the second has a supervising provider)',
       );
     });
   });
