@@ -97,7 +97,7 @@ export const GRANT_NAMES = (Object.keys(GRANTS) as Grant[]).sort();
 export const normalizePluginName = (raw: string): string => raw.replace(/_/g, '-');
 
 /** What a plugin's handlers may read of the record through `this.data` (docs/plugins.md, "Reading the record"). */
-export const DATA_RESOURCES = ['patients', 'notes', 'commands', 'chart', 'reference'] as const;
+export const DATA_RESOURCES = ['patients', 'notes', 'commands', 'chart', 'reference', 'terminology'] as const;
 export type DataResource = (typeof DATA_RESOURCES)[number];
 /**
  * The reference data catalogues a plugin reads (`this.data.reference.<catalogue>`), each with the

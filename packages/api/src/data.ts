@@ -49,6 +49,11 @@ export interface DataReader {
   notes: { get(uuid: string): Promise<Note>; list(query?: NotesQuery): Promise<DataPage<Note>> };
   commands: { get(uuid: string): Promise<Command>; list(query?: CommandsQuery): Promise<DataPage<Command>> };
   chart: { get(patientKey: string): Promise<PatientChart> };
+  /** Coded concepts, as autocomplete finds them (active concepts of the instance's terminologies). */
+  terminology: {
+    lookup(system: string, code: string): Promise<TerminologyConcept>;
+    search(systems: string[], term: string, options?: { limit?: number }): Promise<TerminologyConcept[]>;
+  };
   /** The reference data: each catalogue's entries as the admin API lists them (docs/plugins.md, "Reading the record"). */
   reference: Record<
     ReferenceCatalogue,
@@ -57,6 +62,14 @@ export interface DataReader {
       get(id: string): Promise<Record<string, unknown>>;
     }
   >;
+}
+
+/** A coded concept of a terminology (ICD-10-CM, RxNorm, LOINC…): its system string, code and display. */
+export interface TerminologyConcept {
+  system: string;
+  code: string;
+  display: string;
+  extra: Record<string, unknown> | null;
 }
 
 /** What a refused read throws: `code` says why, `errors` names the arguments at fault (invalid). */
@@ -91,6 +104,8 @@ export interface DataFixture {
   chart?: Record<string, Partial<Omit<PatientChart, 'patient_key'>>>;
   /** By patient key: the pairs `patients.metadata` answers. */
   metadata?: Record<string, PatientMetadata[]>;
+  /** The concepts `terminology.lookup` and `.search` find. */
+  terminology?: TerminologyConcept[];
   /** By catalogue: its entries, as the admin API shows them (each with its key field: REFERENCE_CATALOGUES). */
   reference?: Partial<Record<ReferenceCatalogue, Array<Record<string, unknown>>>>;
 }

@@ -101,6 +101,7 @@ export function noData(): DataReader {
     notes: { get: refuse, list: refuse },
     commands: { get: refuse, list: refuse },
     chart: { get: refuse },
+    terminology: { lookup: refuse, search: refuse },
     reference: Object.fromEntries(REFERENCE_CATALOGUE_NAMES.map((name) => [name, { list: refuse, get: refuse }])) as unknown as DataReader['reference'],
   };
 }

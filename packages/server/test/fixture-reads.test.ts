@@ -234,16 +234,50 @@ describe('this.data from a fixture', () => {
     });
   });
 
+  it('looks up and searches the fixture’s concepts: an exact code first, then every word', async () => {
+    const data = fixture({
+      terminology: [
+        { system: 'ICD-10', code: 'E11.65', display: 'Type 2 diabetes mellitus with hyperglycemia' },
+        { system: 'ICD-10', code: 'E11.9', display: 'Type 2 diabetes mellitus without complications' },
+        { system: 'ICD-10', code: 'I10', display: 'Essential (primary) hypertension' },
+        { system: 'http://loinc.org', code: '4548-4', display: 'Hemoglobin A1c/Hemoglobin.total in Blood' },
+      ],
+    });
+    const { value, error, reads } = caller({ access: { read: ['terminology'] }, data });
+    assert.deepEqual(await value('terminology', 'lookup', { system: 'ICD-10', code: 'e119' }), {
+      system: 'ICD-10',
+      code: 'E11.9',
+      display: 'Type 2 diabetes mellitus without complications',
+      extra: null,
+    });
+    const codes = async (systems: string[], term: string) =>
+      ((await value('terminology', 'search', { systems, term })) as unknown as Array<{ code: string }>).map((c) => c.code);
+    assert.deepEqual(await codes(['ICD-10'], 'E11.9'), ['E11.9']);
+    assert.deepEqual(await codes(['ICD-10'], 'diabetes type'), ['E11.65', 'E11.9']);
+    assert.deepEqual(await codes(['http://loinc.org'], 'diabetes'), [], 'only the systems asked');
+    assert.equal((await error('terminology', 'lookup', { system: 'ICD-10', code: 'Z99' })).code, 'not_found');
+    assert.equal((await error('terminology', 'search', { systems: ['nowhere'], term: 'x' })).code, 'invalid');
+    assert.equal((await error('terminology', 'search', { systems: ['ICD-10'], term: 'x', limit: 101 })).code, 'invalid');
+    assert.deepEqual(
+      reads.map((r) => r.read),
+      ['terminology.lookup', 'terminology.search', 'terminology.search', 'terminology.search'],
+      'the answered reads are recorded',
+    );
+  });
+
   it('refuses a malformed fixture with every reason', () => {
     const checked = checkFixture({ patients: [{ key: 'ada' }, { key: A }, { key: A }], notes: {}, chart: { x: [] }, colour: 1 });
     assert.deepEqual(checked.ok ? [] : checked.reasons, [
-      'colour is not a member of a fixture (patients, notes, commands, chart, metadata, reference)',
+      'colour is not a member of a fixture (patients, notes, commands, chart, metadata, reference, terminology)',
       'patients[0].key must be a patient key (32 lowercase hexadecimal characters)',
       `patients[2]: key ${A} is there twice`,
       'notes must be a list of rows',
       'chart: "x" must be a patient key (32 lowercase hexadecimal characters)',
       'chart.x must be an object of conditions, medications, goals, banner_alerts',
     ]);
-    assert.deepEqual(checkFixture([]), { ok: false, reasons: ['a fixture is a JSON object of patients, notes, commands, chart, metadata and reference'] });
+    assert.deepEqual(checkFixture([]), {
+      ok: false,
+      reasons: ['a fixture is a JSON object of patients, notes, commands, chart, metadata, reference and terminology'],
+    });
   });
 });

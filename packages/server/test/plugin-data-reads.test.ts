@@ -312,6 +312,54 @@ for (const engine of ENGINES) {
       assert.equal((await api.call('DELETE', '/core/api/v1/plugins/refs/?force=true')).status, 204);
     });
 
+    it('looks up and searches coded concepts as autocomplete finds them', async () => {
+      await install('coder', [READER('Coder', ['PLAN_COMMAND__POST_ORIGINATE'])], { read: ['terminology'] });
+      const results = await reads('coder', [
+        ['terminology', 'lookup', 'E11.9'],
+        ['terminology', 'search', 'type 2 diabetes'],
+        ['terminology', 'lookup', 'Z99.999'],
+      ]);
+      // READER passes one argument: lookup(system) and search(systems) get it as the system; the
+      // handler below passes both, so these three are refused as the instance refuses bad arguments.
+      for (const r of results) assert.equal(r.error?.code, 'invalid', JSON.stringify(r));
+      await install(
+        'coder2',
+        [
+          {
+            className: 'Coder2',
+            events: ['PLAN_COMMAND__POST_ORIGINATE'],
+            async: true,
+            compute: `    const out = {};
+    out.lookup = await this.data.terminology.lookup('ICD-10', 'E11.9');
+    out.search = await this.data.terminology.search(['ICD-10'], 'E11.9', { limit: 5 });
+    try { await this.data.terminology.lookup('ICD-10', 'Z99.999'); } catch (e) { out.missing = e.code; }
+    try { await this.data.terminology.search(['nowhere'], 'x'); } catch (e) { out.badSystem = e.code; }
+    this.log.info(JSON.stringify(out));
+    return [];`,
+          },
+        ],
+        { read: ['terminology'] },
+      );
+      const from = seen.length;
+      await plan(p.noteKey, 'code things');
+      await settle(api);
+      const line = seen.slice(from).find((e) => e.plugin === 'coder2' && e.source === 'plugin');
+      assert.ok(line, JSON.stringify(seen.slice(from).map((e) => e.event)));
+      const out = JSON.parse(line.event);
+      assert.equal(out.lookup.code, 'E11.9');
+      assert.equal(out.lookup.system, 'ICD-10');
+      assert.match(out.lookup.display, /diabetes/i);
+      assert.equal(out.search[0].code, 'E11.9', 'an exact code first, as autocomplete');
+      assert.equal(out.missing, 'not_found');
+      assert.equal(out.badSystem, 'invalid');
+      const audited = (await audit('plugin:coder2')).map((r) => [r.entity_type, JSON.parse(r.after!).read, JSON.parse(r.after!).keys[0]]);
+      assert.deepEqual(audited.slice(0, 2), [
+        ['data.terminology', 'terminology.lookup', 'ICD-10|E11.9'],
+        ['data.terminology', 'terminology.search', 'ICD-10|E11.9'],
+      ]);
+      for (const name of ['coder', 'coder2']) assert.equal((await api.call('DELETE', `/core/api/v1/plugins/${name}/?force=true`)).status, 204);
+    });
+
     it('instance scope needs the data:instance grant: installed disabled without it, saying why; with it, reads reach any patient; taking it back disables', async () => {
       const asked = { read: ALL, scope: 'instance' };
       const installed = await installPlugin(api.url, 'wide', [READER('Wide', ['PLAN_COMMAND__POST_ORIGINATE'])], { data: asked });

@@ -26,6 +26,8 @@ import {
   REFERENCE_CATALOGUES,
   REFERENCE_CATALOGUE_NAMES,
   type ReferenceCatalogue,
+  CodeSystems,
+  MAX_SEARCH_TERM,
 } from '@charta/api/constants';
 import type { TSchema } from '@sinclair/typebox';
 import { storageErrorOf, DatabaseUnavailableError } from '../storage/errors.ts';
@@ -119,6 +121,38 @@ export const keyArg = (args: JsonObject, name: string, shape: RegExp, what: stri
   return value;
 };
 export const PATIENT_KEY = 'a patient key (32 lowercase hexadecimal characters)';
+
+const SYSTEMS: readonly string[] = Object.values(CodeSystems);
+const invalidArg = (field: string, message: string) => new DataError('invalid', `${field} ${message}`, [{ field, message }]);
+
+/** A terminology read's system: one of the coding system strings (CodeSystems). */
+export function systemArg(value: unknown, field = 'system'): string {
+  if (typeof value !== 'string' || !SYSTEMS.includes(value)) throw invalidArg(field, `must be one of ${SYSTEMS.join(', ')}`);
+  return value;
+}
+
+/** A terminology search's systems: 1 to 10 of them. */
+export function systemsArg(args: JsonObject): string[] {
+  const systems = args.systems;
+  if (!Array.isArray(systems) || systems.length === 0 || systems.length > 10) throw invalidArg('systems', 'must be a list of 1 to 10 coding systems');
+  return [...new Set(systems.map((s, i) => systemArg(s, `systems[${i}]`)))];
+}
+
+/** A search term (1 to MAX_SEARCH_TERM characters) and the most concepts to answer (1 to 100, default 20). */
+export function searchArgs(args: JsonObject): { term: string; limit: number } {
+  const term = args.term;
+  if (typeof term !== 'string' || term.trim() === '' || term.length > MAX_SEARCH_TERM) throw invalidArg('term', `must be 1 to ${MAX_SEARCH_TERM} characters`);
+  const limit = args.limit ?? 20;
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > 100) throw invalidArg('limit', 'must be an integer from 1 to 100');
+  return { term, limit };
+}
+
+/** A code to look up: 1 to 64 characters. */
+export function codeArg(args: JsonObject): string {
+  const code = args.code;
+  if (typeof code !== 'string' || code.trim() === '' || code.length > 64) throw invalidArg('code', 'must be 1 to 64 characters');
+  return code;
+}
 
 /** The catalogue a reference read names, or `invalid` naming them all. */
 export function catalogueArg(args: JsonObject): ReferenceCatalogue {

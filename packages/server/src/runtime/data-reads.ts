@@ -30,12 +30,19 @@ import { readChart } from '../chart/read.ts';
 import { listBannerAlerts } from '../chart/banner-alerts.ts';
 import { entriesPage, entryById } from '../reference/list-entries.ts';
 import { catalogueNamed } from '../reference/catalogues.ts';
+import { searchConcepts, toConcept } from '../terminology/search.ts';
+import { codeKey } from '../terminology/normalize.ts';
+import { conceptsByCodeKey } from '../storage/concepts-repository.ts';
 import type { Bindings } from './bindings.ts';
 import { pluginActor, pluginPrincipal } from './effects.ts';
 import type { CallContext } from './calls.ts';
 import { storedGrants } from './grants.ts';
 import {
   catalogueArg,
+  codeArg,
+  searchArgs,
+  systemArg,
+  systemsArg,
   checkedQuery,
   entryIdArg,
   parentOf,
@@ -154,6 +161,26 @@ export function registerDataReads(bindings: Bindings, env: DataEnv): void {
         for (const [name, value] of Object.entries(query)) if (typeof value === 'string') filters[name] = value;
         if (patient !== undefined) filters.patient_key = patient;
         return page(await listCommands(ctx, filters, pageOf(query), countCap), patient);
+      }
+      case 'terminology.search': {
+        const systems = systemsArg(args);
+        const { term, limit } = searchArgs(args);
+        const concepts = await searchConcepts(env.storage.reader, env.storage.engine, systems, term, limit);
+        return done(
+          concepts as unknown as JsonValue,
+          null,
+          concepts.map((c) => `${c.system}|${c.code}`),
+          concepts.length,
+        );
+      }
+      case 'terminology.lookup': {
+        const system = systemArg(args.system);
+        const code = codeArg(args);
+        const concept = (await conceptsByCodeKey(env.storage.reader, [system], codeKey(code), 10))
+          .map(toConcept)
+          .find((c) => codeKey(c.code) === codeKey(code));
+        if (concept === undefined) throw new DataError('not_found', `${system} has no active concept ${code}`);
+        return done(concept as unknown as JsonValue, null, [`${system}|${concept.code}`], 1);
       }
       case 'reference.list': {
         const name = catalogueArg(args);

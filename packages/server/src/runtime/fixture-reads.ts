@@ -22,10 +22,15 @@ import { invalid, problem, type FieldProblem } from '../http/problem.ts';
 import { exactList } from '../http/pagination.ts';
 import { KEY_RE, UUID_RE } from '../lib/ids.ts';
 import { DAY_MICROS, parseDateMicros, parseTimestampMicros } from '../lib/time.ts';
+import { codeKey, matchesAllWords, normalizeText, parseSearchTerm } from '../terminology/normalize.ts';
 import type { Binding } from './bindings.ts';
 import type { CallContext } from './calls.ts';
 import {
   catalogueArg,
+  codeArg,
+  searchArgs,
+  systemArg,
+  systemsArg,
   checkedQuery,
   dataBinding,
   DataError,
@@ -52,6 +57,8 @@ export interface Fixture {
   metadata: Record<string, Row[]>;
   /** By catalogue: its entries (each with its key field, REFERENCE_CATALOGUES). */
   reference: Partial<Record<ReferenceCatalogue, Row[]>>;
+  /** Concepts: {system, code, display, extra?}. */
+  terminology: Row[];
 }
 
 /** A read as the audit trail would hold it (the fields of GET /core/api/v1/plugins/{name}/reads/ that a local call has). */
@@ -70,7 +77,7 @@ export interface FixtureCall {
   reads: LocalRead[];
 }
 
-const MEMBERS = ['patients', 'notes', 'commands', 'chart', 'metadata', 'reference'] as const;
+const MEMBERS = ['patients', 'notes', 'commands', 'chart', 'metadata', 'reference', 'terminology'] as const;
 const CHART_LISTS = ['conditions', 'medications', 'goals', 'banner_alerts'] as const;
 /** The statuses the chart read gives by default (chart/options.ts PICKABLE): active conditions and medications, open goals. */
 const CHART_STATUS: Partial<Record<(typeof CHART_LISTS)[number], string>> = { conditions: 'active', medications: 'active', goals: 'open' };
@@ -81,7 +88,7 @@ const isObject = (value: unknown): value is Row => typeof value === 'object' && 
 /** The fixture, or every reason it cannot be one (rows without their key, keys of the wrong shape, unknown members). */
 export function checkFixture(value: unknown): { ok: true; fixture: Fixture } | { ok: false; reasons: string[] } {
   const reasons: string[] = [];
-  if (!isObject(value)) return { ok: false, reasons: ['a fixture is a JSON object of patients, notes, commands, chart, metadata and reference'] };
+  if (!isObject(value)) return { ok: false, reasons: ['a fixture is a JSON object of patients, notes, commands, chart, metadata, reference and terminology'] };
   for (const name of Object.keys(value)) {
     if (!(MEMBERS as readonly string[]).includes(name)) reasons.push(`${name} is not a member of a fixture (${MEMBERS.join(', ')})`);
   }
@@ -140,7 +147,15 @@ export function checkFixture(value: unknown): { ok: true; fixture: Fixture } | {
       return entry;
     }),
     reference: {},
+    terminology: [],
   };
+  const concepts = value.terminology ?? [];
+  if (
+    !Array.isArray(concepts) ||
+    !concepts.every((c) => isObject(c) && typeof c.system === 'string' && typeof c.code === 'string' && typeof c.display === 'string')
+  ) {
+    reasons.push('terminology must be a list of {system, code, display} concepts');
+  } else fixture.terminology = concepts;
   const reference = value.reference ?? {};
   if (!isObject(reference)) reasons.push('reference must be an object by catalogue');
   else {
@@ -159,7 +174,7 @@ export function checkFixture(value: unknown): { ok: true; fixture: Fixture } | {
 }
 
 /** An empty record: what a call given no fixture reads. */
-export const EMPTY_FIXTURE: Fixture = Object.freeze({ patients: [], notes: [], commands: [], chart: {}, metadata: {}, reference: {} });
+export const EMPTY_FIXTURE: Fixture = Object.freeze({ patients: [], notes: [], commands: [], chart: {}, metadata: {}, reference: {}, terminology: [] });
 
 const copy = (value: unknown): JsonValue => JSON.parse(JSON.stringify(value)) as JsonValue;
 const micros = (value: unknown): number => (typeof value === 'string' ? (parseTimestampMicros(value) ?? 0) : 0);
@@ -287,6 +302,31 @@ async function read(fixture: Fixture, resource: DataResource, op: string, args: 
       const query = checkedQuery(ListCommandsQuery, args.query);
       const patient = await scope.scopedPatient(query.patient_key);
       return page(copy(filteredCommands(fixture.commands, query, patient)) as Row[], query, patient);
+    }
+    case 'terminology.search': {
+      // As the instance's search (terminology/search.ts), simply: an exact code first, then every concept whose display has every word.
+      const systems = systemsArg(args);
+      const { term, limit } = searchArgs(args);
+      const { words, code } = parseSearchTerm(term);
+      const of = fixture.terminology.filter((c) => systems.includes(String(c.system)));
+      const found = [
+        ...of.filter((c) => code !== '' && codeKey(String(c.code)) === code),
+        ...of.filter((c) => matchesAllWords(normalizeText(String(c.display)), words)),
+      ];
+      const concepts = [...new Set(found)].slice(0, limit).map((c) => ({ system: c.system, code: c.code, display: c.display, extra: c.extra ?? null }));
+      return done(
+        copy(concepts),
+        null,
+        concepts.map((c) => `${String(c.system)}|${String(c.code)}`),
+        concepts.length,
+      );
+    }
+    case 'terminology.lookup': {
+      const system = systemArg(args.system);
+      const code = codeArg(args);
+      const c = fixture.terminology.find((t) => t.system === system && codeKey(String(t.code)) === codeKey(code));
+      if (c === undefined) throw new DataError('not_found', `${system} has no active concept ${code}`);
+      return done(copy({ system: c.system, code: c.code, display: c.display, extra: c.extra ?? null }), null, [`${system}|${String(c.code)}`], 1);
     }
     case 'reference.list': {
       const name = catalogueArg(args);

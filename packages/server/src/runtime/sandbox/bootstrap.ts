@@ -136,6 +136,10 @@ export const BOOTSTRAP_SOURCE = String.raw`(function (hostLog, limitsJson, hostB
     notes: { get: (uuid) => read('notes', 'get', { uuid }), list: (query) => read('notes', 'list', { query }) },
     commands: { get: (uuid) => read('commands', 'get', { uuid }), list: (query) => read('commands', 'list', { query }) },
     chart: { get: (patientKey) => read('chart', 'get', { patient_key: patientKey }) },
+    terminology: {
+      lookup: (system, code) => read('terminology', 'lookup', { system, code }),
+      search: (systems, term, options) => read('terminology', 'search', { systems, term, limit: options === undefined || options === null ? undefined : options.limit }),
+    },
     reference: {},
   };
   for (const catalogue of ${JSON.stringify(REFERENCE_CATALOGUE_NAMES)}) {
