@@ -15,6 +15,8 @@ import { startInstance, TEST_API_KEY, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type I
 import { tgz } from '../../server/test/support/archives.ts';
 import { pluginPackage, runtimeWatch } from '../../server/test/support/plugins.ts';
 import { until } from '../../server/test/support/until.ts';
+import { appendAudit } from '../../server/src/storage/audit-repository.ts';
+import { nowMicros } from '../../server/src/lib/time.ts';
 import { createProject } from '../../cli/src/scaffold/project.ts';
 import { buildProject } from '../../cli/src/packaging/index.ts';
 import { describeInChromium, consoleBuild, launch, outputDir, tempDir, watchPage } from './support/browser.ts';
@@ -299,6 +301,39 @@ describeInChromium('console in Chromium: sign-in and plugins', (executable) => {
     for (const name of ['flaky-clock', 'too-big']) {
       assert.equal((await instance.call('DELETE', `/core/api/v1/plugins/${name}/?force=true`, { authorization: TEST_API_KEY })).status, 204);
     }
+    assert.deepEqual(failures(), [], 'no script error, no CSP violation');
+  });
+
+  it("lists what the plugin read of the record: each read, its patient, its rows, a refusal's reason", async () => {
+    // Two rows of the audit trail as the runtime writes them for a plugin's reads (runtime/data-reads.ts).
+    const actor = `plugin:${pkg.name}`;
+    const row = (action: string, patient: string, after: Record<string, unknown>) =>
+      appendAudit(instance.storage.db, {
+        occurred_at: nowMicros(),
+        actor,
+        credential: actor,
+        action,
+        entity_type: 'patient',
+        entity_id: patient,
+        before: null,
+        after: JSON.stringify({ event_id: 'e1', event_type: 'PLAN_COMMAND__POST_COMMIT', handler: 'h.js:H', keys: [patient], ...after }),
+        request_id: null,
+      });
+    await row('plugin.read', 'a'.repeat(32), { read: 'chart.get', rows: 3 });
+    await row('plugin.read_refused', 'b'.repeat(32), { read: 'patients.get', rows: 0, refused: "patient bbbb… is not the event's patient" });
+    const reads = card().locator('details.reads');
+    await reads.locator('summary').click();
+    const rows = reads.getByRole('table', { name: `Reads of ${pkg.name}` }).locator('tbody tr');
+    await rows.first().waitFor();
+    assert.equal(await reads.locator('summary').textContent(), 'Reads of the record: 2');
+    const cells = async (n: number) => (await rows.nth(n).locator('td').allTextContents()).slice(1);
+    assert.equal(await rows.count(), 2);
+    assert.deepEqual(
+      await cells(0),
+      ['patients.get', 'b'.repeat(32), '0', "refused: patient bbbb… is not the event's patient"],
+      'newest first (the time left out)',
+    );
+    assert.deepEqual(await cells(1), ['chart.get', 'a'.repeat(32), '3', 'given']);
     assert.deepEqual(failures(), [], 'no script error, no CSP violation');
   });
 

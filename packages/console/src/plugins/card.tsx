@@ -5,6 +5,7 @@ import { useState } from 'preact/hooks';
 import { Secrets } from './secrets.tsx';
 import { RecentLogs } from './logs.tsx';
 import { DeadLetters } from './dead-letters.tsx';
+import { Reads } from './reads.tsx';
 import type { Plugin } from './types.ts';
 
 const RUNTIME: Record<Plugin['runtime']['state'], string> = {
@@ -101,6 +102,7 @@ export function PluginCard({ plugin, onToggle, onDownload, onDelete }: Props) {
         </dd>
       </dl>
       <DeadLetters plugin={p.name} />
+      <Reads plugin={p.name} />
       <div class="actions">
         <button type="button" onClick={() => onToggle(p)}>
           {p.is_enabled ? 'Disable' : 'Enable'}

@@ -1,0 +1,70 @@
+// What a plugin read of the record (docs/console.md, "The plugins page"; docs/plugins.md,
+// "Reading the record"): its newest reads from the audit trail, each read, the patient it was
+// about, how many rows it gave, or why it was refused (docs/api.md, "Plugins").
+import { useEffect, useState } from 'preact/hooks';
+import { api } from '../api.ts';
+import type { PluginRead } from '@charta/api';
+
+/** The reads shown: the newest 50 (the count says how many there are). */
+const SHOWN = 50;
+
+export function Reads({ plugin }: { plugin: string }) {
+  const [reads, setReads] = useState<PluginRead[] | undefined>();
+  const [count, setCount] = useState(0);
+  const [error, setError] = useState<string | null>(null);
+  const [open, setOpen] = useState(false);
+
+  // Read when opened (and each time it is opened again): the trail grows while the page is open.
+  useEffect(() => {
+    if (!open) return;
+    api((charta) => charta.plugins.reads(plugin, { limit: SHOWN })).then(
+      (page) => {
+        setReads(page.results);
+        setCount(page.count);
+        setError(null);
+      },
+      (err: unknown) => setError(err instanceof Error ? err.message : String(err)),
+    );
+  }, [open, plugin]);
+
+  return (
+    <details class="reads" onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>
+      <summary>Reads of the record{reads === undefined ? '' : `: ${count}`}</summary>
+      {error !== null && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      {reads?.length === 0 && <p>No reads: this plugin has read nothing of the record.</p>}
+      {reads !== undefined && count > reads.length && <p>Showing the newest {reads.length}.</p>}
+      {reads !== undefined && reads.length > 0 && (
+        <div class="table-scroll">
+          <table aria-label={`Reads of ${plugin}`}>
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Read</th>
+                <th scope="col">Patient</th>
+                <th scope="col">Rows</th>
+                <th scope="col">Outcome</th>
+              </tr>
+            </thead>
+            <tbody>
+              {reads.map((r) => (
+                <tr key={r.id} class={r.refused === null ? 'read' : 'read refused'}>
+                  <td>{r.occurred_at}</td>
+                  <td>
+                    <code>{r.read}</code>
+                  </td>
+                  <td>{r.patient_key === null ? '–' : <code>{r.patient_key}</code>}</td>
+                  <td>{r.rows}</td>
+                  <td>{r.refused === null ? 'given' : `refused: ${r.refused}`}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </details>
+  );
+}
