@@ -304,6 +304,33 @@ describeInChromium('console in Chromium: sign-in and plugins', (executable) => {
     assert.deepEqual(failures(), [], 'no script error, no CSP violation');
   });
 
+  it('gives grants with the package: without data:instance a plugin reading any patient is installed disabled, saying why; with it, it runs', async () => {
+    const wide = async (name: string) => ({
+      name: `${name}.tar.gz`,
+      mimeType: 'application/gzip',
+      buffer: await pluginPackage(name, [{ className: 'Wide', events: ['PLAN_COMMAND__POST_COMMIT'], compute: '    return [];' }], {
+        data: { read: ['patients'], scope: 'instance' },
+      }),
+    });
+    const grant = page.getByRole('checkbox', { name: 'data:instance' });
+    assert.equal(await grant.isChecked(), false, 'no grant unless one is ticked');
+    await page.getByLabel('Package file').setInputFiles(await wide('wide-without'));
+    await page.getByRole('status').filter({ hasText: 'wide-without is disabled: its manifest asks data.scope instance' }).waitFor();
+    const without = page.locator('li.plugin[data-plugin="wide-without"]');
+    await without.locator('dd.disabled').waitFor();
+
+    await grant.check();
+    await page.getByLabel('Package file').setInputFiles(await wide('wide-with'));
+    const withGrant = page.locator('li.plugin[data-plugin="wide-with"]');
+    await withGrant.locator('dd.enabled').waitFor();
+    assert.deepEqual(await withGrant.getByRole('list', { name: 'Grants of wide-with' }).getByRole('listitem').allTextContents(), ['data:instance']);
+    assert.equal(await withGrant.locator('.data-access').textContent(), 'patients: any patient');
+    await grant.uncheck();
+    for (const name of ['wide-without', 'wide-with'])
+      assert.equal((await instance.call('DELETE', `/core/api/v1/plugins/${name}/?force=true`, { authorization: TEST_API_KEY })).status, 204);
+    assert.deepEqual(failures(), [], 'no script error, no CSP violation');
+  });
+
   it("lists what the plugin read of the record: each read, its patient, its rows, a refusal's reason", async () => {
     // Two rows of the audit trail as the runtime writes them for a plugin's reads (runtime/data-reads.ts).
     const actor = `plugin:${pkg.name}`;

@@ -4,6 +4,7 @@
 import { useRef, useState } from 'preact/hooks';
 import { ApiError, apiAs, messageOf, type FieldProblem } from '../api.ts';
 import type { Plugin } from './types.ts';
+import { GRANT_NAMES, GRANTS, type Grant } from '@charta/api/constants';
 
 interface Props {
   onInstalled: (plugin: Plugin) => void;
@@ -11,6 +12,10 @@ interface Props {
 
 export function Upload({ onInstalled }: Props) {
   const [enable, setEnable] = useState(true);
+  // Grants given with the package (docs/plugins.md, "Grants"): data:instance lets a manifest asking
+  // data.scope instance run; without it such a plugin is installed disabled, and the notice says why.
+  const [grants, setGrants] = useState<Grant[]>([]);
+  const [notice, setNotice] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
   const [over, setOver] = useState(false);
   const [refusal, setRefusal] = useState<{ message: string; reasons: FieldProblem[] } | undefined>();
@@ -19,8 +24,11 @@ export function Upload({ onInstalled }: Props) {
   const install = async (file: File) => {
     setBusy(true);
     setRefusal(undefined);
+    setNotice(undefined);
     try {
-      onInstalled(await apiAs<Plugin>((charta) => charta.plugins.install({ name: file.name, data: file }, { isEnabled: enable })));
+      const plugin = await apiAs<Plugin>((charta) => charta.plugins.install({ name: file.name, data: file }, { isEnabled: enable, grants }));
+      setNotice(plugin.notice);
+      onInstalled(plugin);
     } catch (err) {
       setRefusal({ message: `${file.name}: ${messageOf(err)}`, reasons: err instanceof ApiError ? err.errors : [] });
     } finally {
@@ -65,7 +73,25 @@ export function Upload({ onInstalled }: Props) {
           <input type="checkbox" checked={enable} onChange={(e) => setEnable(e.currentTarget.checked)} />
           Enable it once installed
         </label>
+        <fieldset class="grants-given">
+          <legend>Grants given with it</legend>
+          {GRANT_NAMES.map((grant) => (
+            <label key={grant} class="choice" title={GRANTS[grant]}>
+              <input
+                type="checkbox"
+                checked={grants.includes(grant)}
+                onChange={(e) => setGrants(e.currentTarget.checked ? [...grants, grant] : grants.filter((g) => g !== grant))}
+              />
+              <code>{grant}</code>
+            </label>
+          ))}
+        </fieldset>
         {busy && <p role="status">Uploading…</p>}
+        {notice && (
+          <p role="status" class="notice">
+            {notice}
+          </p>
+        )}
       </div>
       {refusal && (
         <div class="error" role="alert" id="upload-refusal">
