@@ -27,7 +27,13 @@ const away = new Proxy(
     },
   },
 );
-const storage = { reader: away, db: away, engine: 'sqlite', transact: () => Promise.reject(new DatabaseUnavailableError('down')) } as unknown as Storage;
+const storage = {
+  reader: away,
+  pluginReader: away,
+  db: away,
+  engine: 'sqlite',
+  transact: () => Promise.reject(new DatabaseUnavailableError('down')),
+} as unknown as Storage;
 
 const handler = (onFailure: 'allow' | 'refuse'): ActiveHandler => ({
   plugin: 'reader',

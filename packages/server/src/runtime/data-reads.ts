@@ -107,8 +107,10 @@ class AuditRows {
 
 export function registerDataReads(bindings: Bindings, env: DataEnv): void {
   const auditRows = new AuditRows(env.storage);
+  // The reads go to the plugins' own read connections (storage/db.ts `pluginReader`); their audit rows to the writer.
+  const reads: Storage = { ...env.storage, reader: env.storage.pluginReader };
   const ctxOf = (call: CallContext): Ctx => ({
-    storage: env.storage,
+    storage: reads,
     principal: pluginPrincipal(call.handler.plugin),
     requestId: call.requestId ?? '',
     logs: env.logs,
@@ -165,7 +167,7 @@ export function registerDataReads(bindings: Bindings, env: DataEnv): void {
       case 'terminology.search': {
         const systems = systemsArg(args);
         const { term, limit } = searchArgs(args);
-        const concepts = await searchConcepts(env.storage.reader, env.storage.engine, systems, term, limit);
+        const concepts = await searchConcepts(reads.reader, env.storage.engine, systems, term, limit);
         return done(
           concepts as unknown as JsonValue,
           null,
@@ -176,16 +178,14 @@ export function registerDataReads(bindings: Bindings, env: DataEnv): void {
       case 'terminology.lookup': {
         const system = systemArg(args.system);
         const code = codeArg(args);
-        const concept = (await conceptsByCodeKey(env.storage.reader, [system], codeKey(code), 10))
-          .map(toConcept)
-          .find((c) => codeKey(c.code) === codeKey(code));
+        const concept = (await conceptsByCodeKey(reads.reader, [system], codeKey(code), 10)).map(toConcept).find((c) => codeKey(c.code) === codeKey(code));
         if (concept === undefined) throw new DataError('not_found', `${system} has no active concept ${code}`);
         return done(concept as unknown as JsonValue, null, [`${system}|${concept.code}`], 1);
       }
       case 'reference.list': {
         const name = catalogueArg(args);
         const query = checkedQuery(ReferenceReadQuery, args.query);
-        const list = await entriesPage(env.storage.reader, catalogueNamed(name), pageOf(query), parentOf(name, query));
+        const list = await entriesPage(reads.reader, catalogueNamed(name), pageOf(query), parentOf(name, query));
         const key = REFERENCE_CATALOGUES[name].key;
         return done(
           listAnswer(list),
@@ -197,7 +197,7 @@ export function registerDataReads(bindings: Bindings, env: DataEnv): void {
       case 'reference.get': {
         const name = catalogueArg(args);
         const id = entryIdArg(args);
-        const entry = await entryById(env.storage.reader, catalogueNamed(name), id);
+        const entry = await entryById(reads.reader, catalogueNamed(name), id);
         if (entry === undefined) throw new DataError('not_found', `${name} has no entry ${id}`);
         return done(entry as JsonValue, null, [id], 1);
       }
@@ -266,7 +266,7 @@ export function registerDataReads(bindings: Bindings, env: DataEnv): void {
   bindings.register(
     DATA_BINDING,
     dataBinding({
-      instanceGranted: async (call) => storedGrants((await getPluginGrants(env.storage.reader, call.handler.plugin))?.grants).includes('data:instance'),
+      instanceGranted: async (call) => storedGrants((await getPluginGrants(reads.reader, call.handler.plugin))?.grants).includes('data:instance'),
       read,
       record: audit,
     }),

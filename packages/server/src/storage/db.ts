@@ -20,6 +20,12 @@ export interface Storage {
   db: Kysely<Database>;
   /** Reads outside any transaction: the last committed state. */
   reader: Kysely<Database>;
+  /**
+   * Plugins' reads of the record (runtime/data-reads.ts), also the last committed state: on
+   * PostgreSQL a small pool of their own, so a PRE handler's reads never wait for a connection
+   * that the write transactions waiting for that handler hold; on SQLite the reader.
+   */
+  pluginReader: Kysely<Database>;
   engine: Engine;
   /**
    * Runs `work` in one write transaction (on SQLite, grouped with concurrent writes). It commits
@@ -55,13 +61,20 @@ export function openStorage(url: string, options: OpenOptions = {}): Storage {
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namedStatementPool(pool) }) });
+  const readPool = new pg.Pool({ connectionString: url, max: PLUGIN_READ_POOL_SIZE, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  readPool.on('error', () => undefined);
+  readPool.on('connect', (client) => client.on('error', () => undefined));
+  const pluginReader = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namedStatementPool(readPool) }) });
   return {
     db,
     reader: db,
+    pluginReader,
     engine: 'postgres',
     transact: (work) => pgTransaction(db, work),
     optimize: async () => undefined,
-    close: () => db.destroy(),
+    close: async () => {
+      await Promise.all([db.destroy(), pluginReader.destroy()]);
+    },
   };
 }
 
@@ -69,6 +82,9 @@ export function openStorage(url: string, options: OpenOptions = {}): Storage {
 const PG_BEGIN = CompiledQuery.raw('BEGIN');
 const PG_COMMIT = CompiledQuery.raw('COMMIT');
 const PG_ROLLBACK = CompiledQuery.raw('ROLLBACK');
+
+/** Connections of the pool of plugins' reads on PostgreSQL (beside the server's own pool). */
+const PLUGIN_READ_POOL_SIZE = 4;
 
 /** How long a request waits for a new PostgreSQL connection before it is refused (503). */
 const CONNECT_TIMEOUT_MS = 5000;
@@ -134,6 +150,7 @@ function openSqlite(file: string, options: OpenOptions): Storage {
   return {
     db,
     reader,
+    pluginReader: reader,
     engine: 'sqlite',
     transact: (work) => group.run(work).catch((err: unknown) => Promise.reject(storageErrorOf(err) ?? err)),
     groupCommit: group.stats,
