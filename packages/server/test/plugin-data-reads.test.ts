@@ -31,8 +31,12 @@ const READER = (className: string, events: string[]): TestHandler => ({
     for (const [resource, op, arg] of JSON.parse(text)) {
       const value = arg === '$patient' ? this.event.context.patient.key : arg === '$note' ? this.event.context.note.uuid : arg;
       try {
-        const target = resource.split('.').reduce((on, name) => on[name], this.data);
-        this.log.info(JSON.stringify({ ok: await target[op](value) }));
+        // 'raw': the sandbox's one way to the server, called directly as hostile code would, not through this.data.
+        if (resource === 'raw') this.log.info(JSON.stringify({ ok: await __charta_binding(op, value) }));
+        else {
+          const target = resource.split('.').reduce((on, name) => on[name], this.data);
+          this.log.info(JSON.stringify({ ok: await target[op](value) }));
+        }
       } catch (e) {
         this.log.info(JSON.stringify({ error: { name: e.name, code: e.code ?? null, message: e.message, errors: e.errors ?? null } }));
       }
@@ -220,6 +224,16 @@ for (const engine of ENGINES) {
       const bad = await api.call('GET', '/core/api/v1/plugins/reader/reads/?patient_key=nope');
       assert.equal(bad.status, 400, bad.text);
       assert.deepEqual(bad.json.errors, [{ field: 'patient_key', message: 'must be 32 lowercase hexadecimal characters' }]);
+
+      // The same refusal when the binding is called directly, bypassing this.data: the scope is the server's, not the wrapper's.
+      const [raw, otherCache] = await reads('reader', [
+        ['raw', 'data', { resource: 'commands', op: 'list', query: { patient_key: q.patientKey } }],
+        ['raw', 'cache', { op: 'set', key: 'named-elsewhere', value: 1, plugin: 'keeper' }],
+      ]);
+      assert.equal(raw.ok.error.code, 'out_of_scope');
+      assert.deepEqual(otherCache.ok, { value: null }, 'set');
+      const stored = await api.storage.db.selectFrom('plugin_cache').select('plugin_name').where('key', '=', 'named-elsewhere').execute();
+      assert.deepEqual(stored, [{ plugin_name: 'reader' }], "a cache call is the calling plugin's, whatever plugin its arguments name");
     });
 
     it('bad arguments are the API’s own 400 messages; an unknown uuid is not_found; nothing reaches the server log as a 500', async () => {
