@@ -18,6 +18,7 @@ import type { IO } from '../../io.ts';
 import { EXIT, Failure, UsageError, envelope, printLine, type Envelope, type ExitCode } from '../../output.ts';
 import { loadProject } from '../../local/plugin.ts';
 import { startEndpoint } from '../../local/endpoint.ts';
+import { packagedFiles } from '../../packaging/pack.ts';
 
 /** What a test file's name ends with (node's own test files, in TypeScript or JavaScript). */
 const TEST_FILE = /\.test\.(ts|mts|cts|js|mjs|cjs)$/;
@@ -33,19 +34,9 @@ export function parse({ args }: RawInput): TestOptions {
   return { dir };
 }
 
-/** The project's test files, relative to it: every *.test.* outside node_modules, the top-level dist and hidden directories. */
+/** The project's test files, relative to it: every *.test.* among its files as the package sees them (outside node_modules, the top-level dist and hidden directories). */
 export function testFiles(dir: string): string[] {
-  const files: string[] = [];
-  const walk = (abs: string, rel: string): void => {
-    for (const d of fs.readdirSync(abs, { withFileTypes: true })) {
-      if (d.name.startsWith('.') || d.name === 'node_modules' || (rel === '' && d.name === 'dist')) continue;
-      const childRel = rel ? `${rel}/${d.name}` : d.name;
-      if (d.isDirectory()) walk(path.join(abs, d.name), childRel);
-      else if (d.isFile() && TEST_FILE.test(d.name)) files.push(childRel);
-    }
-  };
-  walk(dir, '');
-  return files.sort();
+  return packagedFiles(dir).filter((file) => TEST_FILE.test(path.posix.basename(file)));
 }
 
 export async function run(io: IO, options: TestOptions): Promise<ExitCode> {
