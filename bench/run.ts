@@ -57,6 +57,8 @@ import { SCALE_SCENARIO, scalePlan, scaleRequests, type ScaleSeed } from './lib/
 import { seedShape } from './lib/seed.ts';
 import {
   commitTextTable,
+  readsTextTable,
+  type ReadTiming,
   consoleTextTable,
   fanoutTextTable,
   installTextTable,
@@ -466,6 +468,7 @@ async function main(): Promise<void> {
   const installs: InstallRow[] = [];
   const fanout: FanoutRow[] = [];
   const pluginCommits: PluginCommitRow[] = [];
+  const readTimings: ReadTiming[] = [];
   const workerRows: WorkersRow[] = [];
   const terminology: Record<string, Omit<TerminologyLoad, 'sampleCodes'>> = {};
   const checks: CheckResult[] = [];
@@ -636,7 +639,9 @@ async function main(): Promise<void> {
       if (commitPlugins !== undefined) {
         // The commit scenario takes the first staged plans; plugin-commit the rest.
         const uuids = f.commitUuids.slice(commitFixtures);
-        pluginCommits.push(...(await pluginCommitScenario(opts, { engine, child, url: f.url, token: f.token, apiKey: f.apiKey, uuids }, commitPlugins)));
+        const { rows, reads } = await pluginCommitScenario(opts, { engine, child, url: f.url, token: f.token, apiKey: f.apiKey, uuids }, commitPlugins);
+        pluginCommits.push(...rows);
+        if (reads !== undefined) readTimings.push(reads);
       }
       if (isolationPlugins !== undefined) {
         const uuids = f.commitUuids.slice(commitFixtures + pluginCommitFixtures);
@@ -722,6 +727,7 @@ async function main(): Promise<void> {
       installs,
       fanout,
       ...(pluginCommits.length > 0 ? { commits: pluginCommits } : {}),
+      ...(readTimings.length > 0 ? { reads: readTimings } : {}),
       ...(isolationPlugins ? { isolation } : {}),
     },
     ...(workerRows.length > 0 ? { workers: workerRows } : {}),
@@ -733,6 +739,7 @@ async function main(): Promise<void> {
   if (installs.length > 0) console.log('\n' + installTextTable(installs));
   if (fanout.length > 0) console.log('\n' + fanoutTextTable(fanout));
   if (pluginCommits.length > 0) console.log('\n' + commitTextTable(pluginCommits));
+  if (readTimings.length > 0) console.log('\n' + readsTextTable(readTimings));
   if (isolation.memory.length + isolation.noisy.length > 0) console.log('\n' + isolationTextTables(isolation));
   if (workerRows.length > 0) console.log('\n' + workersTextTable(workerRows));
   if (worst.length > 0) console.log('\n' + worstTextTable(worst));

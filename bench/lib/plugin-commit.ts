@@ -11,7 +11,13 @@
 //    created_at minus the plan's commit time is the handler-call latency (event → effect applied);
 //  * pre-read and post-read: a PRE_COMMIT / POST_COMMIT handler that reads the patient's chart and
 //    a page of 20 of its commands through this.data (two reads, each audited) and returns []
-//    (docs/plugins.md, "Reading the record").
+//    (docs/plugins.md, "Reading the record");
+//  * post-read-loop: a POST_COMMIT handler that reads a page of commands in a loop until its read
+//    budget refuses it (a runaway plugin): what such a plugin costs everyone else's commits.
+// After the variants, read timing: one commit at a time, a POST_COMMIT handler times (Date.now(),
+// in the sandbox) READ_ROUNDS rounds of the two reads above and logs it; the bench then times the
+// same reads over HTTP for the same patient (the chart's four GETs side by side, then the
+// commands page), and reports the ratio of the medians.
 // The plugins are real packages built by the CLI's packaging (what `charta plugin install`
 // uploads) and installed through the plugin API; each is deleted before the next variant. POST
 // delivery is asynchronous: after each measurement the bench waits for the outbox
@@ -25,7 +31,7 @@ import type { Child } from './child.ts';
 import { cpuMeter, waitForIdle, waitForQuiet } from './cpu.ts';
 import { measure } from './load.ts';
 import type { BenchOptions } from './options.ts';
-import type { PluginCommitRow } from './report.ts';
+import type { PluginCommitRow, ReadTiming } from './report.ts';
 
 const PLUGINS = '/core/api/v1/plugins/';
 
@@ -41,7 +47,7 @@ const API = '/core/api/v1/commands';
 export const COMMITS_PER_SECOND_BOUND = 5_000;
 
 export interface Variant {
-  name: 'none' | 'post-noop' | 'pre-noop' | 'post-instruct' | 'pre-read' | 'post-read' | 'none-again';
+  name: 'none' | 'post-noop' | 'pre-noop' | 'post-instruct' | 'pre-read' | 'post-read' | 'post-read-loop' | 'none-again';
   /** The plugin's name (its slug), or undefined for no plugin. */
   plugin?: string;
   event?: 'PLAN_COMMAND__POST_COMMIT' | 'PLAN_COMMAND__PRE_COMMIT';
@@ -102,6 +108,17 @@ export const VARIANTS: Variant[] = [
     data: { read: ['chart', 'commands'] },
     description: "one enabled PLAN_COMMAND__POST_COMMIT handler reading the patient's chart and 20 of its commands through this.data, returning []",
   },
+  {
+    name: 'post-read-loop',
+    plugin: 'bench-post-read-loop',
+    event: 'PLAN_COMMAND__POST_COMMIT',
+    compute: `    const key = this.event.context.patient.key;
+    for (;;) await this.data.commands.list({ patient_key: key, limit: 20 });`,
+    async: true,
+    data: { read: ['commands'] },
+    description:
+      "one enabled PLAN_COMMAND__POST_COMMIT handler reading pages of 20 of the patient's commands in a loop until its read budget (50 reads) ends the call as budget_exceeded (a dead letter per event)",
+  },
   // The machine's speed drifts over the minute the variants take: the reference is the mean of
   // the no-plugin runs before and after them.
   { name: 'none-again', description: 'no plugin installed, after the plugin variants (every plugin deleted)' },
@@ -109,8 +126,23 @@ export const VARIANTS: Variant[] = [
 
 /** Staged plans one engine needs for this scenario: a slice per variant. */
 export function commitFixturesNeeded(opts: BenchOptions): number {
-  return VARIANTS.length * perVariant(opts) + opts.pluginLatencyProbes;
+  return VARIANTS.length * perVariant(opts) + 2 * opts.pluginLatencyProbes;
 }
+
+/** Rounds of the read-timing handler: each reads the chart and a page of 20 commands (10 rounds: 20 reads, under the default budget of 50). */
+export const READ_ROUNDS = 10;
+const READ_TIMER = 'bench-read-timer';
+const READ_TIMER_EVENT = 'PLAN_COMMAND__POST_COMMIT';
+const READ_TIMER_COMPUTE = [
+  '    const key = this.event.context.patient.key;',
+  '    const started = Date.now();',
+  `    for (let i = 0; i < ${READ_ROUNDS}; i++) {`,
+  '      await this.data.chart.get(key);',
+  '      await this.data.commands.list({ patient_key: key, limit: 20 });',
+  '    }',
+  "    this.log.info(this.event.target.id + ' ' + key + ' ' + (Date.now() - started));",
+  '    return [];',
+].join('\n');
 
 const perVariant = (opts: BenchOptions) => Math.ceil(COMMITS_PER_SECOND_BOUND * (opts.duration + opts.warmup)) + 1;
 
@@ -184,6 +216,16 @@ export async function buildCommitPlugins(): Promise<Map<string, Buffer>> {
   try {
     const out = new Map<string, Buffer>();
     for (const v of VARIANTS) if (v.plugin !== undefined) out.set(v.plugin, await buildPlugin(parent, v));
+    const timer = `the read-timing handler: ${READ_ROUNDS} rounds of chart.get and commands.list (limit 20), timed and logged`;
+    out.set(
+      READ_TIMER,
+      await buildPluginProject(parent, {
+        name: READ_TIMER,
+        description: timer,
+        handlers: [{ className: 'Bench', events: [READ_TIMER_EVENT], compute: READ_TIMER_COMPUTE, async: true, description: timer }],
+        data: { read: ['chart', 'commands'] },
+      }),
+    );
     return out;
   } finally {
     fs.rmSync(parent, { recursive: true, force: true });
@@ -267,7 +309,11 @@ const line = (r: PluginCommitRow) =>
   `  cpu client ${r.cpu.client.toFixed(2)} server ${r.cpu.server.toFixed(2)} runner ${r.runnerCores.toFixed(2)} pg ${r.cpu.postgres.toFixed(2)} other ${r.cpu.other.toFixed(2)}` +
   (r.non2xx + r.errors + r.timeouts ? `  non-2xx ${r.non2xx} errors ${r.errors} timeouts ${r.timeouts} ${JSON.stringify(r.statusCodes)}` : '');
 
-export async function pluginCommitScenario(opts: BenchOptions, t: CommitTarget, packages: Map<string, Buffer>): Promise<PluginCommitRow[]> {
+export async function pluginCommitScenario(
+  opts: BenchOptions,
+  t: CommitTarget,
+  packages: Map<string, Buffer>,
+): Promise<{ rows: PluginCommitRow[]; reads: ReadTiming | undefined }> {
   const rows: PluginCommitRow[] = [];
   const size = perVariant(opts);
   if (t.uuids.length < commitFixturesNeeded(opts)) throw new Error(`plugin-commit: ${t.uuids.length} staged plans, ${commitFixturesNeeded(opts)} needed`);
@@ -367,5 +413,82 @@ export async function pluginCommitScenario(opts: BenchOptions, t: CommitTarget, 
   console.log(
     `${t.engine.padEnd(8)}  plugin-commit ratios to ${Math.round(reference)} commits/s (mean of none and none-again): ${rows.map((r) => `${r.variant} ${r.ratio.toFixed(2)}`).join(', ')}`,
   );
-  return rows;
+  const timed = t.uuids.slice(VARIANTS.length * size + opts.pluginLatencyProbes, VARIANTS.length * size + 2 * opts.pluginLatencyProbes);
+  const reads = timed.length > 0 ? await readTiming(t, packages.get(READ_TIMER)!, timed) : undefined;
+  return { rows, reads };
+}
+
+/** The HTTP twin of one round: what chart.get and commands.list read, as a client of the API reads it. */
+async function httpRound(t: CommitTarget, key: string): Promise<void> {
+  const headers = { authorization: `Bearer ${t.token}` };
+  const get = async (p: string) => {
+    const res = await fetch(t.url + p, { headers });
+    const body = await res.text();
+    if (res.status !== 200) throw new Error(`read timing: GET ${p} answered ${res.status}: ${body.slice(0, 300)}`);
+  };
+  const patient = `/core/api/v1/patients/${encodeURIComponent(key)}`;
+  // chart.get answers every row of each (up to MAX_LIMIT, 1,000): so do these.
+  await Promise.all(['conditions', 'medications', 'goals', 'banner-alerts'].map((what) => get(`${patient}/${what}/?limit=1000`)));
+  await get(`${API}/?patient_key=${encodeURIComponent(key)}&limit=20`);
+}
+
+/**
+ * Read timing (docs/performance.md, "Plugin runtime"): `uuids.length` plans committed one at a
+ * time with the read-timing plugin enabled; for each, the handler's time for READ_ROUNDS rounds
+ * of reads, then the same rounds over HTTP for the same patient. The first tenth warms up.
+ */
+export async function readTiming(t: CommitTarget, bytes: Buffer, uuids: string[]): Promise<ReadTiming> {
+  await installPlugin(t, READ_TIMER, bytes);
+  await until(`${READ_TIMER} to run`, 30, async () => (await t.child.call<number>('handlers', { type: READ_TIMER_EVENT })) === 1);
+  await t.child.call('watchPlugins', { names: [READ_TIMER] });
+  const handler: number[] = [];
+  const http: number[] = [];
+  const warmup = Math.ceil(uuids.length / 10);
+  try {
+    for (const [i, uuid] of uuids.entries()) {
+      const since = await t.child.call<number>('nowMicros');
+      const res = await fetch(`${t.url}${API}/${uuid}/commit/`, { method: 'POST', headers: { authorization: `Bearer ${t.token}` } });
+      if (res.status !== 200) throw new Error(`read timing: a commit answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
+      let line: { text: string; source: string; success?: boolean } | undefined;
+      await until(
+        'the read-timing line',
+        60,
+        async () => {
+          const lines = await t.child.call<Array<{ text: string; source: string; success?: boolean }>>('pluginLines', { plugin: READ_TIMER, since });
+          const failed = lines.find((l) => l.success === false);
+          if (failed !== undefined) throw new Error(`read timing: the handler failed: ${failed.text}`);
+          line = lines.find((l) => l.source === 'plugin' && l.text.startsWith(uuid + ' '));
+          return line !== undefined;
+        },
+        2,
+      );
+      const [, key, ms] = line!.text.split(' ');
+      const started = performance.now();
+      for (let r = 0; r < READ_ROUNDS; r++) await httpRound(t, key!);
+      const httpMs = performance.now() - started;
+      if (i < warmup) continue;
+      handler.push(Number(ms) / READ_ROUNDS);
+      http.push(httpMs / READ_ROUNDS);
+    }
+  } finally {
+    await t.child.call('watchPlugins', { names: [] });
+    await deletePlugin(t, READ_TIMER);
+  }
+  handler.sort((a, b) => a - b);
+  http.sort((a, b) => a - b);
+  const row: ReadTiming = {
+    engine: t.engine,
+    rounds: READ_ROUNDS,
+    probes: handler.length,
+    handlerP50: quantile(handler, 0.5),
+    handlerP90: quantile(handler, 0.9),
+    httpP50: quantile(http, 0.5),
+    httpP90: quantile(http, 0.9),
+    ratio: quantile(handler, 0.5) / quantile(http, 0.5),
+  };
+  console.log(
+    `${t.engine.padEnd(8)}  read timing (chart + 20 commands, ${row.probes} commits one at a time): handler ${row.handlerP50.toFixed(2)} ms p50, ${row.handlerP90.toFixed(2)} p90; ` +
+      `HTTP ${row.httpP50.toFixed(2)} ms p50, ${row.httpP90.toFixed(2)} p90; ratio ${row.ratio.toFixed(2)} (aim ≤ 1.5)`,
+  );
+  return row;
 }

@@ -126,6 +126,22 @@ export interface PluginCommitRow extends Row {
   parked: number | null;
 }
 
+/** plugin-commit's read timing (lib/plugin-commit.ts). */
+export interface ReadTiming {
+  engine: string;
+  rounds: number;
+  /** Commits timed (after the warm-up ones). */
+  probes: number;
+  /** In the sandbox: the handler's own clock (Date.now(), whole ms over READ_ROUNDS rounds). */
+  handlerP50: number;
+  handlerP90: number;
+  /** Over HTTP, from the bench process (keep-alive connections): the chart's four GETs side by side, then the commands page. */
+  httpP50: number;
+  httpP90: number;
+  /** handlerP50 ÷ httpP50 (the issue's aim: at most 1.5). */
+  ratio: number;
+}
+
 /** Latencies of one kind, ms. */
 export interface Latency {
   count: number;
@@ -263,7 +279,14 @@ export interface Report {
   /** The Commands API scenarios (and their baselines). */
   rows: Row[];
   /** The plugin platform scenarios (absent in reports from before they existed). */
-  plugins?: { package?: PackageInfo; installs: InstallRow[]; fanout: FanoutRow[]; commits?: PluginCommitRow[]; isolation?: IsolationResult };
+  plugins?: {
+    package?: PackageInfo;
+    installs: InstallRow[];
+    fanout: FanoutRow[];
+    commits?: PluginCommitRow[];
+    reads?: ReadTiming[];
+    isolation?: IsolationResult;
+  };
   /** The `workers` scenario: GET and create with 1 and 2 worker processes (absent in reports from before it existed). */
   workers?: WorkersRow[];
   /** The scale scenario: each size's seeding and size on disk, and each request's figures at each size. */
@@ -478,6 +501,10 @@ const commitCells = (r: PluginCommitRow) => [
 ];
 export const commitTextTable = (rows: PluginCommitRow[]) => table(COMMIT_HEAD, rows, commitCells, 2);
 
+const READS_HEAD = ['engine', 'commits timed', 'handler p50 ms', 'handler p90 ms', 'HTTP p50 ms', 'HTTP p90 ms', 'ratio (≤ 1.5)'];
+const readsCells = (r: ReadTiming) => [r.engine, String(r.probes), f2(r.handlerP50), f2(r.handlerP90), f2(r.httpP50), f2(r.httpP90), f2(r.ratio)];
+export const readsTextTable = (rows: ReadTiming[]) => table(READS_HEAD, rows, readsCells, 2);
+
 export const installTextTable = (rows: InstallRow[]) => table(INSTALL_HEAD, rows, installCells, 2);
 export const fanoutTextTable = (rows: FanoutRow[]) => table(FANOUT_HEAD, rows, fanoutCells, 2);
 
@@ -601,6 +628,16 @@ function pluginMarkdown(report: Report): string[] {
       ...[...new Map(p.commits.map((r) => [r.variant, r.description])).entries()].map(([v, d]) => `- **${v}**: ${d}`),
       '',
       mdTable(COMMIT_HEAD, p.commits, commitCells, 2),
+      '',
+    );
+  }
+  if (p.reads !== undefined && p.reads.length > 0) {
+    out.push(
+      '### plugin-commit: reads in a handler against HTTP',
+      '',
+      `Plans committed one at a time with a POST_COMMIT handler that reads, ${p.reads[0]!.rounds} times, the patient's chart (\`this.data.chart.get\`) and a page of 20 of its commands (\`this.data.commands.list\`), timed inside the sandbox with Date.now() (whole ms over all rounds); after each, the bench reads the same over HTTP for the same patient (the chart's four GETs side by side, then \`GET /core/api/v1/commands/?patient_key=…&limit=20\`). Figures per round, ms; ratio = handler p50 ÷ HTTP p50 (aim ≤ 1.5).`,
+      '',
+      mdTable(READS_HEAD, p.reads, readsCells, 2),
       '',
     );
   }
