@@ -145,6 +145,23 @@ export const CACHE_TTL_MAX_SECONDS = 30 * 24 * 3600;
 export const DEFAULT_DATA_READS_PER_CALL = 50;
 export const DEFAULT_DATA_ROWS_PER_CALL = 2000;
 
+/**
+ * Plugin routes (docs/plugins.md, "HTTP routes"): served under this prefix + the plugin's name; the
+ * methods a route may declare; how a route authenticates (there is no default: a route names one,
+ * or says `public: true`).
+ */
+export const PLUGIN_ROUTE_PREFIX = '/plugin-io/api/';
+export const ROUTE_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export type RouteMethod = (typeof ROUTE_METHODS)[number];
+export const ROUTE_AUTHS = ['staff', 'api_key', 'secret', 'public'] as const;
+export type RouteAuth = (typeof ROUTE_AUTHS)[number];
+/** The most routes one plugin may declare, a route's longest path pattern, and a request's or answer's largest body. */
+export const MAX_ROUTES_PER_PLUGIN = 64;
+export const MAX_ROUTE_PATH_CHARS = 200;
+export const ROUTE_BODY_MAX_BYTES = 1024 * 1024;
+/** The effect a route handler's answer carries its response in (exactly one, first; the SDK's RouteHandler makes it). */
+export const ROUTE_RESPONSE_EFFECT = 'HTTP_RESPONSE';
+
 /** Where a plugin stands in the runtime (docs/plugins.md, "Faults"). */
 export const PLUGIN_RUNTIME_STATES = ['running', 'loading', 'failing', 'cannot-run', 'stopped'] as const;
 export type PluginRuntimeState = (typeof PLUGIN_RUNTIME_STATES)[number];

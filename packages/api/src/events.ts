@@ -74,6 +74,14 @@ export type SearchEventName = {
   [K in CommandKindKey]: `${(typeof COMMAND_EVENT_PREFIXES)[K]}_COMMAND__${UpperSnake<SearchField<K>>}__POST_SEARCH`;
 }[CommandKindKey];
 export type PluginEventName = 'PLUGIN_CREATED' | 'PLUGIN_UPDATED';
+/**
+ * Events that are not a record's change: a request to one of the plugin's HTTP routes, and a tick
+ * of one of its schedules (docs/plugins.md, "HTTP routes", "Scheduled tasks"). They go to one
+ * handler, the route's or the schedule's, never through the outbox.
+ */
+export const ROUTE_EVENT = 'SIMPLE_API_REQUEST';
+export const TICK_EVENT = 'CRON';
+export type SurfaceEventName = typeof ROUTE_EVENT | typeof TICK_EVENT;
 
 /**
  * The records other than commands whose changes have events, and what the API can do to each
@@ -113,7 +121,7 @@ export type NoteEventName = RecordEventName<'note'>;
 /** `PATIENT_PRE_CREATE`, `PATIENT_CREATED`, `PATIENT_PRE_UPDATE`, `PATIENT_UPDATED`. */
 export type PatientEventName = RecordEventName<'patient'>;
 
-export type EventName = CommandEventName | GenericCommandEventName | SearchEventName | RecordEventName | PluginEventName;
+export type EventName = CommandEventName | GenericCommandEventName | SearchEventName | RecordEventName | PluginEventName | SurfaceEventName;
 
 /** A field name as event names spell it: `labPartner` and `lab_partner` are both `LAB_PARTNER`. */
 function upperSnake(name: string): string {
@@ -177,7 +185,7 @@ function eventNames(): EventName[] {
   for (const action of COMMAND_ACTIONS) names.push(`PRE_COMMAND_${action}`, `POST_COMMAND_${action}`);
   names.push(...SEARCH_EVENTS.keys());
   names.push(...RECORD_EVENTS.keys());
-  names.push('PLUGIN_CREATED', 'PLUGIN_UPDATED');
+  names.push('PLUGIN_CREATED', 'PLUGIN_UPDATED', ROUTE_EVENT, TICK_EVENT);
   return names as EventName[];
 }
 

@@ -1,7 +1,7 @@
 // Schemas of the plugin API (docs/plugins.md).
 import { Type, type Static } from '@sinclair/typebox';
 import { PageOf, PageParams, Timestamp } from './common.ts';
-import { CHANGE_TARGETS, DATA_RESOURCES, DATA_SCOPES, GRANT_NAMES, PLUGIN_RUNTIME_STATES } from './constants.ts';
+import { CHANGE_TARGETS, DATA_RESOURCES, DATA_SCOPES, GRANT_NAMES, PLUGIN_RUNTIME_STATES, ROUTE_AUTHS, ROUTE_METHODS } from './constants.ts';
 
 /** A package archive's bytes (the download's body: sent as they are, the serializer never sees them). */
 export const PackageArchive = Type.Unsafe<Uint8Array>({ type: 'string', format: 'binary' });
@@ -27,6 +27,37 @@ export const PluginDataAccessSchema = Type.Object(
 );
 export type PluginDataAccess = Static<typeof PluginDataAccessSchema>;
 
+export const PluginRouteSchema = Type.Object(
+  {
+    method: Type.Union(ROUTE_METHODS.map((m) => Type.Literal(m))),
+    path: Type.String({ description: "The path pattern under the plugin's prefix (`/webhooks/lab-result`, `/patients/:key/summary`)" }),
+    url: Type.String({ description: 'Where it is served: /plugin-io/api/<plugin><path>' }),
+    handler: Type.String({ description: '`<entry>:<class>`' }),
+    auth: Type.Union(
+      ROUTE_AUTHS.map((a) => Type.Literal(a)),
+      {
+        description:
+          "staff: an OAuth bearer token of the instance; api_key: an instance API key; secret: the handler checks the request against one of the plugin's secrets; public: anyone",
+      },
+    ),
+    signature_header: Type.Union([Type.String(), Type.Null()], { description: 'secret routes: the request header the handler checks, given to the sandbox' }),
+    summary: Type.Union([Type.String(), Type.Null()]),
+  },
+  { description: 'A route the plugin serves (docs/plugins.md, "HTTP routes")' },
+);
+export type PluginRoute = Static<typeof PluginRouteSchema>;
+
+export const PluginScheduleSchema = Type.Object(
+  {
+    handler: Type.String({ description: '`<entry>:<class>`' }),
+    schedule: Type.String({ description: 'Five-field cron expression, UTC' }),
+    next_tick: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When it runs next (null while the plugin is disabled)' }),
+    last_tick: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'The last tick run, by any process' }),
+  },
+  { description: 'A scheduled task of the plugin (docs/plugins.md, "Scheduled tasks")' },
+);
+export type PluginSchedule = Static<typeof PluginScheduleSchema>;
+
 export const PluginSchema = Type.Object(
   {
     name: Type.String(),
@@ -39,6 +70,8 @@ export const PluginSchema = Type.Object(
       description: `What an administrator allowed the plugin past its default reach, sorted: any of ${GRANT_NAMES.join(', ')} (docs/plugins.md, "Grants")`,
     }),
     data: PluginDataAccessSchema,
+    routes: Type.Array(PluginRouteSchema, { description: 'The HTTP routes it serves, each with its authentication' }),
+    schedules: Type.Array(PluginScheduleSchema, { description: 'Its scheduled tasks' }),
     notice: Type.Optional(
       Type.String({ description: 'Install and update only: why the plugin was left disabled (a data.scope instance without the data:instance grant)' }),
     ),

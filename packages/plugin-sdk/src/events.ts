@@ -16,6 +16,7 @@ import {
   type PatientEventName,
   type PluginEventName,
   type RecordAction,
+  type RouteMethod,
   type SearchEventName,
 } from '@charta/api/constants';
 import type { Coding, Command, Note, OptionDocument, Patient } from '@charta/api';
@@ -34,6 +35,8 @@ export {
   recordEvent,
   searchEvent,
   searchEventField,
+  ROUTE_EVENT,
+  TICK_EVENT,
 } from '@charta/api/constants';
 export type {
   ChangeTarget,
@@ -51,6 +54,7 @@ export type {
   RecordEventName,
   SearchEventName,
   SearchField,
+  SurfaceEventName,
 } from '@charta/api/constants';
 
 /**
@@ -115,24 +119,72 @@ export interface SearchEventContext {
   results: AutocompleteOption[];
 }
 
-type TargetType<N extends EventName> = N extends PluginEventName
-  ? 'plugin'
-  : N extends SearchEventName
-    ? 'field'
-    : N extends NoteEventName
-      ? 'note'
-      : N extends PatientEventName
-        ? 'patient'
-        : 'command';
-type ContextOf<N extends EventName> = N extends PluginEventName
-  ? Record<string, unknown>
-  : N extends SearchEventName
-    ? SearchEventContext
-    : N extends NoteEventName
-      ? NoteEventContext
-      : N extends PatientEventName
-        ? PatientEventContext
-        : CommandEventContext;
+/**
+ * A request to one of the plugin's routes (docs/plugins.md, "HTTP routes"), as the handler is given
+ * it: only the headers of the safe list, never the instance's Authorization or cookies.
+ */
+export interface RouteRequest {
+  method: RouteMethod;
+  /** The path under the plugin's prefix, as requested (`/patients/p1/summary`). */
+  path: string;
+  /** The route that matched, as declared (`{ method: 'GET', path: '/patients/:key/summary' }`). */
+  route: { method: RouteMethod; path: string };
+  /** The pattern's `:name` segments, decoded. */
+  params: Record<string, string>;
+  /** The query string: a name given more than once has a list. */
+  query: Record<string, string | string[]>;
+  /** Lower-case names: content-type, accept, user-agent, content-length, every `x-` header, and the route's signature header. */
+  headers: Record<string, string>;
+  /** JSON: the parsed value; a form (application/x-www-form-urlencoded): its fields; text: the string; no body: null. */
+  body: unknown;
+  /** The body as sent, as text ('' when none): what a signature is computed over. */
+  raw_body: string;
+  /** The staff key of a `staff` or `api_key` route's caller; null on `secret` and `public` routes. */
+  staff_key: string | null;
+  /** The instance's id of this request (in its log lines and a 502's answer). */
+  request_id: string;
+}
+
+/** What a `SIMPLE_API_REQUEST` event carries. */
+export interface RouteEventContext {
+  request: RouteRequest;
+}
+
+/** What a `CRON` event carries (docs/plugins.md, "Scheduled tasks"): the tick run, and the one before it that ran (null the first time). */
+export interface TickEventContext {
+  /** The tick's time, ISO 8601 UTC (`2026-11-26T02:00:00.000Z`). */
+  tick: string;
+  previous_tick: string | null;
+  /** The handler's SCHEDULE. */
+  schedule: string;
+}
+
+type TargetType<N extends EventName> = N extends 'SIMPLE_API_REQUEST'
+  ? 'route'
+  : N extends 'CRON'
+    ? 'schedule'
+    : N extends PluginEventName
+      ? 'plugin'
+      : N extends SearchEventName
+        ? 'field'
+        : N extends NoteEventName
+          ? 'note'
+          : N extends PatientEventName
+            ? 'patient'
+            : 'command';
+type ContextOf<N extends EventName> = N extends 'SIMPLE_API_REQUEST'
+  ? RouteEventContext
+  : N extends 'CRON'
+    ? TickEventContext
+    : N extends PluginEventName
+      ? Record<string, unknown>
+      : N extends SearchEventName
+        ? SearchEventContext
+        : N extends NoteEventName
+          ? NoteEventContext
+          : N extends PatientEventName
+            ? PatientEventContext
+            : CommandEventContext;
 
 export interface PluginEvent<N extends EventName = EventName> {
   /** The event's own id (a uuid): with the handler and an effect's index, the key that makes applying an effect twice harmless. */

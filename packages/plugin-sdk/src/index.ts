@@ -4,6 +4,7 @@
 export * from './effects.ts';
 export * from './events.ts';
 export * from './handler.ts';
+export * from './surface.ts';
 export { slugify } from './slug.ts';
 
 /** The SDK's version, written into a new plugin's manifest as `sdk_version`. */

@@ -47,12 +47,13 @@ import {
 import { parseManifest, validateManifest } from '../src/manifest.ts';
 
 describe('event names', () => {
-  it('has ten lifecycle events per kind, the generic ten, one after-search event per autocomplete field, a PRE and a POST event per note and patient action and the two plugin events, all distinct', () => {
+  it('has ten lifecycle events per kind, the generic ten, one after-search event per autocomplete field, a PRE and a POST event per note and patient action, the two plugin events and the route and tick events, all distinct', () => {
     assert.equal(Object.keys(COMMAND_EVENT_PREFIXES).length, 15);
     const searchFields = Object.values(SEARCH_FIELDS).reduce((n, fields) => n + fields.length, 0);
     assert.equal(searchFields, 21);
     assert.equal(RECORD_ACTIONS.note.length + RECORD_ACTIONS.patient.length, 6);
-    assert.equal(EVENT_NAMES.length, 15 * 10 + 10 + searchFields + 6 * 2 + 2);
+    assert.equal(EVENT_NAMES.length, 15 * 10 + 10 + searchFields + 6 * 2 + 2 + 2);
+    assert.ok(EVENT_NAMES.includes('SIMPLE_API_REQUEST') && EVENT_NAMES.includes('CRON'));
     assert.equal(new Set(EVENT_NAMES).size, EVENT_NAMES.length);
     for (const name of EVENT_NAMES) assert.match(name, /^[A-Z][A-Z0-9_]*$/);
   });

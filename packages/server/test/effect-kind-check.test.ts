@@ -27,6 +27,8 @@ const HANDLER = {
   secrets: {},
   onFailure: 'allow' as const,
   effectsPerAnswer: 100,
+  routes: [],
+  schedule: null,
   data: { read: [], scope: 'event_patient' as const, reads: 50, rows: 2000 },
 };
 

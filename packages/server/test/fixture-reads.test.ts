@@ -65,6 +65,8 @@ function caller(options: { access?: Partial<DataAccess>; grants?: string[]; pati
       secrets: {},
       onFailure: 'allow',
       effectsPerAnswer: 100,
+      routes: [],
+      schedule: null,
       data: access,
     },
     type: 'PLAN_COMMAND__POST_COMMIT',

@@ -13,7 +13,7 @@ import type { ChartaManifest } from '@charta/plugin-sdk/manifest';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { Problem } from '../src/http/problem.ts';
 import { checkPackage as checkUpload } from '../src/plugins/package.ts';
-import { checkPackage } from '../src/runtime/check.ts';
+import { checkPackage, checkPackageSurface } from '../src/runtime/check.ts';
 import { PluginRunner } from '../src/runtime/runner/client.ts';
 import { MAX_SOURCE_BYTES, runnablePlugin, type InstanceLimits } from '../src/runtime/runnable.ts';
 import type { PackageToCheck } from '../src/runtime/types.ts';
@@ -229,7 +229,7 @@ describe('the install check', () => {
   it('install and update (plugins/package.ts with a runtime) refuse with 400 plugin_package_invalid listing every reason; extract-metadata (no runtime) does not load', async () => {
     const m = manifest({}, [{ class: 'Absent' }]);
     const pkg = await shipped(m, { [ENTRY]: GOOD });
-    const runtime = { checkPackage: (p: PackageToCheck) => checkPackage(runner, p, LIMITS) };
+    const runtime = { checkPackage: (p: PackageToCheck) => checkPackageSurface(runner, p, LIMITS) };
     const file = { bytes: pkg.bytes, fileName: 'check-me-1.0.0.tar.gz' };
     await assert.rejects(checkUpload(file, runtime), (err: unknown) => {
       assert.ok(err instanceof Problem);

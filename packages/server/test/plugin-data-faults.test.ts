@@ -44,6 +44,8 @@ const handler = (onFailure: 'allow' | 'refuse'): ActiveHandler => ({
   secrets: {},
   onFailure,
   effectsPerAnswer: 100,
+  routes: [],
+  schedule: null,
   data: { read: ['patients'], scope: 'event_patient', reads: 50, rows: 2000 },
 });
 

@@ -237,6 +237,8 @@ for (const engine of ENGINES) {
         secrets: {},
         onFailure: 'allow' as const,
         effectsPerAnswer: 100,
+        routes: [],
+        schedule: null,
         data: { read: [], scope: 'event_patient' as const, reads: 50, rows: 2000 },
       };
       const runtime = api.app.pluginRuntime;

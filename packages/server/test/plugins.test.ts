@@ -58,7 +58,9 @@ for (const engine of ENGINES) {
         'name',
         'package',
         'package_checksum',
+        'routes',
         'runtime',
+        'schedules',
         'updated_at',
         'version',
       ]);

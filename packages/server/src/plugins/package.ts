@@ -4,10 +4,13 @@
 import crypto from 'node:crypto';
 import { problem } from '../http/problem.ts';
 import type { PluginRuntime } from '../runtime/types.ts';
+import type { PluginSurface } from '../runtime/surface.ts';
 import { inspectPackage, type InspectionLimits, type PackageMetadata } from '../inspection/index.ts';
 
 export interface CheckedPackage {
   metadata: PackageMetadata;
+  /** The routes and schedules its handler classes declare (none before the runtime checked it). */
+  surface: PluginSurface;
   checksum: string;
   bytes: Buffer;
 }
@@ -32,13 +35,15 @@ export async function checkPackage(
   const inspection = await inspectPackage(bytes, limits, fileName);
   if (!inspection.ok) throw refused(inspection.reasons, inspection.tooLarge);
   const { metadata } = inspection;
+  let surface: PluginSurface = { routes: [], schedules: [] };
   if (runtime !== undefined) {
     // Inspected under the default limits, as the runtime would: it need not inspect it again.
     const inspected = limits === undefined ? { metadata } : {};
-    const reasons = await runtime.checkPackage({ name: metadata.name, format: metadata.format, source: metadata.source, bytes, ...inspected });
-    if (reasons.length) throw refused(reasons, false);
+    const checked = await runtime.checkPackage({ name: metadata.name, format: metadata.format, source: metadata.source, bytes, ...inspected });
+    if (checked.reasons.length) throw refused(checked.reasons, false);
+    surface = checked.surface;
   }
-  return { metadata, checksum: crypto.createHash('sha256').update(bytes).digest('hex'), bytes };
+  return { metadata, surface, checksum: crypto.createHash('sha256').update(bytes).digest('hex'), bytes };
 }
 
 function refused(reasons: string[], tooLarge: boolean) {
@@ -57,5 +62,7 @@ export function packageColumns(pkg: CheckedPackage) {
     checksum: pkg.checksum,
     package: pkg.bytes,
     data_access: JSON.stringify(pkg.metadata.manifest?.data ?? {}),
+    routes: JSON.stringify(pkg.surface.routes),
+    schedules: JSON.stringify(pkg.surface.schedules),
   };
 }

@@ -6,7 +6,9 @@ import { PLUGIN_SCOPE } from '../auth/principal.ts';
 import type { Selectable } from 'kysely';
 import type { PluginTable } from '../storage/schema.ts';
 import { DATA_RESOURCES, normalizePluginName } from '@charta/api/constants';
-import type { PluginDataAccess } from '@charta/api';
+import type { PluginDataAccess, PluginRoute, PluginSchedule } from '@charta/api';
+import { PLUGIN_ROUTE_PREFIX } from '@charta/api/constants';
+import { ticksAround, type PluginSurface } from '../runtime/surface.ts';
 import { storedGrants, type Grant } from '../runtime/grants.ts';
 
 export interface PluginView {
@@ -20,6 +22,10 @@ export interface PluginView {
   grants: Grant[];
   /** What its manifest declares it reads of the record (docs/plugins.md, "Reading the record"). */
   data: PluginDataAccess;
+  /** The routes it serves, each with its authentication (docs/plugins.md, "HTTP routes"). */
+  routes: PluginRoute[];
+  /** Its scheduled tasks (docs/plugins.md, "Scheduled tasks"). */
+  schedules: PluginSchedule[];
   created_at: string;
   updated_at: string;
 }
@@ -65,6 +71,43 @@ export function dataAccessOf(text: string | null | undefined): PluginDataAccess 
   };
 }
 
+/** A stored JSON list; anything malformed reads as none. */
+function listOf<T>(text: string | null | undefined): T[] {
+  try {
+    const parsed = JSON.parse(text ?? '[]') as unknown;
+    return Array.isArray(parsed) ? (parsed as T[]) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The stored `routes` column as the plugin object shows it: each route with the URL it is served at. */
+export function routesOf(plugin: string, text: string | null | undefined): PluginRoute[] {
+  return listOf<PluginSurface['routes'][number]>(text).map((r) => ({
+    method: r.method,
+    path: r.path,
+    url: `${PLUGIN_ROUTE_PREFIX}${plugin}${r.path === '/' ? '/' : r.path}`,
+    handler: r.handler,
+    auth: r.auth,
+    signature_header: r.signatureHeader,
+    summary: r.summary,
+  }));
+}
+
+/** The stored `schedules` column as the plugin object shows it: with the next tick while the plugin is enabled. */
+export function schedulesOf(text: string | null | undefined, enabled: boolean, lastTicks: ReadonlyMap<string, number> = new Map()): PluginSchedule[] {
+  const now = Date.now();
+  return listOf<PluginSurface['schedules'][number]>(text).map((s) => {
+    const last = lastTicks.get(s.handler);
+    return {
+      handler: s.handler,
+      schedule: s.schedule,
+      next_tick: enabled ? new Date(ticksAround(s.schedule, now).next).toISOString() : null,
+      last_tick: last === undefined ? null : isoMicros(last),
+    };
+  });
+}
+
 /**
  * Why the plugin may not run enabled (null when it may): its manifest asks to read any patient,
  * which needs the `data:instance` grant (docs/plugins.md, "Reading the record").
@@ -84,6 +127,8 @@ export function toView(row: PluginSummary, baseUrl: string): PluginView {
     is_enabled: row.is_enabled !== 0,
     grants: storedGrants(row.grants),
     data: dataAccessOf(row.data_access),
+    routes: routesOf(row.name, row.routes),
+    schedules: schedulesOf(row.schedules, row.is_enabled !== 0),
     created_at: isoMicros(row.created_at),
     updated_at: isoMicros(row.updated_at),
   };

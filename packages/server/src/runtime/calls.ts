@@ -5,6 +5,7 @@ import type { LogBus } from '../logs/bus.ts';
 import type { CallOutcome, CallResult, JsonObject } from './sandbox/types.ts';
 import type { DataResource, DataScope } from '@charta/api/constants';
 import { isPreEvent } from './events.ts';
+import type { DeclaredRoute } from './surface.ts';
 
 /** A handler of an enabled plugin, as the host dispatches to it. */
 export interface ActiveHandler {
@@ -24,6 +25,9 @@ export interface ActiveHandler {
   effectsPerAnswer: number;
   /** What its calls may read of the record (docs/plugins.md, "Reading the record"). */
   data: DataAccess;
+  /** The routes it serves (a RouteHandler's ROUTES) and its schedule (a ScheduledHandler's SCHEDULE): docs/plugins.md, "HTTP routes", "Scheduled tasks". */
+  routes: DeclaredRoute[];
+  schedule: string | null;
 }
 
 /** What a plugin's calls may read (docs/plugins.md, "Reading the record"): the manifest's resources and scope, and each call's budget. */

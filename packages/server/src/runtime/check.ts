@@ -4,18 +4,28 @@
 // package of the original tool, that it is accepted with nothing to run).
 import type { PluginRunner } from './runner/client.ts';
 import { handlerTarget, runnablePlugin, type InstanceLimits } from './runnable.ts';
-import type { PackageToCheck } from './types.ts';
+import { handlerSurface, routeClashes, storedSurface, type DeclaredRoute, type DeclaredSchedule } from './surface.ts';
+import type { PackageCheck, PackageToCheck } from './types.ts';
 
+/** Every reason the package cannot run here ([] when it can). */
 export async function checkPackage(runner: Pick<PluginRunner, 'check'>, pkg: PackageToCheck, instanceLimits: InstanceLimits): Promise<string[]> {
+  return (await checkPackageSurface(runner, pkg, instanceLimits)).reasons;
+}
+
+/** The reasons, and the routes and schedules its classes declare (docs/plugins.md, "HTTP routes", "Scheduled tasks"). */
+export async function checkPackageSurface(runner: Pick<PluginRunner, 'check'>, pkg: PackageToCheck, instanceLimits: InstanceLimits): Promise<PackageCheck> {
+  const none = storedSurface([], []);
   const runnable = await runnablePlugin(pkg, instanceLimits);
-  if (runnable.kind === 'nothing-to-run') return [];
+  if (runnable.kind === 'nothing-to-run') return { reasons: [], surface: none };
   const reasons = runnable.kind === 'invalid' ? [...runnable.reasons] : [];
   const plugin = runnable.kind === 'invalid' ? runnable.partial : runnable.plugin;
-  if (plugin === null) return reasons;
+  if (plugin === null) return { reasons, surface: none };
 
   // Modules evaluate under the plugin's limits in fresh runtimes, then are disposed.
   const answer = await runner.check(plugin);
-  if (!answer.ok) return [...reasons, ...answer.reasons];
+  if (!answer.ok) return { reasons: [...reasons, ...answer.reasons], surface: none };
+  const routes: DeclaredRoute[] = [];
+  const schedules: DeclaredSchedule[] = [];
   const loadedEntries = new Set(plugin.modules.map((m) => m.entry));
   plugin.manifest.components.handlers.forEach((handler, i) => {
     const { entry, name } = handlerTarget(handler);
@@ -32,6 +42,11 @@ export async function checkPackage(runner: Pick<PluginRunner, 'check'>, pkg: Pac
         reasons.push(`CHARTA_MANIFEST.json: /components/handlers/${i}: ${name}.RESPONDS_TO does not list ${event}, so it could never run for it`);
       }
     }
+    const surface = handlerSurface(`${entry}:${name}`, handler.events, found, `CHARTA_MANIFEST.json: /components/handlers/${i} (${name})`);
+    routes.push(...surface.routes);
+    if (surface.schedule !== null) schedules.push(surface.schedule);
+    reasons.push(...surface.reasons);
   });
-  return reasons;
+  reasons.push(...routeClashes(routes));
+  return { reasons, surface: storedSurface(routes, schedules) };
 }

@@ -12,13 +12,23 @@ import type { Database } from '../storage/schema.ts';
 import type { LogBus } from '../logs/bus.ts';
 import type { Signal, SignalBus } from '../signals/bus.ts';
 import type { OptionDoc } from '../autocomplete/types.ts';
-import type { CommandChangeEvent, EventActor, NoteChangeEvent, PackageToCheck, PatientChangeEvent, PluginRuntime, PluginRuntimeStatus } from './types.ts';
+import type {
+  CommandChangeEvent,
+  EventActor,
+  NoteChangeEvent,
+  PackageCheck,
+  PackageToCheck,
+  PatientChangeEvent,
+  PluginRuntime,
+  PluginRuntimeStatus,
+} from './types.ts';
 import { HandlerCalls } from './calls.ts';
 import { Delivery, type RetryPolicy } from './delivery.ts';
 import type { EffectLimits } from './effect-limits.ts';
 import { Dispatch } from './dispatch.ts';
 import { Outbox } from './outbox.ts';
 import { PluginRegistry } from './plugins.ts';
+import { SurfaceCalls } from './surface-calls.ts';
 import type { PluginRunner } from './runner/client.ts';
 import type { Runnability } from './runnable.ts';
 
@@ -31,7 +41,7 @@ export interface HostOptions {
   /** The package's code and manifest (runtime/runnable.ts). */
   readRunnable(pkg: PackageToCheck): Promise<Runnability>;
   /** The install check (runtime/check.ts). */
-  checkPackage(pkg: PackageToCheck): Promise<string[]>;
+  checkPackage(pkg: PackageToCheck): Promise<PackageCheck>;
   /** Every secret value of a plugin. */
   secretsOf(db: Kysely<Database>, name: string): Promise<Record<string, string>>;
   /** Total time of the handlers of one PRE or after-search event. */
@@ -52,6 +62,8 @@ export class PluginHost implements PluginRuntime {
   readonly registry: PluginRegistry;
   readonly calls: HandlerCalls;
   readonly delivery: Delivery;
+  /** Route requests and schedule ticks (docs/plugins.md, "HTTP routes", "Scheduled tasks"). */
+  readonly surface: SurfaceCalls;
   private readonly dispatch: Dispatch;
   private readonly outbox: Outbox;
   private timer: NodeJS.Timeout | undefined;
@@ -85,6 +97,13 @@ export class PluginHost implements PluginRuntime {
       checkPackage: (pkg) => options.checkPackage(pkg),
       status: (name) => this.registry.status(name),
     };
+    this.surface = new SurfaceCalls(this.registry, this.calls, {
+      storage,
+      logs,
+      signals,
+      runtime: port,
+      effectsPerChange: options.effects.perChange,
+    });
     this.delivery = new Delivery(
       storage,
       logs,
@@ -188,7 +207,7 @@ export class PluginHost implements PluginRuntime {
     return this.dispatch.afterSearch(search, actor);
   }
 
-  checkPackage(pkg: PackageToCheck): Promise<string[]> {
+  checkPackage(pkg: PackageToCheck): Promise<PackageCheck> {
     return this.options.checkPackage(pkg);
   }
 }

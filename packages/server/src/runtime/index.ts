@@ -12,7 +12,7 @@ import { Bindings } from './bindings.ts';
 import { registerDataReads } from './data-reads.ts';
 import { registerCache } from './cache-database.ts';
 import { runnablePlugin } from './runnable.ts';
-import { checkPackage } from './check.ts';
+import { checkPackageSurface } from './check.ts';
 import { PluginHost } from './host.ts';
 import { pluginPollMs } from '../lib/test-hooks.ts';
 
@@ -39,7 +39,7 @@ export function createPluginRuntime(config: Config, storage: Storage, logs: LogB
     signals,
     runner,
     readRunnable: (pkg) => runnablePlugin(pkg, limits),
-    checkPackage: (pkg) => checkPackage(runner, pkg, limits),
+    checkPackage: (pkg) => checkPackageSurface(runner, pkg, limits),
     secretsOf: pluginSecretValues,
     preBudgetMs: PRE_BUDGET_MS,
     maxDepth: MAX_EVENT_DEPTH,

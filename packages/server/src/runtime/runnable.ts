@@ -9,6 +9,7 @@ import { pathSegments } from '../inspection/entries.ts';
 import type { PluginModule, RunnerHandler } from './runner/protocol.ts';
 import type { ActiveHandler, DataAccess } from './calls.ts';
 import { effectsPerAnswer } from './effect-limits.ts';
+import { handlerSurface } from './surface.ts';
 import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from './sandbox/types.ts';
 import type { PackageToCheck } from './types.ts';
 
@@ -174,6 +175,8 @@ export function declaredHandlers(
     const found = loaded?.find((h) => h.entry === entry && h.name === className);
     if (loaded !== null && found === undefined) continue;
     const events = found === undefined ? handler.events : handler.events.filter((e) => found.respondsTo.includes(e));
+    // Checked at install (runtime/check.ts): here only the values; a declaration found wrong now serves nothing.
+    const surface = found === undefined ? undefined : handlerSurface(`${entry}:${className}`, events, found, '');
     handlers.push({
       plugin,
       entry,
@@ -184,6 +187,8 @@ export function declaredHandlers(
       onFailure: handler.on_failure ?? 'allow',
       effectsPerAnswer: perAnswer,
       data,
+      routes: surface === undefined || surface.reasons.length > 0 ? [] : surface.routes,
+      schedule: surface?.reasons.length === 0 ? (surface.schedule?.schedule ?? null) : null,
     });
   }
   return handlers;

@@ -9,6 +9,8 @@ import type { PatientEventHooks } from '../patients/plugin-events.ts';
 import type { EventActor } from '../lib/event-actor.ts';
 import type { OptionDoc } from '../autocomplete/types.ts';
 import type { PackageMetadata } from '../inspection/index.ts';
+import type { PluginSurface } from './surface.ts';
+import type { SurfaceCalls } from './surface-calls.ts';
 
 /** A package as install and update hand it to the runtime's check. */
 export interface PackageToCheck {
@@ -24,13 +26,21 @@ export interface PackageToCheck {
   metadata?: PackageMetadata;
 }
 
+/** What the install check found: every reason the package cannot run ([] when it can), and the routes and schedules it declares. */
+export interface PackageCheck {
+  reasons: string[];
+  surface: PluginSurface;
+}
+
 export interface PluginRuntime extends CommandEventHooks, NoteEventHooks, PatientEventHooks {
   /** The after-search event of an autocomplete field: handlers may reorder, filter or annotate the options. */
   afterSearch(search: { schemaKey: string; field: string; term: string; options: OptionDoc[] }, actor: EventActor): Promise<OptionDoc[]>;
-  /** Every reason the package cannot run here ([] when it can); a Python package has none (it is accepted). */
-  checkPackage(pkg: PackageToCheck): Promise<string[]>;
+  /** Every reason the package cannot run here ([] when it can; a Python package has none: it is accepted), and what it serves and schedules. */
+  checkPackage(pkg: PackageToCheck): Promise<PackageCheck>;
   /** Where the plugin stands in this process's runtime; undefined when it is not there (disabled, or not seen enabled yet). */
   status(name: string): PluginRuntimeStatus | undefined;
+  /** The plugins' HTTP routes (docs/plugins.md, "HTTP routes"): the process's host has them, the port effects call has not. */
+  surface?: Pick<SurfaceCalls, 'routesOf' | 'route'>;
 }
 
 /** Where an enabled plugin stands on one process (docs/plugins.md, "Faults"). */

@@ -16,6 +16,8 @@ const SUMMARY = [
   'previous_version',
   'grants',
   'data_access',
+  'routes',
+  'schedules',
   'created_at',
   'updated_at',
 ] as const;
@@ -46,7 +48,12 @@ export const updatePlugin = (db: Db, name: string, set: Omit<Updateable<PluginTa
 export const replacePluginPackage = (
   db: Db,
   name: string,
-  next: Pick<PluginTable, 'description' | 'version' | 'format' | 'checksum' | 'package' | 'updated_at'> & { is_enabled?: number; data_access?: string },
+  next: Pick<PluginTable, 'description' | 'version' | 'format' | 'checksum' | 'package' | 'updated_at'> & {
+    is_enabled?: number;
+    data_access?: string;
+    routes?: string;
+    schedules?: string;
+  },
 ) =>
   db
     .updateTable('plugins')

@@ -126,8 +126,23 @@ export interface PluginTable {
   grants: Generated<string>;
   /** The manifest's `data` as JSON: what the plugin reads of the record (docs/plugins.md, "Reading the record"). */
   data_access: Generated<string>;
+  /** JSON: the routes its classes declare, and its schedules (runtime/surface.ts PluginSurface; docs/plugins.md, "HTTP routes", "Scheduled tasks"). */
+  routes: Generated<string>;
+  schedules: Generated<string>;
   created_at: number;
   updated_at: number;
+}
+
+/** A tick of a plugin's schedule claimed by a process (docs/plugins.md, "Scheduled tasks"). */
+export interface PluginTickTable {
+  plugin_name: string;
+  handler: string;
+  /** Microseconds since the epoch. */
+  tick: number;
+  claimed_by: string;
+  claimed_at: number;
+  outcome: string | null;
+  finished_at: number | null;
 }
 
 /** A plugin's cache (docs/plugins.md, "Cache"). */
@@ -392,6 +407,7 @@ export interface Database {
   commands: CommandTable;
   audit_events: AuditEventTable;
   plugin_cache: PluginCacheTable;
+  plugin_ticks: PluginTickTable;
   idempotency_keys: IdempotencyKeyTable;
   plugins: PluginTable;
   plugin_secrets: PluginSecretTable;

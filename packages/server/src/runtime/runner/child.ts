@@ -225,7 +225,7 @@ async function loadIsolate(
   const guardMs = loadGuardMs(plugin);
   const answer = await thread.ask({ op: 'load', plugin }, guardMs);
   if (answer.kind === 'response' && answer.response.op === 'loaded' && answer.response.ok) {
-    const handlers = answer.response.modules.flatMap((m) => m.handlers.map((h) => ({ entry: m.entry, name: h.name, respondsTo: h.respondsTo })));
+    const handlers = answer.response.modules.flatMap((m) => m.handlers.map((h) => ({ entry: m.entry, ...h })));
     return { ok: true, thread, answer: { ok: true, handlers } };
   }
   thread.terminate();

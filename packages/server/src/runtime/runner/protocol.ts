@@ -33,6 +33,9 @@ export interface RunnerHandler {
   entry: string;
   name: string;
   respondsTo: string[];
+  /** Its ROUTES and SCHEDULE as the sandbox read them (sandbox/types.ts HandlerInfo), for the host to check. */
+  routes?: string;
+  schedule?: string;
 }
 
 /** The answer to a load or a check: every handler of every module, or every reason it failed. */

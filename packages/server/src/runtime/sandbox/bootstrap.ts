@@ -225,7 +225,21 @@ export const BOOTSTRAP_SOURCE = String.raw`(function (hostLog, limitsJson, hostB
       handlers.set(name, value);
       const respondsTo = [];
       for (const event of value.RESPONDS_TO) if (typeof event === 'string') respondsTo.push(event);
-      found.push({ name, respondsTo });
+      // ROUTES and SCHEDULE (docs/plugins.md, "HTTP routes", "Scheduled tasks") go to the host as
+      // text it parses and checks itself: JSON of the declared routes, cut at 64 KiB, and the
+      // schedule's string, cut at 200 characters.
+      const info = { name, respondsTo };
+      if (value.ROUTES !== undefined) {
+        let routes;
+        try {
+          routes = stringify(value.ROUTES);
+        } catch (e) {
+          routes = undefined;
+        }
+        info.routes = typeof routes === 'string' ? cut(routes, 65536) : '"not JSON"';
+      }
+      if (value.SCHEDULE !== undefined) info.schedule = typeof value.SCHEDULE === 'string' ? cut(value.SCHEDULE, 200) : '';
+      found.push(info);
     }
     return stringify(found);
   };

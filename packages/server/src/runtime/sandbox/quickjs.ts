@@ -134,6 +134,14 @@ class Clock {
   }
 }
 
+/** A handler's description as the bootstrap made it, with only the members a HandlerInfo has (strings checked). */
+function handlerInfo(h: HandlerInfo): HandlerInfo {
+  const info: HandlerInfo = { name: String(h.name), respondsTo: h.respondsTo.map(String) };
+  if (typeof h.routes === 'string') info.routes = h.routes;
+  if (typeof h.schedule === 'string') info.schedule = h.schedule;
+  return info;
+}
+
 /** One entry module of a plugin: its context, the bootstrap's functions and its handlers. */
 class ModuleContext {
   private invokeFn!: QuickJSHandle;
@@ -522,7 +530,7 @@ class Instance {
   }
 
   handlers(): ModuleHandlers[] {
-    return [...this.modules].map(([entry, m]) => ({ entry, handlers: m.handlers.map((h) => ({ name: h.name, respondsTo: [...h.respondsTo] })) }));
+    return [...this.modules].map(([entry, m]) => ({ entry, handlers: m.handlers.map((h) => handlerInfo(h)) }));
   }
 
   async call(

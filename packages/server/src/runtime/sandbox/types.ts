@@ -56,6 +56,10 @@ export interface SandboxLogLine {
 export interface HandlerInfo {
   name: string;
   respondsTo: string[];
+  /** The class's ROUTES as JSON text (cut at 64 KiB), when it has them: the host parses and checks them (runtime/surface.ts). */
+  routes?: string;
+  /** The class's SCHEDULE (cut at 200 characters; '' when it is not a string), when it has one. */
+  schedule?: string;
 }
 
 /** One bundled module of a plugin: its entry path in the package (relative to the manifest) and its text. */
