@@ -21,6 +21,7 @@ import { noteRoutes } from './notes/routes.ts';
 import { patientRoutes } from './patients/routes.ts';
 import { chartRoutes } from './chart/routes.ts';
 import { pluginRoutes } from './plugins/routes.ts';
+import { pluginIoRoutes } from './plugin-io/routes.ts';
 import { referenceRoutes } from './reference/routes.ts';
 import { LogBus } from './logs/bus.ts';
 import { SignalBus } from './signals/bus.ts';
@@ -132,6 +133,7 @@ export async function buildApp(config: Config, storage: Storage): Promise<Fastif
   await app.register(noteRoutes, features);
   await app.register(commandRoutes, features);
   await app.register(pluginRoutes, features);
+  await app.register(pluginIoRoutes, { ...features, pluginRouteRateLimit: config.pluginRouteRateLimit });
   await app.register(referenceRoutes, features);
   await app.register(logRoutes);
   await app.register(healthRoutes, features);

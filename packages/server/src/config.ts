@@ -21,6 +21,8 @@ export interface Config {
   bodyLimit: number;
   /** Token requests allowed per client address per minute (brute-force guard). */
   tokenRateLimit: number;
+  /** Requests a minute one route of one plugin takes, every caller together (docs/plugins.md, "HTTP routes"). */
+  pluginRouteRateLimit: number;
   /** Graceful shutdown: how long in-flight requests may take to finish after SIGTERM, in milliseconds. */
   shutdownTimeoutMs: number;
   /** The most heap a plugin's manifest may ask for, in MiB (docs/configuration.md). */
@@ -94,6 +96,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
   const rateText = get('tokenRateLimit', 'CHARTA_TOKEN_RATE_LIMIT') ?? '30';
   const tokenRateLimit = Number(rateText);
   if (!Number.isInteger(tokenRateLimit) || tokenRateLimit < 1) throw new ConfigError(`CHARTA_TOKEN_RATE_LIMIT must be a positive integer, got ${rateText}`);
+  const routeRateText = get('pluginRouteRateLimit', 'CHARTA_PLUGIN_ROUTE_RATE_LIMIT') ?? '600';
+  const pluginRouteRateLimit = Number(routeRateText);
+  if (!Number.isInteger(pluginRouteRateLimit) || pluginRouteRateLimit < 1) {
+    throw new ConfigError(`CHARTA_PLUGIN_ROUTE_RATE_LIMIT must be a positive integer (requests a minute), got ${routeRateText}`);
+  }
   const shutdownText = get('shutdownTimeout', 'CHARTA_SHUTDOWN_TIMEOUT') ?? '10';
   const shutdownSeconds = Number(shutdownText);
   if (!Number.isFinite(shutdownSeconds) || shutdownSeconds <= 0 || shutdownSeconds > 3600)
@@ -137,6 +144,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
     sqliteSynchronous: sync,
     bodyLimit: 1024 * 1024,
     tokenRateLimit,
+    pluginRouteRateLimit,
     shutdownTimeoutMs: Math.round(shutdownSeconds * 1000),
     pluginMaxMemoryMb,
     pluginMaxTimeoutMs,

@@ -3,6 +3,7 @@
 // and the end of upgrade requests answered over HTTP. Set on the root instance before any feature.
 import type { FastifyInstance } from 'fastify';
 import { problem } from './problem.ts';
+import { PLUGIN_ROUTE_PREFIX } from '@charta/api/constants';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -18,6 +19,8 @@ export function registerHttpHooks(app: FastifyInstance): void {
     const method = request.method;
     if (method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS') {
       const path = request.url.split('?', 1)[0]!;
+      // A plugin's routes are its own paths, as it declares them (docs/plugins.md, "HTTP routes").
+      if (path.startsWith(PLUGIN_ROUTE_PREFIX)) return done();
       if (!path.endsWith('/')) return done(problem('trailing_slash_required', { detail: `A trailing slash is required on ${method} paths: use ${path}/` }));
     }
     done();

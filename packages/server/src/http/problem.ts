@@ -58,6 +58,10 @@ export const catalog = {
   body_too_large: { status: 413, title: 'Body too large', detail: 'The request body is too large' },
   trailing_slash_required: { status: 404, title: 'Not found', detail: 'A trailing slash is required on POST, PUT, PATCH and DELETE paths' },
   route_not_found: { status: 404, title: 'Not found', detail: 'No such endpoint' },
+  method_not_allowed: { status: 405, title: 'Method not allowed', detail: 'This path does not take this method; Allow lists those it takes' },
+  // Plugin routes (docs/plugins.md, "HTTP routes")
+  plugin_route_not_found: { status: 404, title: 'Not found', detail: 'No enabled plugin serves this route' },
+  plugin_failed: { status: 502, title: 'Plugin failed', detail: 'The plugin serving this route failed; the request id names it in the log stream' },
   console_not_built: {
     status: 503,
     title: 'Console not built',

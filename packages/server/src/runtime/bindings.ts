@@ -1,8 +1,8 @@
 // Host bindings (docs/plugins.md, "Bindings"): what a plugin's handler may ask the server for
 // during a call, by name: `__charta_binding(name, args)` in the sandbox, a binding-request through
 // the runner (runner/protocol.ts), served here in the server process. runtime/index.ts registers
-// `data` (data-reads.ts) and `cache` (cache-database.ts); HTTP routes and schedules will come the
-// same way. Plugin code is hostile: every request is
+// `data` (data-reads.ts), `cache` (cache-database.ts) and `signature` (signature.ts, for a
+// route's handler). Plugin code is hostile: every request is
 // checked again here (name, size of the arguments), the binding runs under the call's deadline,
 // its answer must be JSON within the size limit, and a failure reaches the plugin as a message
 // only (never a stack or a value of the server's).

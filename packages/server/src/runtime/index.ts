@@ -11,6 +11,7 @@ import { PluginRunner } from './runner/client.ts';
 import { Bindings } from './bindings.ts';
 import { registerDataReads } from './data-reads.ts';
 import { registerCache } from './cache-database.ts';
+import { SIGNATURE_BINDING, signatureBinding } from './signature.ts';
 import { runnablePlugin } from './runnable.ts';
 import { checkPackageSurface } from './check.ts';
 import { PluginHost } from './host.ts';
@@ -27,6 +28,7 @@ export function createPluginRuntime(config: Config, storage: Storage, logs: LogB
   const bindings = new Bindings();
   registerDataReads(bindings, { storage, logs });
   registerCache(bindings, storage);
+  bindings.register(SIGNATURE_BINDING, signatureBinding);
   const runner = new PluginRunner({
     bindings,
     onNotice: (level, message) => logs.emit({ level, event: `plugin runtime: ${message}`, ...(level === 'error' ? { success: false } : {}) }),

@@ -8,6 +8,7 @@
 // them (calls.ts). `this.data` reads a fixture under the instance's rules of scope and budget
 // (fixture-reads.ts). No database and no server: nothing is stored and no effect is applied; a
 // call answers its effects. Exported as `@charta/server/local-runtime`.
+import { SIGNATURE_BINDING, signatureBinding } from './signature.ts';
 import crypto from 'node:crypto';
 import { isEventName } from '@charta/api/constants';
 import { loadConfig } from '../config.ts';
@@ -126,6 +127,7 @@ export class LocalPlugin {
     );
     // this.cache: as an instance's, kept in memory for the plugin's whole run (docs/plugins.md, "Cache").
     bindings.register(CACHE_BINDING, cacheBinding(memoryCacheStore()));
+    bindings.register(SIGNATURE_BINDING, signatureBinding);
     const runner = new PluginRunner({ bindings, maxTotalMemoryBytes: settings.runnerBytes });
     const pkg = { name: '', format: 'tar.gz' as const, source: 'manifest' as const, bytes };
     const fail = async (reasons: string[]) => {

@@ -39,8 +39,12 @@ export class SurfaceCalls {
     return this.handlers.handlersOf(TICK_EVENT).filter((h) => h.schedule !== null);
   }
 
-  /** One request: the handler's response, after its other effects were applied (or why there is none). */
-  async route(handler: ActiveHandler, event: JsonObject, requestId: string): Promise<RouteCallAnswer> {
+  /**
+   * One request: the handler's response, after its other effects were applied (or why there is
+   * none). `check` says why the response cannot be sent (null when it can): a response that
+   * cannot be sent applies nothing.
+   */
+  async route(handler: ActiveHandler, event: JsonObject, requestId: string, check: (response: JsonValue) => string | null): Promise<RouteCallAnswer> {
     const answer = await this.calls.call(handler, ROUTE_EVENT, event, requestId, '; the request answered 502');
     if (!answer.ok) return { ok: false, why: describeOutcome(answer.fault), unavailable: answer.fault.kind === 'unavailable' };
     const [first, ...rest] = answer.effects;
@@ -50,6 +54,9 @@ export class SurfaceCalls {
     };
     if (first === undefined || first.type !== ROUTE_RESPONSE_EFFECT) return bad(`answered no response (its first effect must be ${ROUTE_RESPONSE_EFFECT})`);
     if (rest.some((e) => e.type === ROUTE_RESPONSE_EFFECT)) return bad('answered more than one response');
+    const route = (event.target as JsonObject | undefined)?.id;
+    const unsendable = check(first.payload ?? null);
+    if (unsendable !== null) return bad(`answered a response to ${String(route)} that cannot be sent: ${unsendable}`);
     if (rest.length > 0) {
       try {
         await applyEffects(

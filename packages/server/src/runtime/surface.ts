@@ -65,6 +65,9 @@ export function parseRoutes(handler: string, json: string, where: string): { rou
       reasons.push(`${at}.method must be one of ${ROUTE_METHODS.join(', ')}`);
     }
     const segments = parsePath(r.path, `${at}.path`, reasons);
+    if (segments !== undefined && segments.length === 1 && segments[0] === 'openapi.json') {
+      reasons.push(`${at}.path /openapi.json is the instance's: it serves the plugin's OpenAPI document there`);
+    }
     let auth: RouteAuth | undefined;
     if (r.public === true) {
       if (r.auth !== undefined) reasons.push(`${at} says both public: true and auth: a route is one or the other`);

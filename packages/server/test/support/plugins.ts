@@ -17,6 +17,8 @@ export interface TestHandler {
   async?: boolean;
   /** The manifest's `on_failure` for it (left out when undefined). */
   onFailure?: 'allow' | 'refuse';
+  /** More static members of the class, as JSON values: `{ ROUTES: [...] }`, `{ SCHEDULE: '* * * * *' }`. */
+  statics?: Record<string, unknown>;
 }
 
 /** What the module holds besides the classes: code run when it is evaluated (at every load). */
@@ -32,7 +34,11 @@ export function handlersModule(handlers: TestHandler[], module: TestModule = {})
       .map(
         (h) => `export class ${h.className} {
   static RESPONDS_TO = ${JSON.stringify(h.events)};
-  constructor(event, secrets, log, data, cache) { this.event = event; this.secrets = secrets; this.log = log; this.data = data; this.cache = cache; }
+${Object.entries(h.statics ?? {})
+  .map(([k, v]) => `  static ${k} = ${JSON.stringify(v)};\n`)
+  .join(
+    '',
+  )}  constructor(event, secrets, log, data, cache) { this.event = event; this.secrets = secrets; this.log = log; this.data = data; this.cache = cache; }
   acceptEvent() { return true; }
   ${h.async === true ? 'async ' : ''}compute() {
 ${h.compute}
