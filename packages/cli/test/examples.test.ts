@@ -7,6 +7,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
+import { createHmac } from 'node:crypto';
 import { ENGINES, TEST_API_KEY, startInstance, type Instance } from '../../server/test/support/harness.ts';
 import { until } from '../../server/test/support/until.ts';
 import { charta, single, tempDir } from './support/cli.ts';
@@ -22,6 +23,7 @@ describe("the examples' own tests, under charta plugin test", () => {
     ['lab-follow-up', 4],
     ['out-of-scope-read', 4],
     ['supervising-provider', 4],
+    ['lab-results-webhook', 3],
   ] as const) {
     it(`${name}: ${tests} tests pass in the sandbox`, async () => {
       const r = await charta(['plugin', 'test', path.join(EXAMPLES, name)], {});
@@ -234,6 +236,23 @@ for (const engine of ENGINES) {
         [['reference.get', [np.key]]],
         'one read of the staff data, for the refused commit (the second has a supervising provider)',
       );
+    });
+
+    it('lab-results-webhook: a signed POST to its route files the result in the note (202); a wrong signature is 401 and files nothing', async () => {
+      const key = 'lab-webhook-key-0123456789abcdef';
+      await install('lab-results-webhook', '--grant', 'effects:instance', '--secret', `LAB_WEBHOOK_KEY=${key}`);
+      const { noteKey } = await api.note();
+      const body = JSON.stringify({ note: noteKey, test: 'HbA1c', result: '6.1 %' });
+      const url = `${api.url}/plugin-io/api/lab-results-webhook/webhooks/lab-result`;
+      const send = (signature: string) => fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-lab-signature': signature } });
+      const instructs = async () => (await api.call('GET', `${C}/?note_key=${noteKey}&schema_key=instruct`)).json.results as Array<Record<string, any>>;
+      assert.equal((await send('sha256=0000')).status, 401);
+      assert.deepEqual(await instructs(), []);
+      const signed = await send(`sha256=${createHmac('sha256', key).update(body).digest('hex')}`);
+      assert.equal(signed.status, 202, await signed.clone().text());
+      assert.deepEqual(await signed.json(), { accepted: true });
+      const [instruct] = await instructs();
+      assert.deepEqual([instruct?.originated_by, instruct?.data.comment], ['plugin:lab-results-webhook', 'Lab result received: HbA1c: 6.1 %']);
     });
   });
 }

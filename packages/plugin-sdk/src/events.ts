@@ -443,3 +443,55 @@ export function createPatientEvent<N extends PatientEventName>(type: N, options:
     depth: options.depth ?? 0,
   } as PluginEvent<N>;
 }
+
+export interface CreateRouteEventOptions {
+  /** The path under the plugin's prefix, as requested (`/webhooks/lab-result`). */
+  path: string;
+  method?: RouteMethod;
+  /** The declared pattern that matched; the path itself by default. */
+  route?: string;
+  params?: Record<string, string>;
+  query?: Record<string, string | string[]>;
+  /** Lower-cased here, as the instance gives them. */
+  headers?: Record<string, string>;
+  /** The parsed body; its raw text is JSON of it unless `raw_body` is given. */
+  body?: unknown;
+  raw_body?: string;
+  staff_key?: string | null;
+  request_id?: string;
+  id?: string;
+}
+
+/**
+ * Builds the `SIMPLE_API_REQUEST` event the instance gives a route's handler, e.g. for its tests:
+ * `createRouteEvent({ method: 'POST', path: '/webhooks/lab-result', body: { … }, headers: { 'x-signature': … } })`.
+ */
+export function createRouteEvent(options: CreateRouteEventOptions): PluginEvent<'SIMPLE_API_REQUEST'> {
+  const method = options.method ?? 'GET';
+  const raw = options.raw_body ?? (options.body === undefined ? '' : typeof options.body === 'string' ? options.body : JSON.stringify(options.body));
+  const headers: Record<string, string> = {};
+  if (options.body !== undefined && typeof options.body !== 'string') headers['content-type'] = 'application/json';
+  for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value;
+  const requestId = options.request_id ?? EXAMPLE_IDS.event;
+  return {
+    id: options.id ?? EXAMPLE_IDS.event,
+    type: 'SIMPLE_API_REQUEST',
+    target: { id: `${method} ${options.route ?? options.path}`, type: 'route' },
+    context: {
+      request: {
+        method,
+        path: options.path,
+        route: { method, path: options.route ?? options.path },
+        params: options.params ?? {},
+        query: options.query ?? {},
+        headers,
+        body: options.body === undefined ? null : options.body,
+        raw_body: raw,
+        staff_key: options.staff_key ?? null,
+        request_id: requestId,
+      },
+    },
+    actor: { id: options.staff_key ?? 'route:test' },
+    depth: 0,
+  };
+}
