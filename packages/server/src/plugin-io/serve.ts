@@ -12,7 +12,7 @@ import { problem } from '../http/problem.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { DeclaredRoute } from '../runtime/surface.ts';
 import type { ServedRoute } from '../runtime/surface-calls.ts';
-import type { JsonObject } from '../runtime/sandbox/types.ts';
+import type { JsonObject, JsonValue } from '../runtime/sandbox/types.ts';
 
 /** The route a path matches, or why none does: no route of that path (404), or not with that method (405). */
 export type RouteMatch =
@@ -99,13 +99,13 @@ export function safeRequestHeaders(headers: Record<string, string | string[] | u
 }
 
 /** The body as the handler is given it: JSON parsed, a form's fields, text as it is, none as null (a 415 for anything else). */
-export function parsedBody(contentType: string | undefined, raw: string): unknown {
+export function parsedBody(contentType: string | undefined, raw: string): JsonValue {
   if (raw === '') return null;
   const type = (contentType ?? '').split(';', 1)[0]!.trim().toLowerCase();
   if (type === 'application/json' || type.endsWith('+json')) {
-    let value: unknown;
+    let value: JsonValue;
     try {
-      value = JSON.parse(raw);
+      value = JSON.parse(raw) as JsonValue;
     } catch (err) {
       throw problem('malformed_body', { detail: `The body is not JSON: ${err instanceof Error ? err.message : String(err)}` });
     }
@@ -113,7 +113,9 @@ export function parsedBody(contentType: string | undefined, raw: string): unknow
     return value;
   }
   if (type === 'application/x-www-form-urlencoded') {
-    const value = { ...parseQuery(raw) };
+    // A name given twice has a list; none is undefined.
+    const value: Record<string, string | string[]> = {};
+    for (const [name, v] of Object.entries(parseQuery(raw))) if (v !== undefined) value[name] = v;
     checkBody(value);
     return value;
   }
@@ -151,7 +153,7 @@ export function routeEvent(
     params: Record<string, string>;
     query: Record<string, string | string[]>;
     headers: Record<string, string>;
-    body: unknown;
+    body: JsonValue;
     rawBody: string;
     staffKey: string | null;
     requestId: string;
@@ -170,7 +172,7 @@ export function routeEvent(
         params: request.params,
         query: request.query,
         headers: request.headers,
-        body: request.body as JsonObject[string],
+        body: request.body,
         raw_body: request.rawBody,
         staff_key: request.staffKey,
         request_id: request.requestId,
