@@ -1,5 +1,6 @@
 // charta plugin list [--host URL] [--api-key KEY]
-// Every installed plugin, in one line (every page of the instance's list: pages.ts).
+// Every installed plugin, in one line (every page of the instance's list: pages.ts), and the
+// routes of theirs anyone may call without credentials.
 import type { Command } from 'commander';
 import { bind, type RawInput, type Session } from '../../command.ts';
 import type { IO } from '../../io.ts';
@@ -18,7 +19,9 @@ export function parse({ flags }: RawInput): ListOptions {
 
 export async function run(io: IO, options: ListOptions): Promise<ExitCode> {
   const results = await allPages(clientFor(io, options.target), (charta, page) => charta.plugins.list(page));
-  printLine(io.stdout, envelope(true, { count: results.length, results }, { status_code: 200 }));
+  // Routes anyone may call, without credentials, flagged on their own (docs/cli.md, "charta plugin list").
+  const publicRoutes = results.flatMap((p) => (p.routes ?? []).filter((r) => r.auth === 'public').map((r) => `${r.method} ${r.url}`));
+  printLine(io.stdout, envelope(true, { count: results.length, results, public_routes: publicRoutes }, { status_code: 200 }));
   return EXIT.ok;
 }
 
