@@ -331,6 +331,28 @@ describeInChromium('console in Chromium: sign-in and plugins', (executable) => {
     assert.deepEqual(failures(), [], 'no script error, no CSP violation');
   });
 
+  it('shows the routes a plugin serves with their authentication, a public one flagged', async () => {
+    const compute = "    return [{ type: 'HTTP_RESPONSE', payload: { status: 200, body: {} } }];";
+    const routes = [
+      { method: 'GET', path: '/form', public: true },
+      { method: 'POST', path: '/hook', auth: 'secret', signature_header: 'x-sig' },
+    ];
+    await page.getByLabel('Package file').setInputFiles({
+      name: 'served.tar.gz',
+      mimeType: 'application/gzip',
+      buffer: await pluginPackage('served', [{ className: 'Served', events: ['SIMPLE_API_REQUEST'], statics: { ROUTES: routes }, compute }]),
+    });
+    const served = page.locator('li.plugin[data-plugin="served"]');
+    await served.locator('dd.enabled').waitFor();
+    const items = served.getByRole('list', { name: 'Routes of served' }).getByRole('listitem');
+    assert.deepEqual(await items.allTextContents(), ['GET /plugin-io/api/served/form public', 'POST /plugin-io/api/served/hook secret (x-sig)']);
+    assert.equal(await served.locator('.badge.public').count(), 1, 'the public route is flagged');
+    assert.equal(await served.locator('dd.schedules').textContent(), 'None');
+    assert.equal(await card().locator('dd.routes').textContent(), 'None', 'a plugin serving nothing says so');
+    assert.equal((await instance.call('DELETE', '/core/api/v1/plugins/served/?force=true', { authorization: TEST_API_KEY })).status, 204);
+    assert.deepEqual(failures(), [], 'no script error, no CSP violation');
+  });
+
   it("lists what the plugin read of the record: each read, its patient, its rows, a refusal's reason", async () => {
     // Two rows of the audit trail as the runtime writes them for a plugin's reads (runtime/data-reads.ts).
     const actor = `plugin:${pkg.name}`;

@@ -96,6 +96,44 @@ export function PluginCard({ plugin, onToggle, onDownload, onDelete }: Props) {
             ? 'Nothing of the record'
             : `${p.data.read.join(', ')}: ${p.data.scope === 'instance' ? 'any patient' : "the event's patient"}`}
         </dd>
+        <dt>Routes</dt>
+        <dd class="routes">
+          {p.routes.length === 0 ? (
+            <span class="none">None</span>
+          ) : (
+            <ul aria-label={`Routes of ${p.name}`}>
+              {p.routes.map((r) => (
+                <li key={`${r.method} ${r.path}`} class="route">
+                  <code>
+                    {r.method} {r.url}
+                  </code>{' '}
+                  {r.auth === 'public' ? (
+                    <span class="badge public" title="Anyone may call it, without credentials">
+                      public
+                    </span>
+                  ) : (
+                    <span class="badge">{r.auth === 'secret' ? `secret (${r.signature_header})` : r.auth}</span>
+                  )}
+                </li>
+              ))}
+            </ul>
+          )}
+        </dd>
+        <dt>Schedules</dt>
+        <dd class="schedules">
+          {p.schedules.length === 0 ? (
+            <span class="none">None</span>
+          ) : (
+            <ul aria-label={`Schedules of ${p.name}`}>
+              {p.schedules.map((s) => (
+                <li key={s.handler} class="schedule">
+                  <code>{s.schedule}</code> UTC{s.next_tick === null ? '' : `, next ${s.next_tick.replace('T', ' ').slice(0, 16)}`}
+                  {s.last_tick === null ? '' : `, last ${s.last_tick.replace('T', ' ').slice(0, 16)}`}
+                </li>
+              ))}
+            </ul>
+          )}
+        </dd>
         <dt>Checksum (SHA-256)</dt>
         <dd>
           <code class="checksum">{p.package_checksum}</code>
