@@ -17,6 +17,7 @@ import {
   type Instance,
 } from './support/harness.ts';
 import { startServer } from '../src/server.ts';
+import { installPlugin, ROUTES_OF_EVERY_AUTH, untilRunning } from './support/plugins.ts';
 
 const run = promisify(execFile);
 const BIN = path.resolve(import.meta.dirname, '../bin/charta-server.js');
@@ -125,6 +126,36 @@ for (const engine of ENGINES) {
         }
       }
       assert.ok(checked >= 40, `checked ${checked}`);
+    });
+
+    it("answers 401 on every route a plugin declares with credentials, without or with bad ones; a secret route's handler refuses a bad signature", async () => {
+      await installPlugin(api.url, 'swept', [ROUTES_OF_EVERY_AUTH], { secrets: ['KEY'] });
+      await untilRunning(api.url, 'swept');
+      const spec = (await api.call('GET', '/plugin-io/api/swept/openapi.json', { token: null })).json;
+      let checked = 0;
+      for (const [route, methods] of Object.entries(spec.paths as Record<string, Record<string, { security: object[] }>>)) {
+        const url = `/plugin-io/api/swept${route.replace(/\{[^}]+\}/g, 'x')}`;
+        for (const [method, op] of Object.entries(methods)) {
+          if (op.security.length === 0) {
+            assert.equal((await request(api.url, method.toUpperCase(), url, { token: null }, '')).status, 200, `${method} ${url} is public`);
+            continue;
+          }
+          const signed = route === '/signed';
+          for (const authorization of [undefined, 'Bearer not-a-token', 'garbage', signed ? `Bearer ${api.token}` : 'Bearer ']) {
+            const headers = signed ? { 'x-signature': 'not-the-hmac' } : undefined;
+            const r = await request(
+              api.url,
+              method.toUpperCase(),
+              url,
+              { ...(authorization === undefined ? { token: null } : { authorization }), headers, body: {} },
+              '',
+            );
+            assert.equal(r.status, 401, `${method} ${url} with ${authorization}: ${r.text}`);
+            checked++;
+          }
+        }
+      }
+      assert.equal(checked, 12, 'three routes with credentials, four tries each');
     });
 
     it('keeps /openapi.json and /docs public', async () => {

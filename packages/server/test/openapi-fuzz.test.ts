@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
 import fc from 'fast-check';
 import { ENGINES, startInstance, TEST_API_KEY, type Instance } from './support/harness.ts';
+import { installPlugin, ROUTES_OF_EVERY_AUTH, untilRunning } from './support/plugins.ts';
 
 /** Requests per operation and engine: enough to cover every mutation kind, a few seconds per engine in all. */
 const RUNS = Number(process.env.CHARTA_FUZZ_RUNS ?? 25);
@@ -430,6 +431,14 @@ for (const engine of ENGINES) {
           if (['get', 'post', 'put', 'patch', 'delete'].includes(method)) operations.push({ method: method.toUpperCase(), path, op });
         }
       }
+      // The routes a plugin serves, from its own OpenAPI document (docs/plugins.md, "HTTP routes").
+      await installPlugin(api.url, 'fuzzed', [ROUTES_OF_EVERY_AUTH], { secrets: ['KEY'] });
+      await untilRunning(api.url, 'fuzzed');
+      const served = (await api.call('GET', '/plugin-io/api/fuzzed/openapi.json', { token: null })).json;
+      const base = new URL(served.servers[0].url).pathname;
+      for (const [path, item] of Object.entries<Record<string, Schema>>(served.paths)) {
+        for (const [method, op] of Object.entries(item)) operations.push({ method: method.toUpperCase(), path: base + path, op });
+      }
       const { patientKey, noteKey } = await api.note();
       const staged = await api.call('POST', '/core/api/v1/commands/', { body: { schemaKey: 'plan', noteKey, values: { narrative: 'x' } } });
       const committed = await api.call('POST', '/core/api/v1/commands/', { body: { schemaKey: 'plan', noteKey, values: { narrative: 'y' } } });
@@ -442,6 +451,7 @@ for (const engine of ENGINES) {
 
     it('finds every operation', () => {
       assert.ok(operations.length >= 40, `${operations.length} operations`);
+      assert.equal(operations.filter((o) => o.path.startsWith('/plugin-io/api/fuzzed/')).length, 4, "the plugin's four routes");
       operations = operations.sort((a, b) => `${a.path} ${a.method}`.localeCompare(`${b.path} ${b.method}`));
     });
 

@@ -201,3 +201,34 @@ export function runtimeWatch(api: () => Instance) {
     },
   };
 }
+
+/**
+ * A plugin with one route of each authentication (docs/plugins.md, "HTTP routes"), each answering
+ * 200 `{ok: true}`, the secret one only with the right `x-signature` (an HMAC of the body under
+ * its secret KEY, which tests may leave unset: then no signature matches): for the sweeps over
+ * every declared route (the fuzz test, the 401 sweep).
+ */
+export const ROUTES_OF_EVERY_AUTH: TestHandler = {
+  className: 'EveryAuth',
+  events: ['SIMPLE_API_REQUEST'],
+  async: true,
+  statics: {
+    ROUTES: [
+      { method: 'GET', path: '/open/:id', public: true },
+      {
+        method: 'POST',
+        path: '/staff/items',
+        auth: 'staff',
+        request_schema: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, count: { type: 'integer' } } },
+      },
+      { method: 'PUT', path: '/keyed/:id', auth: 'api_key' },
+      { method: 'POST', path: '/signed', auth: 'secret', signature_header: 'x-signature' },
+    ],
+  },
+  compute: `    const request = this.event.context.request;
+    if (request.route.path === '/signed') {
+      const check = await __charta_binding('signature', { scheme: 'hmac', secret: 'KEY' });
+      if (check.value !== true) return [{ type: 'HTTP_RESPONSE', payload: { status: 401, body: { error: 'bad signature' } } }];
+    }
+    return [{ type: 'HTTP_RESPONSE', payload: { status: 200, body: { ok: true } } }];`,
+};
