@@ -52,13 +52,16 @@ import { fanoutScenario, installScenario, packagesNeeded } from './lib/plugin-sc
 import { buildCommitPlugins, commitFixturesNeeded, pluginCommitScenario } from './lib/plugin-commit.ts';
 import { ATTACKS, buildIsolationPlugins, isolationFixturesNeeded, ISOLATION_SCENARIO, pluginIsolationScenario } from './lib/plugin-isolation.ts';
 import { workersScenario } from './lib/workers.ts';
+import { buildRoutePlugin, routeScenario, ROUTE_SCENARIO } from './lib/plugin-routes.ts';
 import { CONSOLE_SCENARIO, consoleScenario, type ConsoleRow } from './lib/console.ts';
 import { SCALE_SCENARIO, scalePlan, scaleRequests, type ScaleSeed } from './lib/scale.ts';
 import { seedShape } from './lib/seed.ts';
 import {
   commitTextTable,
   readsTextTable,
+  routesTextTable,
   type ReadTiming,
+  type RouteRow,
   consoleTextTable,
   fanoutTextTable,
   installTextTable,
@@ -85,7 +88,7 @@ const RESULTS = path.join(here, 'results');
 const API = '/core/api/v1/commands';
 /** The Commands API scenarios (they need the seeded commands and the GET /noop baseline). */
 const COMMAND_SCENARIOS = ['bare-pk-read', 'get', 'list', 'list-created', 'create', 'patch', 'commit', 'bare-pg', 'memory'];
-const PLUGIN_SCENARIOS = ['plugin-install', 'log-fanout', 'plugin-commit', ISOLATION_SCENARIO];
+const PLUGIN_SCENARIOS = ['plugin-install', 'log-fanout', 'plugin-commit', ROUTE_SCENARIO, ISOLATION_SCENARIO];
 /** GET and create with 1 and 2 worker processes (lib/workers.ts), PostgreSQL only. */
 const WORKERS_SCENARIO = 'workers';
 
@@ -455,7 +458,8 @@ async function main(): Promise<void> {
   const commandsWanted = COMMAND_SCENARIOS.some(wanted);
   const workersWanted = wanted(WORKERS_SCENARIO);
   // The workers scenario loads GET and create too: it needs the seeded commands and notes.
-  const seedWanted = commandsWanted || workersWanted;
+  // plugin-route compares with GET and create of the seeded commands.
+  const seedWanted = commandsWanted || workersWanted || wanted(ROUTE_SCENARIO);
   const autocompleteWanted = AUTOCOMPLETE_SCENARIOS.some(wanted);
   // The scale scenario seeds up to 10M commands per engine: it runs only when named.
   const scaleWanted = opts.scenarios?.includes(SCALE_SCENARIO) === true;
@@ -469,6 +473,7 @@ async function main(): Promise<void> {
   const fanout: FanoutRow[] = [];
   const pluginCommits: PluginCommitRow[] = [];
   const readTimings: ReadTiming[] = [];
+  const routeRows: RouteRow[] = [];
   const workerRows: WorkersRow[] = [];
   const terminology: Record<string, Omit<TerminologyLoad, 'sampleCodes'>> = {};
   const checks: CheckResult[] = [];
@@ -483,6 +488,7 @@ async function main(): Promise<void> {
   }
   // The plugin-commit packages: real builds by the CLI's packaging, installed on each engine.
   const commitPlugins = wanted('plugin-commit') ? await buildCommitPlugins() : undefined;
+  const routePlugin = wanted(ROUTE_SCENARIO) ? await buildRoutePlugin() : undefined;
   // The plugin-isolation packages: the no-op plugins, the victim and the attackers, built the same way.
   let isolationPlugins: Map<string, Buffer> | undefined;
   if (wanted(ISOLATION_SCENARIO)) {
@@ -643,6 +649,10 @@ async function main(): Promise<void> {
         pluginCommits.push(...rows);
         if (reads !== undefined) readTimings.push(reads);
       }
+      if (routePlugin !== undefined) {
+        const target = { engine, child, url: f.url, token: f.token, apiKey: f.apiKey, sampleUuids: f.sampleUuids, writableNotes: f.writableNotes };
+        routeRows.push(...(await routeScenario(opts, target, routePlugin)));
+      }
       if (isolationPlugins !== undefined) {
         const uuids = f.commitUuids.slice(commitFixtures + pluginCommitFixtures);
         const target = { engine, child, url: f.url, token: f.token, apiKey: f.apiKey, uuids, notes: f.writableNotes };
@@ -728,6 +738,7 @@ async function main(): Promise<void> {
       fanout,
       ...(pluginCommits.length > 0 ? { commits: pluginCommits } : {}),
       ...(readTimings.length > 0 ? { reads: readTimings } : {}),
+      ...(routeRows.length > 0 ? { routes: routeRows } : {}),
       ...(isolationPlugins ? { isolation } : {}),
     },
     ...(workerRows.length > 0 ? { workers: workerRows } : {}),
@@ -740,6 +751,7 @@ async function main(): Promise<void> {
   if (fanout.length > 0) console.log('\n' + fanoutTextTable(fanout));
   if (pluginCommits.length > 0) console.log('\n' + commitTextTable(pluginCommits));
   if (readTimings.length > 0) console.log('\n' + readsTextTable(readTimings));
+  if (routeRows.length > 0) console.log('\n' + routesTextTable(routeRows));
   if (isolation.memory.length + isolation.noisy.length > 0) console.log('\n' + isolationTextTables(isolation));
   if (workerRows.length > 0) console.log('\n' + workersTextTable(workerRows));
   if (worst.length > 0) console.log('\n' + worstTextTable(worst));

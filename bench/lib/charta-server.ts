@@ -70,7 +70,8 @@ let staffKey: string | undefined;
 
 async function setup({ engine, plan }: SetupArgs): Promise<SetupResult> {
   database = await createDatabase(engine);
-  const config = testConfig(database, { logLevel: 'silent' });
+  // The route rate limit (docs/plugins.md, "HTTP routes") would cap plugin-route's load: raised.
+  const config = testConfig(database, { logLevel: 'silent', pluginRouteRateLimit: 1_000_000_000 });
   // Migrations and the bootstrap client first; then the bulk load (lib/seed.ts, in a process of its
   // own) with the database to itself; then the server, on the seeded database.
   const prepared = (await prepareStorage(config)).storage;

@@ -142,6 +142,11 @@ export interface ReadTiming {
   ratio: number;
 }
 
+/** plugin-route (lib/plugin-routes.ts): a plugin's route against the Commands path it stands beside; ratio = its req/s ÷ that path's. */
+export interface RouteRow extends Row {
+  variant: 'get-command' | 'route-empty' | 'create-command' | 'route-webhook';
+}
+
 /** Latencies of one kind, ms. */
 export interface Latency {
   count: number;
@@ -285,6 +290,7 @@ export interface Report {
     fanout: FanoutRow[];
     commits?: PluginCommitRow[];
     reads?: ReadTiming[];
+    routes?: RouteRow[];
     isolation?: IsolationResult;
   };
   /** The `workers` scenario: GET and create with 1 and 2 worker processes (absent in reports from before it existed). */
@@ -505,6 +511,20 @@ const READS_HEAD = ['engine', 'commits timed', 'handler p50 ms', 'handler p90 ms
 const readsCells = (r: ReadTiming) => [r.engine, String(r.probes), f2(r.handlerP50), f2(r.handlerP90), f2(r.httpP50), f2(r.httpP90), f2(r.ratio)];
 export const readsTextTable = (rows: ReadTiming[]) => table(READS_HEAD, rows, readsCells, 2);
 
+const ROUTES_HEAD = ['variant', 'engine', 'req/s', 'ratio', 'p50 ms', 'p99 ms', 'non-2xx', 'server µs/req', 'CPU server'];
+const routesCells = (r: RouteRow) => [
+  r.variant,
+  r.engine,
+  f0(r.okPerSecond),
+  Number.isFinite(r.ratio) ? f2(r.ratio) : '–',
+  f2(r.p50),
+  f2(r.p99),
+  String(r.non2xx + r.errors + r.timeouts),
+  f0(r.serverMicrosPerRequest),
+  f1(r.engine === 'postgres' ? r.cpu.server + r.cpu.postgres : r.cpu.server),
+];
+export const routesTextTable = (rows: RouteRow[]) => table(ROUTES_HEAD, rows, routesCells, 2);
+
 export const installTextTable = (rows: InstallRow[]) => table(INSTALL_HEAD, rows, installCells, 2);
 export const fanoutTextTable = (rows: FanoutRow[]) => table(FANOUT_HEAD, rows, fanoutCells, 2);
 
@@ -628,6 +648,16 @@ function pluginMarkdown(report: Report): string[] {
       ...[...new Map(p.commits.map((r) => [r.variant, r.description])).entries()].map(([v, d]) => `- **${v}**: ${d}`),
       '',
       mdTable(COMMIT_HEAD, p.commits, commitCells, 2),
+      '',
+    );
+  }
+  if (p.routes !== undefined && p.routes.length > 0) {
+    out.push(
+      '### plugin-route',
+      '',
+      `A plugin's routes against the Commands path each stands beside, over ${report.settings.connections} connections: *route-empty* (a public route whose handler answers {} without reading anything) ÷ *get-command* (GET a command with a bearer token; the issue's aim: at least 0.3), and *route-webhook* (a public route whose handler originates an instruct in the note the body names, applied before the answer) ÷ *create-command* (POST the same instruct). server µs/req: the CPU of the server process and its runner child (and PostgreSQL) per 2xx answer.`,
+      '',
+      mdTable(ROUTES_HEAD, p.routes, routesCells, 2),
       '',
     );
   }

@@ -8,6 +8,7 @@ import { EXIT, envelope, printLine, type ExitCode } from '../../output.ts';
 import type { TargetFlags } from '../../target.ts';
 import { clientFor, targetFlags, withTargetOptions } from '../../instance.ts';
 import { allPages } from './pages.ts';
+import type { Plugin } from '@charta/api';
 
 export interface ListOptions {
   target: TargetFlags;
@@ -18,7 +19,7 @@ export function parse({ flags }: RawInput): ListOptions {
 }
 
 export async function run(io: IO, options: ListOptions): Promise<ExitCode> {
-  const results = await allPages(clientFor(io, options.target), (charta, page) => charta.plugins.list(page));
+  const results = (await allPages(clientFor(io, options.target), (charta, page) => charta.plugins.list(page))) as Plugin[];
   // Routes anyone may call, without credentials, flagged on their own (docs/cli.md, "charta plugin list").
   const publicRoutes = results.flatMap((p) => (p.routes ?? []).filter((r) => r.auth === 'public').map((r) => `${r.method} ${r.url}`));
   printLine(io.stdout, envelope(true, { count: results.length, results, public_routes: publicRoutes }, { status_code: 200 }));
