@@ -104,6 +104,12 @@ export async function buildApp(config: Config, storage: Storage): Promise<Fastif
     // Request logging at info costs most of the throughput; it is there at debug.
     logController: new LogController({ disableRequestLogging: !verbose }),
     bodyLimit: config.bodyLimit,
+    // A client that takes longer than this to send its whole request (a slow body on a plugin's
+    // route, a trickled upload) is answered 408 and its connection closed (docs/configuration.md).
+    requestTimeout: config.requestTimeoutMs,
+    // Given to Node's server when it is created too (Node 20 keeps what it was created with), and
+    // how often it looks for requests past it (its default, 30 s, would let one run on that long).
+    http: { requestTimeout: config.requestTimeoutMs, connectionsCheckingInterval: Math.min(1000, config.requestTimeoutMs) },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: true } },
     schemaController: { compilersFactory: { buildValidator: queryCoercingValidator as never } },

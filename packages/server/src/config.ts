@@ -21,6 +21,8 @@ export interface Config {
   bodyLimit: number;
   /** Token requests allowed per client address per minute (brute-force guard). */
   tokenRateLimit: number;
+  /** The longest a client may take to send a whole request, in milliseconds (CHARTA_REQUEST_TIMEOUT, seconds). */
+  requestTimeoutMs: number;
   /** Requests a minute one route of one plugin takes, every caller together (docs/plugins.md, "HTTP routes"). */
   pluginRouteRateLimit: number;
   /** Graceful shutdown: how long in-flight requests may take to finish after SIGTERM, in milliseconds. */
@@ -101,6 +103,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
   if (!Number.isInteger(pluginRouteRateLimit) || pluginRouteRateLimit < 1) {
     throw new ConfigError(`CHARTA_PLUGIN_ROUTE_RATE_LIMIT must be a positive integer (requests a minute), got ${routeRateText}`);
   }
+  const requestTimeoutText = get('requestTimeout', 'CHARTA_REQUEST_TIMEOUT') ?? '30';
+  const requestTimeoutSeconds = Number(requestTimeoutText);
+  if (!Number.isFinite(requestTimeoutSeconds) || requestTimeoutSeconds <= 0 || requestTimeoutSeconds > 3600) {
+    throw new ConfigError(`CHARTA_REQUEST_TIMEOUT must be a number of seconds above 0 and at most 3600, got ${requestTimeoutText}`);
+  }
   const shutdownText = get('shutdownTimeout', 'CHARTA_SHUTDOWN_TIMEOUT') ?? '10';
   const shutdownSeconds = Number(shutdownText);
   if (!Number.isFinite(shutdownSeconds) || shutdownSeconds <= 0 || shutdownSeconds > 3600)
@@ -145,6 +152,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
     bodyLimit: 1024 * 1024,
     tokenRateLimit,
     pluginRouteRateLimit,
+    requestTimeoutMs: Math.round(requestTimeoutSeconds * 1000),
     shutdownTimeoutMs: Math.round(shutdownSeconds * 1000),
     pluginMaxMemoryMb,
     pluginMaxTimeoutMs,

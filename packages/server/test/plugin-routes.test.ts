@@ -8,6 +8,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
+import net from 'node:net';
 import { ENGINES, startInstance, TEST_API_KEY, toReply, type Instance } from './support/harness.ts';
 import { installPlugin, pluginPackage, setEnabled, untilRunning, type TestHandler } from './support/plugins.ts';
 import { until } from './support/until.ts';
@@ -66,7 +67,7 @@ for (const engine of ENGINES) {
       }>;
 
     before(async () => {
-      api = await startInstance(engine, { pluginRouteRateLimit: 1000 });
+      api = await startInstance(engine, { pluginRouteRateLimit: 1000, requestTimeoutMs: 1500 });
       api.app.logs.subscribe((entry) => seen.push(entry));
       const installed = await installPlugin(api.url, 'hooks', [ECHO, WEBHOOK], { secrets: ['WEBHOOK_KEY'] }, ['effects:instance']);
       assert.deepEqual(
@@ -185,6 +186,26 @@ for (const engine of ENGINES) {
       const fine = await get(`${R}/hooks/echo/1?header=x-extra:1&status=201`);
       assert.equal(fine.status, 201);
       assert.equal(fine.headers.get('x-extra'), '1');
+    });
+
+    it('a client that trickles its body is answered 408 once the request timeout passes, and the handler never runs', async () => {
+      const { noteKey } = await api.note();
+      const from = seen.length;
+      const { port } = new URL(api.url);
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = net.connect(Number(port), '127.0.0.1', () => {
+          socket.write(
+            `POST ${R}/hooks/echo/1?effect=${noteKey} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"slow": `,
+          );
+        });
+        let text = '';
+        socket.on('data', (chunk) => (text += chunk.toString()));
+        socket.on('close', () => resolve(text));
+        socket.on('error', reject);
+      });
+      assert.match(answer, /^HTTP\/1\.1 408/);
+      assert.equal(seen.slice(from).filter((e) => e.plugin === 'hooks').length, 0, 'the handler was not called');
+      assert.deepEqual(await instructs(noteKey), []);
     });
 
     it("serves the plugin's OpenAPI document, with each route's authentication", async () => {
