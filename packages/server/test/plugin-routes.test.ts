@@ -53,6 +53,23 @@ const WEBHOOK: TestHandler = {
     return [${respond('202', '{ accepted: true }')}, { type: 'ORIGINATE_INSTRUCT_COMMAND', payload: { command: null, note, data: { comment: 'lab result arrived' }, line_number: -1, commit: false } }];`,
 };
 
+/** Reads a patient (out of scope: a route has no patient) and counts its calls in the cache. */
+const READER: TestHandler = {
+  className: 'Reader',
+  events: ['SIMPLE_API_REQUEST'],
+  async: true,
+  statics: { ROUTES: [{ method: 'GET', path: '/read/:key', auth: 'api_key' }] },
+  compute: `    const count = ((await this.cache.get('count')) ?? 0) + 1;
+    await this.cache.set('count', count);
+    let read;
+    try {
+      read = { ok: await this.data.patients.get(this.event.context.request.params.key) };
+    } catch (e) {
+      read = { error: e.code };
+    }
+    return [${respond('200', '{ count, read }')}];`,
+};
+
 for (const engine of ENGINES) {
   describe(`plugin routes (${engine})`, () => {
     let api: Instance;
@@ -69,7 +86,9 @@ for (const engine of ENGINES) {
     before(async () => {
       api = await startInstance(engine, { pluginRouteRateLimit: 1000, requestTimeoutMs: 1500 });
       api.app.logs.subscribe((entry) => seen.push(entry));
-      const installed = await installPlugin(api.url, 'hooks', [ECHO, WEBHOOK], { secrets: ['WEBHOOK_KEY'] }, ['effects:instance']);
+      const installed = await installPlugin(api.url, 'hooks', [ECHO, WEBHOOK, READER], { secrets: ['WEBHOOK_KEY'], data: { read: ['patients'] } }, [
+        'effects:instance',
+      ]);
       assert.deepEqual(
         installed.json.routes.map((r: any) => `${r.method} ${r.url} ${r.auth}${r.signature_header ? ` ${r.signature_header}` : ''}`),
         [
@@ -79,6 +98,7 @@ for (const engine of ENGINES) {
           'GET /plugin-io/api/hooks/me staff',
           'GET /plugin-io/api/hooks/key api_key',
           'POST /plugin-io/api/hooks/webhooks/lab-result secret x-signature',
+          'GET /plugin-io/api/hooks/read/:key api_key',
         ],
       );
       const secrets = await api.call('PATCH', '/core/api/v1/plugins/hooks/secrets/', {
@@ -151,6 +171,15 @@ for (const engine of ENGINES) {
       assert.equal(written[0]!.originated_by, 'plugin:hooks');
     });
 
+    it('a route handler keeps a cache between requests, and reads no patient unless its plugin may read any (a route is about none)', async () => {
+      const { patientKey } = await api.note();
+      const first = await get(`${R}/hooks/read/${patientKey}`, { authorization: TEST_API_KEY });
+      assert.equal(first.status, 200, first.text);
+      assert.deepEqual(first.json.read, { error: 'out_of_scope' });
+      const second = await get(`${R}/hooks/read/${patientKey}`, { authorization: TEST_API_KEY });
+      assert.equal(second.json.count, first.json.count + 1);
+    });
+
     it('no such route is 404, a method not declared 405 with Allow, a wrong content type 415, a body over 1 MiB 413', async () => {
       const none = await get(`${R}/hooks/nowhere`);
       assert.equal(none.status, 404);
@@ -212,7 +241,7 @@ for (const engine of ENGINES) {
       const doc = await get(`${R}/hooks/openapi.json`);
       assert.equal(doc.status, 200, doc.text);
       assert.equal(doc.json.openapi, '3.0.3');
-      assert.deepEqual(Object.keys(doc.json.paths).sort(), ['/echo/fixed', '/echo/{id}', '/key', '/me', '/webhooks/lab-result']);
+      assert.deepEqual(Object.keys(doc.json.paths).sort(), ['/echo/fixed', '/echo/{id}', '/key', '/me', '/read/{key}', '/webhooks/lab-result']);
       assert.deepEqual(doc.json.paths['/me'].get.security, [{ staff: [] }]);
       assert.equal(doc.json.paths['/echo/{id}'].get['x-public'], true);
       assert.equal(doc.json.paths['/echo/{id}'].get.summary, 'Echo the request');
