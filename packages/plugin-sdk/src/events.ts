@@ -460,17 +460,20 @@ export interface CreateRouteEventOptions {
   staff_key?: string | null;
   request_id?: string;
   id?: string;
+  /** Who the event says acted: the staff key when there is one, else `route:<auth>` (the instance's), `route:test` by default. */
+  actor?: string;
 }
 
 /**
- * Builds the `SIMPLE_API_REQUEST` event the instance gives a route's handler, e.g. for its tests:
+ * Builds the `SIMPLE_API_REQUEST` event the instance gives a route's handler (the instance builds
+ * its own with it), e.g. for its tests:
  * `createRouteEvent({ method: 'POST', path: '/webhooks/lab-result', body: { … }, headers: { 'x-signature': … } })`.
  */
 export function createRouteEvent(options: CreateRouteEventOptions): PluginEvent<'SIMPLE_API_REQUEST'> {
   const method = options.method ?? 'GET';
   const raw = options.raw_body ?? (options.body === undefined ? '' : typeof options.body === 'string' ? options.body : JSON.stringify(options.body));
   const headers: Record<string, string> = {};
-  if (options.body !== undefined && typeof options.body !== 'string') headers['content-type'] = 'application/json';
+  if (options.body !== undefined && options.body !== null && typeof options.body !== 'string') headers['content-type'] = 'application/json';
   for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value;
   const requestId = options.request_id ?? EXAMPLE_IDS.event;
   return {
@@ -491,7 +494,7 @@ export function createRouteEvent(options: CreateRouteEventOptions): PluginEvent<
         request_id: requestId,
       },
     },
-    actor: { id: options.staff_key ?? 'route:test' },
+    actor: { id: options.staff_key ?? options.actor ?? 'route:test' },
     depth: 0,
   };
 }

@@ -4,6 +4,12 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import {
+  createRouteEvent,
+  EXAMPLE_IDS,
+  routeResponse,
+  RouteHandler,
+  type RouteDeclaration,
+  type RouteResponse,
   addBannerAlert,
   isDataError,
   memoryCache,
@@ -569,5 +575,32 @@ describe('outside the instance: this.cache and this.data', () => {
     assert.ok(isDataError(error));
     assert.equal(error.code, 'failed');
     assert.equal(isDataError(new Error('plain')), false);
+  });
+});
+
+describe('route handlers', () => {
+  it('createRouteEvent builds the SIMPLE_API_REQUEST event: the raw body as JSON of the body, lower-cased headers, a content type only for a JSON body', () => {
+    const e = createRouteEvent({ method: 'POST', path: '/hooks/a', route: '/hooks/:id', params: { id: 'a' }, body: { n: 1 }, headers: { 'X-Sig': 's' } });
+    assert.equal(e.type, 'SIMPLE_API_REQUEST');
+    assert.deepEqual(e.target, { id: 'POST /hooks/:id', type: 'route' });
+    assert.deepEqual(e.context.request.route, { method: 'POST', path: '/hooks/:id' });
+    assert.equal(e.context.request.raw_body, '{"n":1}');
+    assert.deepEqual(e.context.request.headers, { 'content-type': 'application/json', 'x-sig': 's' });
+    const bare = createRouteEvent({ path: '/x' });
+    assert.deepEqual(
+      [bare.context.request.method, bare.context.request.body, bare.context.request.raw_body, bare.context.request.headers],
+      ['GET', null, '', {}],
+    );
+  });
+
+  it('RouteHandler.compute() answers the response first, then its effects', async () => {
+    class Hook extends RouteHandler {
+      static override readonly ROUTES: readonly RouteDeclaration[] = [{ method: 'GET', path: '/x', public: true }];
+      override handle(): RouteResponse {
+        return { status: 201, body: 'made', effects: [originateCommand('instruct', EXAMPLE_IDS.note, { comment: 'c' })] };
+      }
+    }
+    const effects = await runHandler(Hook, createRouteEvent({ path: '/x' }));
+    assert.deepEqual(effects, [routeResponse({ status: 201, body: 'made' }), originateCommand('instruct', EXAMPLE_IDS.note, { comment: 'c' })]);
   });
 });

@@ -6,7 +6,8 @@
 // (runtime/surface-calls.ts).
 import { randomUUID } from 'node:crypto';
 import { parse as parseQuery } from 'node:querystring';
-import { ROUTE_BODY_MAX_BYTES, ROUTE_EVENT, type RouteMethod } from '@charta/api/constants';
+import { ROUTE_BODY_MAX_BYTES, type RouteMethod } from '@charta/api/constants';
+import { createRouteEvent } from '@charta/plugin-sdk';
 import { checkBody } from '../http/body.ts';
 import { problem } from '../http/problem.ts';
 import type { Principal } from '../auth/principal.ts';
@@ -144,7 +145,7 @@ export function queryOf(search: string): Record<string, string | string[]> {
   return query;
 }
 
-/** The SIMPLE_API_REQUEST event of one request (docs/plugins.md, "HTTP routes"). */
+/** The SIMPLE_API_REQUEST event of one request (docs/plugins.md, "HTTP routes"), as the SDK builds it. */
 export function routeEvent(
   served: ServedRoute,
   request: {
@@ -160,27 +161,20 @@ export function routeEvent(
   },
 ): JsonObject {
   const { route } = served;
-  return {
+  return createRouteEvent({
     id: randomUUID(),
-    type: ROUTE_EVENT,
-    target: { id: `${route.method} ${route.path}`, type: 'route' },
-    context: {
-      request: {
-        method: request.method,
-        path: request.path,
-        route: { method: route.method, path: route.path },
-        params: request.params,
-        query: request.query,
-        headers: request.headers,
-        body: request.body,
-        raw_body: request.rawBody,
-        staff_key: request.staffKey,
-        request_id: request.requestId,
-      },
-    },
-    actor: { id: request.staffKey ?? `route:${route.auth}` },
-    depth: 0,
-  };
+    method: request.method,
+    path: request.path,
+    route: route.path,
+    params: request.params,
+    query: request.query,
+    headers: request.headers,
+    body: request.body,
+    raw_body: request.rawBody,
+    staff_key: request.staffKey,
+    request_id: request.requestId,
+    actor: `route:${route.auth}`,
+  }) as unknown as JsonObject;
 }
 
 /** Response headers a handler may set: content-type, cache-control and `x-` headers other than the instance's own. */
