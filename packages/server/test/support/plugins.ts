@@ -17,6 +17,8 @@ export interface TestHandler {
   async?: boolean;
   /** The manifest's `on_failure` for it (left out when undefined). */
   onFailure?: 'allow' | 'refuse';
+  /** A ScheduledHandler's SCHEDULE (its events then list CRON: docs/plugins.md, "Scheduled tasks"). */
+  schedule?: string;
 }
 
 /** What the module holds besides the classes: code run when it is evaluated (at every load). */
@@ -31,7 +33,7 @@ export function handlersModule(handlers: TestHandler[], module: TestModule = {})
     handlers
       .map(
         (h) => `export class ${h.className} {
-  static RESPONDS_TO = ${JSON.stringify(h.events)};
+  static RESPONDS_TO = ${JSON.stringify(h.events)};${h.schedule === undefined ? '' : `\n  static SCHEDULE = ${JSON.stringify(h.schedule)};`}
   constructor(event, secrets, log, data, cache) { this.event = event; this.secrets = secrets; this.log = log; this.data = data; this.cache = cache; }
   acceptEvent() { return true; }
   ${h.async === true ? 'async ' : ''}compute() {
