@@ -13,8 +13,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ENGINES, createDatabase, request, testConfig, tokenFor, TEST_API_KEY, type CallOptions, type TestDatabase } from './support/harness.ts';
-import { installPlugin, setEnabled, type TestHandler } from './support/plugins.ts';
+import { ENGINES, createDatabase, request, testConfig, toReply, tokenFor, TEST_API_KEY, type CallOptions, type TestDatabase } from './support/harness.ts';
+import { installPlugin, pluginPackage, setEnabled, type TestHandler } from './support/plugins.ts';
 import { until } from './support/until.ts';
 import { startServer, type Running } from '../src/server.ts';
 import type { LogEntry } from '../src/logs/bus.ts';
@@ -97,6 +97,23 @@ for (const engine of ENGINES) {
     after(async () => {
       await running?.close();
       await db?.drop();
+    });
+
+    it('an invalid SCHEDULE, or a CRON handler without one, refuses the install with the reasons (400, nothing stored)', async () => {
+      const form = new FormData();
+      const pkg = await pluginPackage('bad-schedule', [
+        ticker('Words', '    return [];', 'every night'),
+        ticker('Minute61', '    return [];', '61 * * * *'),
+        { className: 'NoSchedule', events: ['CRON'], compute: '    return [];' },
+      ]);
+      form.set('package', new Blob([new Uint8Array(pkg)]), 'bad-schedule.tar.gz');
+      const reply = await toReply(await fetch(`${running.url}${P}/`, { method: 'POST', body: form, headers: { authorization: TEST_API_KEY } }));
+      assert.equal(reply.status, 400, reply.text);
+      const reasons = JSON.stringify(reply.json);
+      assert.match(reasons, /Words.*SCHEDULE \\"every night\\" must be five fields \(minute hour day-of-month month day-of-week\), UTC/);
+      assert.match(reasons, /Minute61.*SCHEDULE \\"61 \* \* \* \*\\" is not a cron expression/);
+      assert.match(reasons, /NoSchedule.*its events list CRON but the class declares no SCHEDULE/);
+      assert.equal((await call('GET', `${P}/bad-schedule/`)).status, 404);
     });
 
     it('runs a due tick once, as the plugin, its effects applied; never a tick from before the plugin was enabled; the plugin shows its last tick', async () => {
