@@ -49,7 +49,9 @@ export interface LogEntry {
   success?: boolean;
   /** On a failure line: what failed (`timeout`, `out-of-memory`, `threw`…, `effect`, `load`; docs/plugins.md, "Faults"). */
   fault?: string;
+  /** On the lines of a scheduled handler's run: the tick it runs, ISO 8601 UTC (docs/plugins.md, "Scheduled tasks"). */
+  tick?: string;
 }
 
 /** The optional members of an entry, in the order a line shows them. */
-export const OPTIONAL_MEMBERS = ['plugin', 'request_id', 'handler', 'event_type', 'success', 'fault'] as const;
+export const OPTIONAL_MEMBERS = ['plugin', 'request_id', 'handler', 'event_type', 'success', 'fault', 'tick'] as const;

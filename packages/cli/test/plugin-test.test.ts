@@ -373,11 +373,10 @@ describe('charta plugin run', () => {
       assert.equal(line.message, message, args.join(' '));
       assert.doesNotMatch(JSON.stringify(line), /s3cr3t/);
     }
-    assert.deepEqual(single(await charta(['plugin', 'run', scaffold], {}), 2), {
-      success: false,
-      message: "required option '--event <file>' not specified",
-      hint: 'run `charta --help`',
-    });
+    assert.equal(
+      single(await charta(['plugin', 'run', scaffold], {}), 2).message,
+      'Give --event FILE (an event) or --tick [TIME] (a tick of a scheduled handler)',
+    );
   });
 });
 
@@ -389,3 +388,116 @@ function jsonError(text: string): string {
     return (err as Error).message;
   }
 }
+
+/** Two scheduled handlers: one logs its tick and plans, one throws on Sundays. */
+const SCHEDULED = `import { ScheduledHandler, addBannerAlert, type Effect } from '@charta/plugin-sdk';
+
+export class Nightly extends ScheduledHandler {
+  static override readonly SCHEDULE = '0 2 * * *';
+
+  compute(): Effect[] {
+    this.log.info(\`tick \${this.tick.tick} after \${this.tick.previous_tick} as \${this.event.actor.id}\`);
+    return [addBannerAlert({ patient: '${A}', key: 'nightly', narrative: \`Checked \${this.tick.tick.slice(0, 10)}\`, placement: ['chart'], intent: 'info' })];
+  }
+}
+
+export class Weekly extends ScheduledHandler {
+  static override readonly SCHEDULE = '30 6 * * 1';
+
+  compute(): Effect[] {
+    throw new Error('weekly ' + this.tick.tick);
+  }
+}
+`;
+
+const SCHEDULED_TESTS = `import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createTickEvent } from '@charta/plugin-sdk';
+import { runInSandbox, SandboxFault } from '@charta/plugin-sdk/testing';
+import { Nightly, Weekly } from '../src/nightly/scheduled.ts';
+
+describe('scheduled handlers', () => {
+  it('Nightly runs its tick in the sandbox', async () => {
+    const event = createTickEvent({ tick: '2026-11-26T02:00:00Z', previous_tick: '2026-11-25T02:00:00Z', schedule: Nightly.SCHEDULE, plugin: 'nightly' });
+    const { called, effects, logs } = await runInSandbox(Nightly, event);
+    assert.equal(called, true);
+    assert.deepEqual(logs, [{ level: 'info', message: 'tick 2026-11-26T02:00:00.000Z after 2026-11-25T02:00:00.000Z as plugin:nightly' }]);
+    assert.equal(effects.length, 1);
+  });
+
+  it('Weekly faults in the sandbox as on the instance', async () => {
+    await assert.rejects(runInSandbox(Weekly, createTickEvent({ tick: '2026-11-23T06:30:00Z' })), (err: unknown) => err instanceof SandboxFault && err.kind === 'threw');
+  });
+});
+`;
+
+async function scheduledProject(): Promise<string> {
+  const dir = await newProject('Nightly');
+  const handler = (cls: string) => ({ entry: 'nightly/scheduled.js', class: cls, events: ['CRON'], description: cls });
+  edit(dir, 'CHARTA_MANIFEST.json', (text) => {
+    const manifest = JSON.parse(text);
+    manifest.components.handlers.push(handler('Nightly'), handler('Weekly'));
+    return JSON.stringify(manifest);
+  });
+  write(dir, 'src/nightly/scheduled.ts', SCHEDULED);
+  write(dir, 'test/scheduled.test.ts', SCHEDULED_TESTS);
+  return dir;
+}
+
+describe('scheduled handlers, locally', () => {
+  let dir: string;
+  before(async () => {
+    dir = await scheduledProject();
+  });
+
+  it('charta plugin test runs a CRON event built with createTickEvent through runInSandbox', async () => {
+    const r = await charta(['plugin', 'test', dir], {});
+    const { summary, tests, context } = report(r);
+    assert.equal(r.code, 0, context);
+    assert.equal(summary.success, true, context);
+    assert.equal(tests.get('scheduled handlers › Nightly runs its tick in the sandbox')?.success, true, context);
+    assert.equal(tests.get('scheduled handlers › Weekly faults in the sandbox as on the instance')?.success, true, context);
+  });
+
+  it('charta plugin run --tick TIME --handler runs the tick due at that time: its log lines (with the tick) and effects', async () => {
+    const r = await charta(['plugin', 'run', dir, '--tick', '2026-11-26T13:45:00Z', '--handler', 'Nightly'], {});
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const [log, answer] = r.lines as unknown as [Record<string, any>, Record<string, any>];
+    assert.equal(log.message.event, 'tick 2026-11-26T02:00:00.000Z after 2026-11-25T02:00:00.000Z as plugin:nightly');
+    assert.equal(log.message.tick, '2026-11-26T02:00:00.000Z');
+    assert.equal(log.message.event_type, 'CRON');
+    assert.equal(answer.message, 'nightly/scheduled.js:Nightly answered 1 effect(s) to CRON');
+    assert.deepEqual(answer.effects, [
+      { type: 'ADD_BANNER_ALERT', payload: { patient: A, key: 'nightly', narrative: 'Checked 2026-11-26', placement: ['chart'], intent: 'info' } },
+    ]);
+  });
+
+  it('a tick that faults is its error line and a failure line, exit 1; --tick without a time is now', async () => {
+    const r = await charta(['plugin', 'run', dir, '--tick', '--handler', 'nightly/scheduled.js:Weekly'], {});
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    const failure = r.lines.at(-1)!;
+    assert.equal(failure.fault, 'threw');
+    assert.match(String(failure.message), /^nightly\/scheduled\.js:Weekly on CRON threw Error: weekly \d{4}-\d{2}-\d{2}T06:30:00\.000Z/);
+  });
+
+  it('bad input is one usage line (exit 2): several scheduled handlers and none named, one without a schedule, a time that is none, --event and --tick', async () => {
+    const cases: Array<[string[], string]> = [
+      [
+        ['--tick'],
+        'nightly has several scheduled handlers; name one with --handler: nightly/scheduled.js:Nightly (0 2 * * *), nightly/scheduled.js:Weekly (30 6 * * 1)',
+      ],
+      [
+        ['--tick', '--handler', 'PlanCommittedHandler'],
+        'nightly/handlers.js:PlanCommittedHandler has no schedule (the scheduled handlers of nightly: nightly/scheduled.js:Nightly (0 2 * * *), nightly/scheduled.js:Weekly (30 6 * * 1))',
+      ],
+      [['--tick', 'yesterday'], '--tick "yesterday" is not an ISO 8601 time (e.g. 2026-11-26T02:00:00Z)'],
+      [['--tick', '--event', eventFile('x')], 'Give --event or --tick, not both'],
+      [['--handler', 'Nightly', '--event', eventFile('x')], '--handler names the scheduled handler of --tick'],
+      [[], 'Give --event FILE (an event) or --tick [TIME] (a tick of a scheduled handler)'],
+    ];
+    for (const [args, message] of cases) {
+      const line = single(await charta(['plugin', 'run', dir, ...args], {}), 2);
+      assert.equal(line.message, message, args.join(' '));
+    }
+  });
+});

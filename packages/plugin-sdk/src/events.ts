@@ -4,6 +4,7 @@ import {
   COMMAND_EVENT_PREFIXES,
   RECORD_EVENTS,
   SEARCH_EVENTS,
+  TICK_EVENT,
   isEventName,
   noteTakesCommands,
   type CommandAction,
@@ -194,7 +195,7 @@ export interface PluginEvent<N extends EventName = EventName> {
   /**
    * What the event is about: a command's uuid for command events, a note's uuid for note events,
    * a patient's key for patient events, `<schema_key>.<field>` for after-search events, the
-   * plugin's name for plugin events.
+   * plugin's name for plugin events, the handler (`<entry>:<class>`) for a tick of its schedule.
    */
   target: { id: string; type: TargetType<N> };
   context: ContextOf<N>;
@@ -497,4 +498,47 @@ export function createRouteEvent(options: CreateRouteEventOptions): PluginEvent<
     actor: { id: options.staff_key ?? options.actor ?? 'route:test' },
     depth: 0,
   };
+}
+
+export interface CreateTickEventOptions {
+  /** The tick's time (default EXAMPLE_IDS.time): a Date or ISO 8601 text, given to the handler as ISO 8601 UTC. */
+  tick?: Date | string;
+  /** The tick before it that ran; null (the default) for the first. */
+  previous_tick?: Date | string | null;
+  /** The handler's SCHEDULE (default `* * * * *`). */
+  schedule?: string;
+  /** `<entry>:<class>` of the scheduled handler: the event's target (default `handlers.js:ScheduledHandler`). */
+  handler?: string;
+  /** The plugin's name: the instance's ticks act as `plugin:<name>` (default `plugin:example`). */
+  plugin?: string;
+  /** The event's id. */
+  id?: string;
+}
+
+/** An ISO 8601 UTC text of a Date or of text Date understands; a TypeError for what it does not. */
+function tickTime(value: Date | string, what: string): string {
+  const date = typeof value === 'string' ? new Date(value) : value;
+  if (!(date instanceof Date) || Number.isNaN(date.getTime())) throw new TypeError(`${what} ${JSON.stringify(String(value).slice(0, 60))} is not a time`);
+  return date.toISOString();
+}
+
+/**
+ * Builds a `CRON` event the way the instance does when a tick of a schedule is due (docs/plugins.md,
+ * "Scheduled tasks"), e.g. for a scheduled handler's tests: `createTickEvent({ tick: '2026-11-26T02:00:00Z' })`.
+ * The instance builds its ticks' events with it too.
+ */
+export function createTickEvent(options: CreateTickEventOptions = {}): PluginEvent<'CRON'> {
+  const context: TickEventContext = {
+    tick: tickTime(options.tick ?? EXAMPLE_IDS.time, 'tick'),
+    previous_tick: options.previous_tick === undefined || options.previous_tick === null ? null : tickTime(options.previous_tick, 'previous_tick'),
+    schedule: options.schedule ?? '* * * * *',
+  };
+  return {
+    id: options.id ?? EXAMPLE_IDS.event,
+    type: TICK_EVENT,
+    target: { id: options.handler ?? 'handlers.js:ScheduledHandler', type: 'schedule' },
+    context,
+    actor: { id: `plugin:${options.plugin ?? 'example'}` },
+    depth: 0,
+  } as PluginEvent<'CRON'>;
 }

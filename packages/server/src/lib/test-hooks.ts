@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+
 // Hooks for the tests only (docs/architecture.md, "Test hooks"), read from the environment when
 // the piece that uses them is made. No deployment sets them, and the configuration
 // (config.ts, docs/configuration.md) does not know them.
@@ -18,5 +20,31 @@ export function rewordLogs(): ((event: string) => string) | undefined {
  */
 export function pluginPollMs(fallback: number): number {
   const ms = Number(process.env.CHARTA_TEST_PLUGIN_POLL_MS);
+  return Number.isInteger(ms) && ms > 0 ? ms : fallback;
+}
+
+/**
+ * CHARTA_TEST_SCHEDULER_CLOCK=<file>: the scheduler's time (runtime/scheduler.ts) is the ISO 8601
+ * time written in the file, read at each of its passes (the real time while the file holds none),
+ * so that tests step the ticks of every process sharing the file without waiting minutes.
+ */
+export function schedulerClock(): () => number {
+  const file = process.env.CHARTA_TEST_SCHEDULER_CLOCK;
+  if (file === undefined || file === '') return Date.now;
+  return () => {
+    let text = '';
+    try {
+      text = fs.readFileSync(file, 'utf8').trim();
+    } catch {
+      // no file yet: the real time
+    }
+    const at = Date.parse(text);
+    return Number.isNaN(at) ? Date.now() : at;
+  };
+}
+
+/** CHARTA_TEST_SCHEDULER_MS=<ms>: how often the scheduler looks for due ticks on its own (SCHEDULER_MS otherwise). */
+export function schedulerMs(fallback: number): number {
+  const ms = Number(process.env.CHARTA_TEST_SCHEDULER_MS);
   return Number.isInteger(ms) && ms > 0 ? ms : fallback;
 }

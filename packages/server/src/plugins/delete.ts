@@ -1,5 +1,5 @@
 // DELETE /core/api/v1/plugins/{name}/: remove a disabled plugin (an enabled one with ?force=true),
-// its secrets, its dead letters and its cache, in one transaction with its audit row (docs/api.md, "Plugins").
+// its secrets, its dead letters, its cache and its schedules' ticks, in one transaction with its audit row (docs/api.md, "Plugins").
 import type { Ctx } from '../context.ts';
 import { problem } from '../http/problem.ts';
 import { writeTransaction } from '../storage/transaction.ts';
@@ -7,6 +7,7 @@ import { deletePlugin as removePlugin, getPluginForUpdate } from '../storage/plu
 import { removeAllPluginSecrets } from '../storage/plugin-secrets-repository.ts';
 import { deletePluginDeadLetters } from '../storage/plugin-dead-letters-repository.ts';
 import { deletePluginCache } from '../storage/plugin-cache-repository.ts';
+import { deletePluginTicks } from '../storage/plugin-ticks-repository.ts';
 import { requirePluginScope, toView } from './representation.ts';
 import { logPlugin } from './log-lines.ts';
 import { signalPluginWrite } from './signal.ts';
@@ -21,6 +22,7 @@ export async function deletePlugin(ctx: Ctx, baseUrl: string, name: string, forc
     await removeAllPluginSecrets(trx, name); // its secrets go with it (docs/plugins.md, "Secrets")
     await deletePluginDeadLetters(trx, name); // and its dead letters (docs/api.md, "Dead letters")
     await deletePluginCache(trx, name); // and its cache (docs/plugins.md, "Cache")
+    await deletePluginTicks(trx, name); // and its schedules' ticks (docs/plugins.md, "Scheduled tasks")
     await audit({ action: 'plugin.deleted', entityType: 'plugin', entityId: name, before: toView(before, baseUrl), after: null });
     return { status: 204, body: null };
   });

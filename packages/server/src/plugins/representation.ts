@@ -10,6 +10,7 @@ import type { PluginDataAccess, PluginRoute, PluginSchedule } from '@charta/api'
 import { PLUGIN_ROUTE_PREFIX } from '@charta/api/constants';
 import { ticksAround, type PluginSurface } from '../runtime/surface.ts';
 import { storedGrants, type Grant } from '../runtime/grants.ts';
+import { latestTicks } from '../storage/plugin-ticks-repository.ts';
 
 export interface PluginView {
   name: string;
@@ -94,18 +95,29 @@ export function routesOf(plugin: string, text: string | null | undefined): Plugi
   }));
 }
 
-/** The stored `schedules` column as the plugin object shows it: with the next tick while the plugin is enabled. */
+/**
+ * The stored `schedules` column as the plugin object shows it: with the next tick while the plugin
+ * is enabled, and the latest tick claimed of each (`lastTicks`, µs by handler: lastTicksOf).
+ */
 export function schedulesOf(text: string | null | undefined, enabled: boolean, lastTicks: ReadonlyMap<string, number> = new Map()): PluginSchedule[] {
   const now = Date.now();
-  return listOf<PluginSurface['schedules'][number]>(text).map((s) => {
-    const last = lastTicks.get(s.handler);
-    return {
-      handler: s.handler,
-      schedule: s.schedule,
-      next_tick: enabled ? new Date(ticksAround(s.schedule, now).next).toISOString() : null,
-      last_tick: last === undefined ? null : isoMicros(last),
-    };
-  });
+  return listOf<PluginSurface['schedules'][number]>(text).map((s) => ({
+    handler: s.handler,
+    schedule: s.schedule,
+    next_tick: enabled ? new Date(ticksAround(s.schedule, now).next).toISOString() : null,
+    last_tick: lastTickOf(lastTicks, s.handler),
+  }));
+}
+
+const lastTickOf = (lastTicks: ReadonlyMap<string, number> | undefined, handler: string): string | null => {
+  const last = lastTicks?.get(handler);
+  return last === undefined ? null : isoMicros(last);
+};
+
+/** A view made inside a write (the audit's) as an answer shows it: each schedule with its last_tick (lastTicksOf's map of the plugin). */
+export function withLastTicks<V extends PluginView>(view: V, lastTicks: ReadonlyMap<string, number> | undefined): V {
+  if (lastTicks === undefined) return view;
+  return { ...view, schedules: view.schedules.map((s) => ({ ...s, last_tick: lastTickOf(lastTicks, s.handler) })) };
 }
 
 /**
@@ -117,7 +129,20 @@ export function missingDataGrant(data: PluginDataAccess, grants: readonly Grant[
   return `${name} is disabled: its manifest asks data.scope instance (reading any patient), which needs the data:instance grant (charta plugin update ${name} --grant data:instance --enable)`;
 }
 
-export function toView(row: PluginSummary, baseUrl: string): PluginView {
+/**
+ * The latest tick claimed of each handler of these plugins, by plugin (docs/api.md, "Plugins":
+ * `last_tick`): one query for them all, none when none has a schedule. Answers show it; the audit
+ * rows' stored view does not.
+ */
+export async function lastTicksOf(
+  ctx: Ctx,
+  rows: ReadonlyArray<{ name: string; schedules: string | readonly unknown[] }>,
+): Promise<Map<string, Map<string, number>>> {
+  const scheduled = rows.filter((r) => (typeof r.schedules === 'string' ? listOf(r.schedules) : r.schedules).length > 0).map((r) => r.name);
+  return latestTicks(ctx.storage.reader, scheduled);
+}
+
+export function toView(row: PluginSummary, baseUrl: string, lastTicks?: ReadonlyMap<string, number>): PluginView {
   return {
     name: row.name,
     description: row.description,
@@ -128,7 +153,7 @@ export function toView(row: PluginSummary, baseUrl: string): PluginView {
     grants: storedGrants(row.grants),
     data: dataAccessOf(row.data_access),
     routes: routesOf(row.name, row.routes),
-    schedules: schedulesOf(row.schedules, row.is_enabled !== 0),
+    schedules: schedulesOf(row.schedules, row.is_enabled !== 0, lastTicks),
     created_at: isoMicros(row.created_at),
     updated_at: isoMicros(row.updated_at),
   };

@@ -6,7 +6,7 @@ import { problem } from '../http/problem.ts';
 import { writeTransaction } from '../storage/transaction.ts';
 import { getPluginForUpdate, replacePluginPackage, updatePlugin as savePlugin } from '../storage/plugins-repository.ts';
 import { checkPackage, packageColumns, type UploadedFile } from './package.ts';
-import { requirePluginScope, toView, answered, dataAccessOf, missingDataGrant, type PluginView } from './representation.ts';
+import { requirePluginScope, toView, answered, dataAccessOf, lastTicksOf, missingDataGrant, withLastTicks, type PluginView } from './representation.ts';
 import { logPlugin, logRejected, rejected } from './log-lines.ts';
 import { declaredSecrets, secretsChanged, secretsMoved, storedDeclaredSecrets, writeSecrets, type SecretChange, type SecretNames } from './secrets.ts';
 import { auditGrants, grantsAfter, grantsChanged, sameGrants, type GrantChange } from './grant-change.ts';
@@ -89,5 +89,6 @@ export async function updatePlugin(
   // The runtimes of every process: one signal for the write.
   const pluginChanged = pkg !== undefined || change.isEnabled !== undefined || blocked !== null || !sameGrants(grants.before, grants.after);
   signalPluginWrite(ctx, name, { plugin: pluginChanged, secrets: secretsMoved(secretNames) });
-  return { ...outcome, body: { ...answered(ctx, outcome.body), ...(blocked === null ? {} : { notice: blocked }) } };
+  const view = withLastTicks(outcome.body, (await lastTicksOf(ctx, [outcome.body])).get(name));
+  return { ...outcome, body: { ...answered(ctx, view), ...(blocked === null ? {} : { notice: blocked }) } };
 }

@@ -4,6 +4,7 @@
 import type { LogBus } from '../logs/bus.ts';
 import type { CallOutcome, CallResult, JsonObject } from './sandbox/types.ts';
 import type { DataResource, DataScope } from '@charta/api/constants';
+import { TICK_EVENT } from '@charta/api/constants';
 import { isPreEvent } from './events.ts';
 import type { DeclaredRoute } from './surface.ts';
 
@@ -116,7 +117,14 @@ export class HandlerCalls {
 
   /** Calls the handler: its effects, or its fault (logged, with `consequence` after it: what the fault does). */
   async call(handler: ActiveHandler, type: string, event: JsonObject, requestId: string | undefined, consequence = ''): Promise<CallAnswer> {
-    const tags = { plugin: handler.plugin, handler: handler.id, event_type: type, ...(requestId === undefined ? {} : { request_id: requestId }) };
+    const tick = tickOf(type, event);
+    const tags = {
+      plugin: handler.plugin,
+      handler: handler.id,
+      event_type: type,
+      ...(requestId === undefined ? {} : { request_id: requestId }),
+      ...(tick === undefined ? {} : { tick }),
+    };
     const context: CallContext = {
       handler,
       type,
@@ -130,7 +138,7 @@ export class HandlerCalls {
       result = await this.runner.call(handler.plugin, handler.entry, handler.className, event, handler.secrets, context);
     } catch (err) {
       const fault: CallFault = { kind: 'unavailable', message: err instanceof Error ? err.message : String(err) };
-      this.failure(handler, type, requestId, `${describeOutcome(fault)}${consequence}`, fault.kind);
+      this.failure(handler, type, requestId, `${describeOutcome(fault)}${consequence}`, fault.kind, tick);
       return { ok: false, fault };
     }
     for (const line of result.logs) this.logs.emit({ level: line.level, event: line.message, source: 'plugin', ...tags });
@@ -156,12 +164,12 @@ export class HandlerCalls {
     // Time spent waiting for the plugin's earlier calls is not the call's own (docs/plugins.md, "Faults").
     const queued =
       result.queuedMs !== undefined && result.queuedMs >= QUEUE_NOTE_MS ? ` (after waiting ${result.queuedMs} ms for the plugin's earlier calls)` : '';
-    this.failure(handler, type, requestId, `${describeOutcome(outcome)}${reloaded}${queued}${consequence}`, outcome.kind);
+    this.failure(handler, type, requestId, `${describeOutcome(outcome)}${reloaded}${queued}${consequence}`, outcome.kind, tick);
     return { ok: false, fault: outcome };
   }
 
-  /** An error line with success: false about this handler and event, saying what failed. */
-  failure(handler: Pick<ActiveHandler, 'plugin' | 'id'>, type: string, requestId: string | undefined, what: string, fault: FaultKind): void {
+  /** An error line with success: false about this handler and event, saying what failed (and the tick, for a scheduled handler's run). */
+  failure(handler: Pick<ActiveHandler, 'plugin' | 'id'>, type: string, requestId: string | undefined, what: string, fault: FaultKind, tick?: string): void {
     this.logs.emit({
       level: 'error',
       event: `plugin ${handler.plugin}: handler ${handler.id} on ${type} ${what}`,
@@ -171,6 +179,15 @@ export class HandlerCalls {
       success: false,
       fault,
       ...(requestId === undefined ? {} : { request_id: requestId }),
+      ...(tick === undefined ? {} : { tick }),
     });
   }
+}
+
+/** The tick a CRON event runs (its lines carry it: docs/plugins.md, "Scheduled tasks"); undefined for other events. */
+function tickOf(type: string, event: JsonObject): string | undefined {
+  if (type !== TICK_EVENT) return undefined;
+  const context = event.context;
+  const tick = typeof context === 'object' && context !== null && !Array.isArray(context) ? context.tick : undefined;
+  return typeof tick === 'string' ? tick : undefined;
 }

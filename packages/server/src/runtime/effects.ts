@@ -59,6 +59,8 @@ export interface EffectSource {
   root: string;
   /** The patient the event is about (`context.patient.key`); null for an event about none. */
   patient: string | null;
+  /** A tick of a schedule: the tick, ISO 8601 (its lines carry it). */
+  tick?: string;
 }
 
 /** The staff-like user key a plugin acts as (originated_by, edited_by, the audit). */
@@ -148,7 +150,7 @@ const OPERATIONS: { [S in Effect['step']]: Operation<S> } = {
 };
 
 export async function applyEffects(env: EffectEnv, handler: ActiveHandler, source: EffectSource, effects: JsonObject[]): Promise<void> {
-  const fail = (what: string) => env.calls.failure(handler, source.type, source.requestId, what, 'effect');
+  const fail = (what: string) => env.calls.failure(handler, source.type, source.requestId, what, 'effect', source.tick);
   const grants = storedGrants((await getPluginGrants(env.storage.reader, handler.plugin))?.grants); // once per answer, not per effect
   const count = await effectsWithinLimits(
     env.storage,

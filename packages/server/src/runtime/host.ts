@@ -29,6 +29,7 @@ import { Dispatch } from './dispatch.ts';
 import { Outbox } from './outbox.ts';
 import { PluginRegistry } from './plugins.ts';
 import { SurfaceCalls } from './surface-calls.ts';
+import { Scheduler } from './scheduler.ts';
 import type { PluginRunner } from './runner/client.ts';
 import type { Runnability } from './runnable.ts';
 
@@ -56,6 +57,8 @@ export interface HostOptions {
   effects: EffectLimits;
   /** The instance's maximum read budget of one call (docs/plugins.md, "Reading the record"). */
   data: { maxReads: number; maxRows: number };
+  /** The scheduler's clock (Date.now but in tests) and how often it looks for due ticks (docs/plugins.md, "Scheduled tasks"). */
+  scheduler: { now(): number; periodMs: number };
 }
 
 export class PluginHost implements PluginRuntime {
@@ -64,6 +67,8 @@ export class PluginHost implements PluginRuntime {
   readonly delivery: Delivery;
   /** Route requests and schedule ticks (docs/plugins.md, "HTTP routes", "Scheduled tasks"). */
   readonly surface: SurfaceCalls;
+  /** Runs the ticks of the schedules of the plugins enabled here, each once across the processes (docs/plugins.md, "Scheduled tasks"). */
+  readonly scheduler: Scheduler;
   private readonly dispatch: Dispatch;
   private readonly outbox: Outbox;
   private timer: NodeJS.Timeout | undefined;
@@ -81,6 +86,8 @@ export class PluginHost implements PluginRuntime {
       maxEffectsPerAnswer: options.effects.maxPerAnswer,
       maxDataReads: options.data.maxReads,
       maxDataRows: options.data.maxRows,
+      // A plugin enabled, disabled, updated or deleted (here or on another process) starts or stops its schedules now.
+      onChange: () => this.scheduler.wake(),
     });
     this.calls = new HandlerCalls(this.registry, logs);
     this.dispatch = new Dispatch(this.registry, this.calls, { preBudgetMs: options.preBudgetMs });
@@ -103,6 +110,14 @@ export class PluginHost implements PluginRuntime {
       signals,
       runtime: port,
       effectsPerChange: options.effects.perChange,
+    });
+    this.scheduler = new Scheduler({
+      storage,
+      logs,
+      scheduled: () => this.surface.scheduled(),
+      run: (handler, event, tickId, tick) => this.surface.tick(handler, event, tickId, tick),
+      now: options.scheduler.now,
+      periodMs: options.scheduler.periodMs,
     });
     this.delivery = new Delivery(
       storage,
@@ -128,6 +143,7 @@ export class PluginHost implements PluginRuntime {
     this.timer.unref();
     // A change on this process or another (the signal relay): never a log line (the log stream is a sink).
     this.unsubscribe = this.options.signals.subscribe((signal) => this.signalled(signal));
+    this.scheduler.start();
   }
 
   /** What each signal does here (docs/architecture.md, "Signals"). */
@@ -149,6 +165,7 @@ export class PluginHost implements PluginRuntime {
     this.closed = true;
     clearInterval(this.timer);
     this.unsubscribe?.();
+    await this.scheduler.close();
     await this.registry.close();
     await this.delivery.close();
     await this.options.runner.close();

@@ -15,7 +15,8 @@ import { SIGNATURE_BINDING, signatureBinding } from './signature.ts';
 import { runnablePlugin } from './runnable.ts';
 import { checkPackageSurface } from './check.ts';
 import { PluginHost } from './host.ts';
-import { pluginPollMs } from '../lib/test-hooks.ts';
+import { pluginPollMs, schedulerClock, schedulerMs } from '../lib/test-hooks.ts';
+import { SCHEDULER_MS } from './scheduler.ts';
 
 /** Total time of the handlers of one PRE or after-search event, in milliseconds. */
 export const PRE_BUDGET_MS = 2000;
@@ -49,5 +50,6 @@ export function createPluginRuntime(config: Config, storage: Storage, logs: LogB
     retry: { attempts: config.pluginDeliveryAttempts, baseMs: config.pluginRetryBaseMs },
     effects: { maxPerAnswer: config.pluginMaxEffectsPerAnswer, perChange: config.pluginEffectsPerChange },
     data: { maxReads: config.pluginDataReadsPerCall, maxRows: config.pluginDataRowsPerCall },
+    scheduler: { now: schedulerClock(), periodMs: schedulerMs(SCHEDULER_MS) },
   });
 }

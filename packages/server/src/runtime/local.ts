@@ -11,6 +11,7 @@
 import { SIGNATURE_BINDING, signatureBinding } from './signature.ts';
 import crypto from 'node:crypto';
 import { isEventName } from '@charta/api/constants';
+import { createTickEvent } from '@charta/plugin-sdk';
 import { loadConfig } from '../config.ts';
 import { LogBus, type LogEntry } from '../logs/bus.ts';
 import { Bindings } from './bindings.ts';
@@ -24,6 +25,7 @@ import { GRANT_NAMES, isGrant } from './grants.ts';
 import { PluginRunner } from './runner/client.ts';
 import { declaredHandlers, runnablePlugin, type InstanceLimits, type RunnablePlugin } from './runnable.ts';
 import type { JsonObject } from './sandbox/types.ts';
+import { ticksAround } from './surface.ts';
 
 export { checkFixture, type Fixture, type LocalRead } from './fixture-reads.ts';
 export type { LogEntry } from '../logs/bus.ts';
@@ -156,6 +158,39 @@ export class LocalPlugin {
     const known = this.handlers.map((h) => h.id).join(', ') || 'none';
     if (found.length > 1) throw new LocalRefusal(`several handlers are named ${ref}; name one as <entry>:<class> (${found.map((h) => h.id).join(', ')})`);
     throw new LocalRefusal(`${this.name} has no handler ${ref} in its manifest (its handlers: ${known})`);
+  }
+
+  /** The scheduled handler `ref` names (as handler() does), or the plugin's only one: a LocalRefusal saying which there are. */
+  scheduledHandler(ref: string | undefined): ActiveHandler {
+    const scheduled = this.handlers.filter((h) => h.schedule !== null);
+    const known = scheduled.map((h) => `${h.id} (${h.schedule})`).join(', ') || 'none';
+    if (ref !== undefined) {
+      const handler = this.handler(ref);
+      if (handler.schedule === null) throw new LocalRefusal(`${handler.id} has no schedule (the scheduled handlers of ${this.name}: ${known})`);
+      return handler;
+    }
+    if (scheduled.length === 1) return scheduled[0]!;
+    if (scheduled.length === 0) throw new LocalRefusal(`${this.name} has no scheduled handler (a ScheduledHandler with a SCHEDULE, its events listing CRON)`);
+    throw new LocalRefusal(`${this.name} has several scheduled handlers; name one with --handler: ${known}`);
+  }
+
+  /**
+   * The CRON event the instance gives the scheduled handler when it runs at `at` (ms): its latest
+   * tick at or before then, previous_tick the schedule's tick before it (as if every tick ran).
+   */
+  tickEvent(handler: ActiveHandler, at: number): JsonObject {
+    const schedule = handler.schedule!;
+    const { latest } = ticksAround(schedule, at);
+    const previous = ticksAround(schedule, latest - 1).latest;
+    const event = createTickEvent({
+      id: crypto.randomUUID(),
+      tick: new Date(latest),
+      previous_tick: new Date(previous),
+      schedule,
+      handler: handler.id,
+      plugin: this.name,
+    });
+    return event as unknown as JsonObject;
   }
 
   /** The event name `handler` is given an event of type `type` as, if it is given it at all. */

@@ -29,6 +29,8 @@ export interface RegistryOptions {
   /** The most reads, and rows, one call may make on this instance (docs/plugins.md, "Reading the record"). */
   maxDataReads: number;
   maxDataRows: number;
+  /** Called when the handlers change (a plugin loaded, stopped, failing): the scheduler looks again. */
+  onChange?: () => void;
 }
 
 /** Which handlers listen to an event, and a way to bring them in step with the database: what dispatch, the outbox and delivery need. */
@@ -239,6 +241,7 @@ export class PluginRegistry implements HandlerIndex, CallRunner {
       }
     }
     this.byEvent = byEvent;
+    this.options.onChange?.();
   }
 
   private info(plugin: string, event: string): void {

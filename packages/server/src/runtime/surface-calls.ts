@@ -74,8 +74,8 @@ export class SurfaceCalls {
     return { ok: true, response: first.payload ?? null };
   }
 
-  /** One tick: null when it ran (its effects applied), else what failed (logged). */
-  async tick(handler: ActiveHandler, event: JsonObject, tickId: string): Promise<string | null> {
+  /** One tick (`tick`: its time, ISO 8601): null when it ran (its effects applied), else what failed (logged). */
+  async tick(handler: ActiveHandler, event: JsonObject, tickId: string, tick: string): Promise<string | null> {
     const answer = await this.calls.call(handler, TICK_EVENT, event, tickId, '; it runs again at its next tick');
     if (!answer.ok) return answer.fault.kind;
     if (answer.effects.length === 0) return null;
@@ -83,12 +83,13 @@ export class SurfaceCalls {
       await applyEffects(
         { ...this.effects, calls: this.calls },
         handler,
-        { id: tickId, type: TICK_EVENT, depth: 0, requestId: tickId, root: tickId, patient: null },
+        { id: tickId, type: TICK_EVENT, depth: 0, requestId: tickId, root: tickId, patient: null, tick },
         answer.effects,
       );
       return null;
     } catch (err) {
-      this.calls.failure(handler, TICK_EVENT, tickId, `its effects could not be applied: ${err instanceof Error ? err.message : String(err)}`, 'effect');
+      const why = `its effects could not be applied: ${err instanceof Error ? err.message : String(err)}; it runs again at its next tick`;
+      this.calls.failure(handler, TICK_EVENT, tickId, why, 'effect', tick);
       return 'effect';
     }
   }

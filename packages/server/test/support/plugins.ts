@@ -17,8 +17,10 @@ export interface TestHandler {
   async?: boolean;
   /** The manifest's `on_failure` for it (left out when undefined). */
   onFailure?: 'allow' | 'refuse';
-  /** More static members of the class, as JSON values: `{ ROUTES: [...] }`, `{ SCHEDULE: '* * * * *' }`. */
+  /** More static members of the class, as JSON values: `{ ROUTES: [...] }`. */
   statics?: Record<string, unknown>;
+  /** A ScheduledHandler's SCHEDULE (its events then list CRON: docs/plugins.md, "Scheduled tasks"). */
+  schedule?: string;
 }
 
 /** What the module holds besides the classes: code run when it is evaluated (at every load). */
@@ -33,7 +35,7 @@ export function handlersModule(handlers: TestHandler[], module: TestModule = {})
     handlers
       .map(
         (h) => `export class ${h.className} {
-  static RESPONDS_TO = ${JSON.stringify(h.events)};
+  static RESPONDS_TO = ${JSON.stringify(h.events)};${h.schedule === undefined ? '' : `\n  static SCHEDULE = ${JSON.stringify(h.schedule)};`}
 ${Object.entries(h.statics ?? {})
   .map(([k, v]) => `  static ${k} = ${JSON.stringify(v)};\n`)
   .join(

@@ -1,5 +1,7 @@
 // charta plugin run [dir] --event FILE.json [--fixture FILE.json] [--secret KEY=VALUE]… [--grant NAME]…
-// Runs one event through a plugin project's handlers on this machine, in the sandbox the instance
+// charta plugin run [dir] --tick [TIME] [--handler NAME] [--fixture FILE.json] [--secret KEY=VALUE]… [--grant NAME]…
+// Runs one event (or a tick of a scheduled handler: the CRON event the instance would give it at
+// TIME, now by default) through a plugin project's handlers on this machine, in the sandbox the instance
 // runs plugins in (docs/plugins.md, "Testing a plugin"): builds and loads the project as
 // `charta plugin test` does (local/plugin.ts), gives the event to every handler the instance
 // would give it to, in its order, with `this.data` reading the fixture, and prints, for each, the
@@ -18,7 +20,10 @@ import { localRuntime } from '../../local/runtime.ts';
 
 export interface RunOptions {
   dir: string;
-  event: JsonObject & { type: string };
+  /** --event's event, or (undefined) a tick: */
+  event: (JsonObject & { type: string }) | undefined;
+  /** --tick's time (ms) and --handler's handler (undefined: the plugin's only scheduled one). */
+  tick?: { at: number; handler: string | undefined };
   fixtureFile: string | undefined;
   /** The fixture's JSON, checked once the runtime is loaded. */
   fixture: unknown;
@@ -45,9 +50,29 @@ function readJson(flag: string, file: string): unknown {
   }
 }
 
+/** --tick [TIME]: the time (ms), now without one; a usage error for what is not a time. */
+function tickTime(value: unknown): number {
+  if (value === true || value === undefined) return Date.now();
+  const text = String(value);
+  const at = /^\d{4}-\d{2}-\d{2}T/.test(text) ? Date.parse(text) : NaN;
+  if (Number.isNaN(at)) throw new UsageError(`--tick ${JSON.stringify(text.slice(0, 60))} is not an ISO 8601 time (e.g. 2026-11-26T02:00:00Z)`);
+  return at;
+}
+
 export function parse({ args, flags }: RawInput): RunOptions {
   const dir = optionalString(args[0]) ?? '.';
   if (fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory() !== true) throw new UsageError(`Not a directory: ${dir}`, { path: dir });
+  const given = {
+    fixtureFile: optionalString(flags.fixture),
+    secrets: Object.fromEntries(secretFields(flags.secret)),
+    grants: collected(flags.grant),
+  };
+  const withFixture = () => ({ ...given, fixture: given.fixtureFile === undefined ? undefined : readJson('--fixture', given.fixtureFile) });
+  if (flags.tick !== undefined && flags.event !== undefined) throw new UsageError('Give --event or --tick, not both');
+  if (flags.event === undefined && flags.tick === undefined)
+    throw new UsageError('Give --event FILE (an event) or --tick [TIME] (a tick of a scheduled handler)');
+  if (flags.handler !== undefined && flags.tick === undefined) throw new UsageError('--handler names the scheduled handler of --tick');
+  if (flags.tick !== undefined) return { dir, event: undefined, tick: { at: tickTime(flags.tick), handler: optionalString(flags.handler) }, ...withFixture() };
   const eventFile = optionalString(flags.event) ?? '';
   const event = readJson('--event', eventFile);
   if (typeof event !== 'object' || event === null || Array.isArray(event) || typeof (event as { type?: unknown }).type !== 'string') {
@@ -61,15 +86,7 @@ export function parse({ args, flags }: RawInput): RunOptions {
       path: eventFile,
     });
   }
-  const fixtureFile = optionalString(flags.fixture);
-  return {
-    dir,
-    event: event as RunOptions['event'],
-    fixtureFile,
-    fixture: fixtureFile === undefined ? undefined : readJson('--fixture', fixtureFile),
-    secrets: Object.fromEntries(secretFields(flags.secret)),
-    grants: collected(flags.grant),
-  };
+  return { dir, event: event as RunOptions['event'], ...withFixture() };
 }
 
 /**
@@ -92,8 +109,24 @@ export async function run(io: IO, options: RunOptions): Promise<ExitCode> {
     const given = { secrets: options.secrets, grants: options.grants, ...(checked?.ok ? { fixture: checked.fixture } : {}) };
     const refused = plugin.refusals(given);
     if (refused.length > 0) throw new UsageError(`Cannot run the plugin with these flags: ${refused.join('; ')}`, { errors: refused });
-    const type = options.event.type;
-    const targets = plugin.targets(type);
+    let targets: ReturnType<typeof plugin.targets>;
+    let event: JsonObject;
+    if (options.event === undefined) {
+      const { at, handler: ref } = options.tick!;
+      let handler;
+      try {
+        handler = plugin.scheduledHandler(ref);
+      } catch (err) {
+        if (err instanceof runtime.LocalRefusal) throw new UsageError(err.message);
+        throw err;
+      }
+      event = plugin.tickEvent(handler, at);
+      targets = [{ handler, type: String(event.type) }];
+    } else {
+      event = options.event;
+      targets = plugin.targets(options.event.type);
+    }
+    const type = String(event.type);
     if (targets.length === 0) {
       printLine(
         io.stdout,
@@ -108,7 +141,7 @@ export async function run(io: IO, options: RunOptions): Promise<ExitCode> {
     for (const { handler, type: as } of targets) {
       let call;
       try {
-        call = await plugin.call(handler, as, options.event, given);
+        call = await plugin.call(handler, as, event, given);
       } catch (err) {
         if (err instanceof runtime.LocalRefusal) throw new Failure(err.message);
         throw err;
@@ -134,7 +167,9 @@ export function register(parent: Command, session: Session): Command {
     .command('run')
     .description("run one event through a plugin project's handlers in the instance's sandbox, locally; print their log lines and effects")
     .argument('[dir]', 'the project directory', '.')
-    .requiredOption('--event <file>', 'the event, a JSON file (as the instance sends it, or createEvent builds it)')
+    .option('--event <file>', 'the event, a JSON file (as the instance sends it, or createEvent builds it)')
+    .option('--tick [time]', 'instead of --event: a tick of a scheduled handler, the one due at this ISO 8601 time (default now)')
+    .option('--handler <name>', 'with --tick: the scheduled handler (its class or <entry>:<class>), when the plugin has several')
     .option('--fixture <file>', 'what this.data reads: a JSON file of patients, notes, commands, chart and metadata')
     .option('--secret <KEY=VALUE>', "a secret the plugin's manifest declares (repeatable)", collect)
     .option('--grant <name>', 'a grant an administrator would give the plugin, e.g. data:instance (repeatable)', collect)
