@@ -3,9 +3,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { createRouteEvent, originateCommand, routeResponse } from '@charta/plugin-sdk';
+import { createRouteEvent, createTickEvent, originateCommand, routeResponse } from '@charta/plugin-sdk';
 import { runInSandbox } from '@charta/plugin-sdk/testing';
-import { LabResultWebhook } from '../src/lab_results_webhook/handlers.ts';
+import { LabResultWebhook, NightlyLabCheck } from '../src/lab_results_webhook/handlers.ts';
 
 const KEY = 'a-shared-key-for-tests-only';
 const NOTE = '00000000-0000-4000-8000-00000000b001';
@@ -42,5 +42,21 @@ describe('LabResultWebhook', () => {
   it('refuses a signed body that is not a result with 400', async () => {
     const run = await runInSandbox(LabResultWebhook, posted({ note: 'not-a-uuid', test: 'HbA1c', result: '6.1 %' }), { secrets });
     assert.deepEqual(run.effects, [routeResponse({ status: 400, body: { error: 'note is the uuid of the note to file the result in' } })]);
+  });
+});
+
+describe('NightlyLabCheck', () => {
+  it('warns when no result arrived in the day before its tick, and says so when one did (the cache the webhook keeps)', async () => {
+    const tick = (at: Date) => createTickEvent({ tick: at, schedule: '0 2 * * *', plugin: 'lab-results-webhook' });
+    // Three days on, whatever arrived in this test run (the cache lasts the whole run) is too old.
+    const quiet = await runInSandbox(NightlyLabCheck, tick(new Date(Date.now() + 3 * 24 * 3600_000)), { secrets });
+    assert.deepEqual(quiet.effects, []);
+    assert.equal(quiet.logs[0]?.level, 'warning');
+    assert.match(quiet.logs[0]!.message, /^no lab result in the day before/);
+    // A result arrives (the same plugin's cache, as on an instance), then the night comes.
+    await runInSandbox(LabResultWebhook, posted({ note: NOTE, test: 'HbA1c', result: '6.1 %' }), { secrets });
+    const busy = await runInSandbox(NightlyLabCheck, tick(new Date(Date.now() + 60_000)), { secrets });
+    assert.equal(busy.logs[0]?.level, 'info');
+    assert.match(busy.logs[0]!.message, /^lab results are arriving/);
   });
 });

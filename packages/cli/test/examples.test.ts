@@ -23,7 +23,7 @@ describe("the examples' own tests, under charta plugin test", () => {
     ['lab-follow-up', 4],
     ['out-of-scope-read', 4],
     ['supervising-provider', 4],
-    ['lab-results-webhook', 3],
+    ['lab-results-webhook', 4],
   ] as const) {
     it(`${name}: ${tests} tests pass in the sandbox`, async () => {
       const r = await charta(['plugin', 'test', path.join(EXAMPLES, name)], {});

@@ -1,8 +1,22 @@
 // A lab's system posts each result to POST /plugin-io/api/lab-results-webhook/webhooks/lab-result
 // with the header `x-lab-signature: sha256=<HMAC-SHA256 of the body under the shared key>`. A
 // signed result lands as a staged instruct in the note the body names; anything else is refused
-// with a clear answer and writes nothing (docs/plugins.md, "HTTP routes").
-import { originateCommand, RouteHandler, type RouteDeclaration, type RouteRequest, type RouteResponse } from '@charta/plugin-sdk';
+// with a clear answer and writes nothing (docs/plugins.md, "HTTP routes"). Every night at 02:00
+// UTC a scheduled task says whether any result arrived in the last day, so a lab that went quiet
+// is noticed (docs/plugins.md, "Scheduled tasks").
+import {
+  originateCommand,
+  RouteHandler,
+  ScheduledHandler,
+  type Effect,
+  type RouteDeclaration,
+  type RouteRequest,
+  type RouteResponse,
+} from '@charta/plugin-sdk';
+
+/** The cache key of the time (ms) the last result arrived. */
+const LAST_RESULT = 'last-result-at';
+const DAY_MS = 24 * 3600 * 1000;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -47,10 +61,26 @@ export class LabResultWebhook extends RouteHandler {
     const lab = resultOf(request.body);
     if (typeof lab === 'string') return { status: 400, body: { error: lab } };
     this.log.info(`lab result for note ${lab.note}: ${lab.test}`);
+    await this.cache.set(LAST_RESULT, Date.now());
     return {
       status: 202,
       body: { accepted: true },
       effects: [originateCommand('instruct', lab.note, { comment: `Lab result received: ${lab.test}: ${lab.result}` })],
     };
+  }
+}
+
+export class NightlyLabCheck extends ScheduledHandler {
+  static override readonly SCHEDULE = '0 2 * * *';
+
+  override async compute(): Promise<Effect[]> {
+    const { tick } = this.tick;
+    const last = await this.cache.get(LAST_RESULT);
+    if (typeof last !== 'number' || Date.parse(tick) - last > DAY_MS) {
+      this.log.warning(`no lab result in the day before ${tick}${typeof last === 'number' ? `; the last came at ${new Date(last).toISOString()}` : ''}`);
+    } else {
+      this.log.info(`lab results are arriving; the last came at ${new Date(last).toISOString()}`);
+    }
+    return [];
   }
 }
