@@ -58,6 +58,8 @@ for (const engine of ENGINES) {
         'name',
         'package',
         'package_checksum',
+        'runnable',
+        'runnable_reason',
         'runtime',
         'updated_at',
         'version',

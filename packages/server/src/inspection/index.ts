@@ -11,7 +11,7 @@ import { scanTarGz } from './tar-gz.ts';
 import { scanZip } from './zip.ts';
 
 export { DEFAULT_LIMITS, RATIO_GRACE_BYTES, MAX_REASONS, type InspectionLimits } from './limits.ts';
-export { NO_METADATA, type PackageFormat, type PackageMetadata } from './metadata.ts';
+export { NO_METADATA, nothingToRunReason, type MetadataSource, type PackageFormat, type PackageMetadata } from './metadata.ts';
 
 export type Inspection =
   | { ok: true; metadata: PackageMetadata }

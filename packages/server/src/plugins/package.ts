@@ -57,5 +57,6 @@ export function packageColumns(pkg: CheckedPackage) {
     checksum: pkg.checksum,
     package: pkg.bytes,
     data_access: JSON.stringify(pkg.metadata.manifest?.data ?? {}),
+    metadata_source: pkg.metadata.source,
   };
 }

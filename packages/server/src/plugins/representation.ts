@@ -8,6 +8,7 @@ import type { PluginTable } from '../storage/schema.ts';
 import { DATA_RESOURCES, normalizePluginName } from '@charta/api/constants';
 import type { PluginDataAccess } from '@charta/api';
 import { storedGrants, type Grant } from '../runtime/grants.ts';
+import { nothingToRunReason } from '../inspection/index.ts';
 
 export interface PluginView {
   name: string;
@@ -20,6 +21,10 @@ export interface PluginView {
   grants: Grant[];
   /** What its manifest declares it reads of the record (docs/plugins.md, "Reading the record"). */
   data: PluginDataAccess;
+  /** False for a Python package of the original tool: accepted, listed, enabled, never run (docs/plugins.md). */
+  runnable: boolean;
+  /** Why it cannot run; null when it can. */
+  runnable_reason: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -74,6 +79,12 @@ export function missingDataGrant(data: PluginDataAccess, grants: readonly Grant[
   return `${name} is disabled: its manifest asks data.scope instance (reading any patient), which needs the data:instance grant (charta plugin update ${name} --grant data:instance --enable)`;
 }
 
+/** Whether a plugin whose metadata came from `source` can run here, and why not (the plugin object's runnable fields). */
+export function runnabilityOf(source: string): Pick<PluginView, 'runnable' | 'runnable_reason'> {
+  const reason = nothingToRunReason(source);
+  return { runnable: reason === null, runnable_reason: reason };
+}
+
 export function toView(row: PluginSummary, baseUrl: string): PluginView {
   return {
     name: row.name,
@@ -84,6 +95,7 @@ export function toView(row: PluginSummary, baseUrl: string): PluginView {
     is_enabled: row.is_enabled !== 0,
     grants: storedGrants(row.grants),
     data: dataAccessOf(row.data_access),
+    ...runnabilityOf(row.metadata_source),
     created_at: isoMicros(row.created_at),
     updated_at: isoMicros(row.updated_at),
   };

@@ -16,6 +16,7 @@ const SUMMARY = [
   'previous_version',
   'grants',
   'data_access',
+  'metadata_source',
   'created_at',
   'updated_at',
 ] as const;
@@ -46,7 +47,11 @@ export const updatePlugin = (db: Db, name: string, set: Omit<Updateable<PluginTa
 export const replacePluginPackage = (
   db: Db,
   name: string,
-  next: Pick<PluginTable, 'description' | 'version' | 'format' | 'checksum' | 'package' | 'updated_at'> & { is_enabled?: number; data_access?: string },
+  next: Pick<PluginTable, 'description' | 'version' | 'format' | 'checksum' | 'package' | 'updated_at'> & {
+    is_enabled?: number;
+    data_access?: string;
+    metadata_source?: string;
+  },
 ) =>
   db
     .updateTable('plugins')

@@ -126,6 +126,11 @@ export interface PluginTable {
   grants: Generated<string>;
   /** The manifest's `data` as JSON: what the plugin reads of the record (docs/plugins.md, "Reading the record"). */
   data_access: Generated<string>;
+  /**
+   * The file its metadata came from: 'manifest' (CHARTA_MANIFEST.json), or 'pkg-info' /
+   * 'canvas-manifest' for a Python package of the original tool, which can never run here.
+   */
+  metadata_source: Generated<string>;
   created_at: number;
   updated_at: number;
 }
