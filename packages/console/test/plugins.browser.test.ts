@@ -178,9 +178,10 @@ describeInChromium('console in Chromium: sign-in and plugins', (executable) => {
     const listing = await instance.call('GET', `/core/api/v1/plugins/${pkg.name}/secrets/`, { authorization: TEST_API_KEY });
     assert.equal(listing.json.results[0].is_set, true);
     await card().getByRole('button', { name: 'Refresh log lines' }).click();
+    // The refreshed list, not the one shown before the click: it has the line of the secret just set.
     await card()
       .locator('.lines li')
-      .filter({ hasText: `plugin ${pkg.name}` })
+      .filter({ hasText: `plugin ${pkg.name} secrets set: API_TOKEN` })
       .first()
       .waitFor();
     const lines = (await card().locator('.lines').textContent()) ?? '';
