@@ -7,11 +7,11 @@
 // uninstall (DELETE, `force=True|False`), and the list it pages through by `next`.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ENGINES, TEST_CLIENT_ID, TEST_CLIENT_SECRET, startInstance, toReply, type Instance, type Reply } from './support/harness.ts';
+import { ENGINES, TEST_CLIENT_ID, TEST_CLIENT_SECRET, startInstance, testConfig, toReply, type Instance, type Reply } from './support/harness.ts';
 import { manifestJson, tarFromDir, tgz, VITALS_HANDLER_JS } from './support/archives.ts';
 import { originalToolPackage, toolForm } from './support/original-tool.ts';
 import { sql } from 'kysely';
-import { migrate } from '../src/storage/migrations/index.ts';
+import { startServer } from '../src/server.ts';
 
 const IO = '/plugin-io/plugins';
 const CORE = '/core/api/v1/plugins';
@@ -208,7 +208,7 @@ for (const engine of ENGINES) {
       assert.equal((await toReply(await fetch(`${api.url}${IO}/`))).status, 401);
     });
 
-    it('plugins installed before the metadata_source column are inspected once by its migration', async () => {
+    it('plugins installed before the metadata source was kept (migration 013) are inspected when the server starts', async () => {
       for (const [packaging, name] of [
         ['sdist', 'before-sdist'],
         ['directory-twice', 'before-folder'],
@@ -217,18 +217,26 @@ for (const engine of ENGINES) {
       }
       const charta = await tarFromDir({ 'CHARTA_MANIFEST.json': manifestJson(), 'dist/index.js': VITALS_HANDLER_JS }, ['.']);
       assert.equal((await tool('POST', `${IO}/`, toolForm(charta))).status, 201);
-      // Back to the schema before migration 013, then migrate again.
+      // As the migration leaves them: no source yet.
       const db = api.storage.db;
-      await sql`alter table plugins drop column metadata_source`.execute(db);
-      await sql`delete from kysely_migration where name = '013-plugin-metadata-source'`.execute(db);
-      assert.deepEqual(await migrate(api.storage), ['013-plugin-metadata-source']);
-      const sources = await sql<{ name: string; metadata_source: string }>`select name, metadata_source from plugins order by name`.execute(db);
-      assert.deepEqual(sources.rows, [
-        { name: 'before-folder', metadata_source: 'canvas-manifest' },
-        { name: 'before-sdist', metadata_source: 'pkg-info' },
-        { name: 'vitals-alert', metadata_source: 'manifest' },
-      ]);
-      assert.equal((await tool('GET', `${IO}/before-sdist/`)).json.runnable, false);
+      await sql`update plugins set metadata_source = null`.execute(db);
+      const sources = async () =>
+        (await sql<{ name: string; metadata_source: string | null }>`select name, metadata_source from plugins order by name`.execute(db)).rows;
+      assert.ok((await sources()).every((r) => r.metadata_source === null));
+      // Another server started on the same database fills them in before it answers.
+      const second = await startServer(testConfig(api.db), () => undefined);
+      try {
+        assert.deepEqual(await sources(), [
+          { name: 'before-folder', metadata_source: 'canvas-manifest' },
+          { name: 'before-sdist', metadata_source: 'pkg-info' },
+          { name: 'vitals-alert', metadata_source: 'manifest' },
+        ]);
+        const r = await toReply(await fetch(`${second.url}${IO}/before-sdist/`, { headers: { authorization: `Bearer ${token}` } }));
+        assert.equal(r.json.runnable, false);
+        assert.match(r.json.runnable_reason, /PKG-INFO/);
+      } finally {
+        await second.close();
+      }
       for (const name of ['before-sdist', 'before-folder', 'vitals-alert']) assert.equal((await tool('DELETE', `${IO}/${name}/?force=True`)).status, 204);
     });
 

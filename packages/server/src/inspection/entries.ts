@@ -161,7 +161,7 @@ export class Scan {
    *
    * A second entry for a file's path is accepted when it is a regular file with the same bytes
    * (packages of the original tool from about October 2024 to February 2026 hold every file of a
-   * subfolder twice; docs/plugin-manifest.md, "Entries"): one is kept, the other only read,
+   * subfolder twice; docs/plugin-manifest.md, "Package rules"): one is kept, the other only read,
    * compared and counted against the limits (its entry and its inflated bytes). A directory named
    * twice is harmless. Any other second entry for a path is refused, naming the path.
    */

@@ -95,7 +95,8 @@ export function toView(row: PluginSummary, baseUrl: string): PluginView {
     is_enabled: row.is_enabled !== 0,
     grants: storedGrants(row.grants),
     data: dataAccessOf(row.data_access),
-    ...runnabilityOf(row.metadata_source),
+    // Null only for a moment after migration 013, until the start has filled it in (metadata-source.ts).
+    ...runnabilityOf(row.metadata_source ?? 'manifest'),
     created_at: isoMicros(row.created_at),
     updated_at: isoMicros(row.updated_at),
   };

@@ -15,6 +15,7 @@ import { problemResponses } from '../http/schemas.ts';
 import { EmptyBody } from '@charta/api';
 import { DEFAULT_LIMITS } from '../inspection/index.ts';
 import { installPlugin } from './install.ts';
+import { fillMetadataSources } from './metadata-source.ts';
 import { extractMetadata } from './extract-metadata.ts';
 import { listPlugins } from './list.ts';
 import { getPlugin } from './get.ts';
@@ -158,6 +159,7 @@ function enabledFlag(fields: Record<string, string>, fallback: boolean | undefin
 
 export async function pluginRoutes(parent: FastifyInstance, { storage, publicUrl }: FeatureOptions) {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
+  await fillMetadataSources(storage);
   await app.register(multipart, {
     limits: {
       fileSize: DEFAULT_LIMITS.maxCompressedBytes,

@@ -65,6 +65,13 @@ export const replacePluginPackage = (
     .where('name', '=', name)
     .execute();
 
+/** Plugins installed before their metadata source was kept (migration 013), with their packages. */
+export const pluginsWithoutMetadataSource = (db: Db) =>
+  db.selectFrom('plugins').select(['name', 'package']).where('metadata_source', 'is', null).orderBy('name').execute();
+
+export const setMetadataSource = (db: Db, name: string, source: string) =>
+  db.updateTable('plugins').set({ metadata_source: source }).where('name', '=', name).where('metadata_source', 'is', null).execute();
+
 export const deletePlugin = (db: Db, name: string) => db.deleteFrom('plugins').where('name', '=', name).execute();
 
 export async function listPlugins(db: Db, limit: number, offset: number) {

@@ -128,9 +128,10 @@ export interface PluginTable {
   data_access: Generated<string>;
   /**
    * The file its metadata came from: 'manifest' (CHARTA_MANIFEST.json), or 'pkg-info' /
-   * 'canvas-manifest' for a Python package of the original tool, which can never run here.
+   * 'canvas-manifest' for a Python package of the original tool, which can never run here. Null
+   * until the server's start has inspected a package installed before migration 013.
    */
-  metadata_source: Generated<string>;
+  metadata_source: string | null;
   created_at: number;
   updated_at: number;
 }
