@@ -72,6 +72,11 @@ export const PluginSchema = Type.Object(
     data: PluginDataAccessSchema,
     routes: Type.Array(PluginRouteSchema, { description: 'The HTTP routes it serves, each with its authentication' }),
     schedules: Type.Array(PluginScheduleSchema, { description: 'Its scheduled tasks' }),
+    runnable: Type.Boolean({
+      description:
+        'false for a Python package of the original tool (metadata PKG-INFO or CANVAS_MANIFEST.json): accepted, listed and enabled, but nothing in it can ever run here (docs/plugins.md, "Python packages of the original tool")',
+    }),
+    runnable_reason: Type.Union([Type.String(), Type.Null()], { description: 'Why the plugin can never run; null when runnable' }),
     notice: Type.Optional(
       Type.String({ description: 'Install and update only: why the plugin was left disabled (a data.scope instance without the data:instance grant)' }),
     ),
@@ -117,7 +122,13 @@ export type Plugin = Static<typeof PluginSchema>;
 export const PluginPage = PageOf(Type.Ref('Plugin'));
 
 export const DeletePluginQuery = Type.Object(
-  { force: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')])) },
+  {
+    force: Type.Optional(
+      Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Literal('True'), Type.Literal('False')], {
+        description: "true: delete an enabled plugin too (True/False as the original tool's `uninstall --force` sends them)",
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
 

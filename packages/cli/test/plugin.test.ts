@@ -12,6 +12,7 @@ import path from 'node:path';
 import { ENGINES, TEST_API_KEY, startInstance, type Instance } from '../../server/test/support/harness.ts';
 import { buildZip, manifestJson, tarFromDir, VITALS_HANDLER_JS } from '../../server/test/support/archives.ts';
 import { stored } from '../../server/test/support/plugins.ts';
+import { originalToolPackage } from '../../server/test/support/original-tool.ts';
 import { charta, closedPort, single, tempDir, type Result } from './support/cli.ts';
 
 const pluginTarball = (version: string, name = 'Vitals Alert') =>
@@ -108,12 +109,43 @@ for (const engine of ENGINES) {
       assert.equal(installed.status_code, 201);
       assert.equal((installed.plugin as Record<string, unknown>).name, 'old-plugin');
       assert.equal((installed.plugin as Record<string, unknown>).is_enabled, false);
-      const enabled = single(await cli('plugin', 'update', 'old-plugin', '--enable'), 0);
+      assert.equal((installed.plugin as Record<string, unknown>).runnable, false);
+      const enabling = await cli('plugin', 'update', 'old-plugin', '--enable');
+      assert.match(
+        enabling.stderr,
+        /^charta: warning: plugin old-plugin is installed but can never run on this instance: a Python package for the original tool \(its metadata is PKG-INFO\)/,
+      );
+      const enabled = single(enabling, 0);
       assert.equal((enabled.message as Record<string, unknown>).is_enabled, true);
       const refused = single(await cli('plugin', 'delete', 'old-plugin'), 1);
       assert.equal(refused.success, false);
       assert.equal(refused.status_code, 400);
       assert.deepEqual(single(await cli('plugin', 'delete', 'old-plugin', '--force'), 0), { success: true, status_code: 204 });
+    });
+
+    it('a package of the original tool installs, but install, reinstall and update warn that it can never run; a Charta plugin does not', async () => {
+      const warning =
+        /^charta: warning: plugin my-cool-plugin is installed but can never run on this instance: a Python package for the original tool \(its metadata is CANVAS_MANIFEST\.json\); it has nothing Charta can run\n$/;
+      const pkg = file('my-cool-plugin.tar.gz', originalToolPackage('directory-twice', 'my-cool-plugin'));
+      const first = await cli('plugin', 'install', pkg);
+      assert.equal(single(first, 0).status_code, 201);
+      assert.equal((single(first, 0).plugin as Record<string, unknown>).runnable, false);
+      assert.match(first.stderr, warning);
+      const again = await cli('plugin', 'install', pkg);
+      assert.equal(single(again, 0).status_code, 200);
+      assert.match(again.stderr, warning);
+      const disabled = await cli('plugin', 'update', 'my-cool-plugin', '--disable');
+      assert.equal((single(disabled, 0).message as Record<string, unknown>).runnable, false);
+      assert.match(disabled.stderr, warning);
+      assert.equal(single(await cli('plugin', 'delete', 'my-cool-plugin'), 0).status_code, 204);
+      // A Charta plugin: runnable, no warning.
+      const charta = await cli('plugin', 'install', file('vitals-alert-2.0.0.tar.gz', await pluginTarball('2.0.0')));
+      assert.equal((single(charta, 0).plugin as Record<string, unknown>).runnable, true);
+      assert.equal(charta.stderr, '');
+      const updated = await cli('plugin', 'update', 'vitals-alert', '--disable');
+      single(updated, 0);
+      assert.equal(updated.stderr, '');
+      assert.equal(single(await cli('plugin', 'delete', 'vitals-alert'), 0).status_code, 204);
     });
 
     it('a wrong API key is a 401 failure line, exit 1', async () => {
@@ -228,6 +260,32 @@ describe('charta plugin (no instance needed)', () => {
       assert.match(seen[3]!.body, /name="is_enabled"\r\n\r\nTrue\r\n/);
       assert.match(seen[3]!.body, /name="package"; filename="p\.tar\.gz"/);
       assert.equal(seen[4]!.body, '');
+    } finally {
+      server.close();
+    }
+  });
+
+  it('install updates instead on a plugin_exists answered 409 (as /plugin-io/plugins/ answers) as on a 400', async () => {
+    const seen: string[] = [];
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        seen.push(`${req.method} ${req.url}`);
+        res.setHeader('content-type', 'application/json');
+        if (req.method === 'POST' && req.url === '/core/api/v1/plugins/') {
+          res.statusCode = 409;
+          res.end(JSON.stringify({ status: 409, code: 'plugin_exists', detail: 'A plugin named x already exists; update it instead' }));
+        } else if (req.url === '/core/api/v1/plugins/extract-metadata/') res.end(JSON.stringify({ name: 'x' }));
+        else res.end(JSON.stringify({ name: 'x', is_enabled: true, runnable: true, runnable_reason: null }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const host = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const r = await charta(['plugin', 'install', tgz], { ...env, CHARTA_HOST: host, CHARTA_API_KEY: 'k' });
+      assert.equal(single(r, 0).status_code, 200);
+      assert.equal(r.stderr, '');
+      assert.deepEqual(seen, ['POST /core/api/v1/plugins/', 'POST /core/api/v1/plugins/extract-metadata/', 'PATCH /core/api/v1/plugins/x/']);
     } finally {
       server.close();
     }

@@ -14,6 +14,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startInstance, TEST_API_KEY, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type Instance } from '../../server/test/support/harness.ts';
 import { tgz } from '../../server/test/support/archives.ts';
 import { pluginPackage, runtimeWatch } from '../../server/test/support/plugins.ts';
+import { originalToolPackage } from '../../server/test/support/original-tool.ts';
 import { until } from '../../server/test/support/until.ts';
 import { appendAudit } from '../../server/src/storage/audit-repository.ts';
 import { nowMicros } from '../../server/src/lib/time.ts';
@@ -177,9 +178,10 @@ describeInChromium('console in Chromium: sign-in and plugins', (executable) => {
     const listing = await instance.call('GET', `/core/api/v1/plugins/${pkg.name}/secrets/`, { authorization: TEST_API_KEY });
     assert.equal(listing.json.results[0].is_set, true);
     await card().getByRole('button', { name: 'Refresh log lines' }).click();
+    // The refreshed list, not the one shown before the click: it has the line of the secret just set.
     await card()
       .locator('.lines li')
-      .filter({ hasText: `plugin ${pkg.name}` })
+      .filter({ hasText: `plugin ${pkg.name} secrets set: API_TOKEN` })
       .first()
       .waitFor();
     const lines = (await card().locator('.lines').textContent()) ?? '';
@@ -301,6 +303,26 @@ describeInChromium('console in Chromium: sign-in and plugins', (executable) => {
     for (const name of ['flaky-clock', 'too-big']) {
       assert.equal((await instance.call('DELETE', `/core/api/v1/plugins/${name}/?force=true`, { authorization: TEST_API_KEY })).status, 204);
     }
+    assert.deepEqual(failures(), [], 'no script error, no CSP violation');
+  });
+
+  it('shows a "Cannot run" badge, with the reason, on a package of the original tool, and none on a Charta plugin', async () => {
+    const form = new FormData();
+    form.set('package', new Blob([new Uint8Array(originalToolPackage('directory-twice', 'my-cool-plugin'))]), 'my-cool-plugin.tar.gz');
+    const installed = await fetch(`${instance.url}/plugin-io/plugins/`, { method: 'POST', body: form, headers: { authorization: TEST_API_KEY } });
+    assert.equal(installed.status, 201, await installed.text());
+    await page.getByRole('link', { name: 'Live logs' }).click();
+    await page.getByRole('link', { name: 'Plugins' }).click();
+    const python = page.locator('li.plugin[data-plugin="my-cool-plugin"]');
+    await python.waitFor();
+    assert.equal(await python.locator('.badge-not-runnable').textContent(), 'Cannot run');
+    assert.equal(
+      await python.locator('.runnable-reason').textContent(),
+      'a Python package for the original tool (its metadata is CANVAS_MANIFEST.json); it has nothing Charta can run',
+    );
+    assert.equal(await card().locator('.not-runnable').count(), 0, 'a Charta plugin has no badge');
+    await python.screenshot({ path: path.join(shots, 'plugins-not-runnable-1280.png') });
+    assert.equal((await instance.call('DELETE', '/core/api/v1/plugins/my-cool-plugin/?force=true', { authorization: TEST_API_KEY })).status, 204);
     assert.deepEqual(failures(), [], 'no script error, no CSP violation');
   });
 

@@ -8,7 +8,16 @@ import zlib from 'node:zlib';
 import { buildZip, manifest, manifestJson, patch, rawTar, setZipFlags, tarFromDir, tgz, type TarItem } from './support/archives.ts';
 import { slugify } from '@charta/plugin-sdk';
 import { manifestSchema, validateManifest } from '@charta/plugin-sdk/manifest';
-import { DEFAULT_LIMITS, inspectPackage, NO_METADATA, type Inspection, type InspectionLimits, type PackageMetadata } from '../src/inspection/index.ts';
+import {
+  DEFAULT_LIMITS,
+  inspectPackage,
+  NO_METADATA,
+  readPackageFiles,
+  type Inspection,
+  type InspectionLimits,
+  type PackageMetadata,
+} from '../src/inspection/index.ts';
+import { originalToolPackage } from './support/original-tool.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures and assertions
@@ -273,7 +282,7 @@ describe('rejected entries', () => {
     rejectedWith(await inspectPackage(wheel), /"tty" is a device file/, /"pipe" is a FIFO/);
   });
 
-  it('duplicate entries, also after normalising "./" and trailing "/"', async () => {
+  it('duplicate entries that differ, also after normalising "./" and trailing "/"', async () => {
     rejectedWith(
       await inspectPackage(
         tgz([
@@ -285,8 +294,8 @@ describe('rejected entries', () => {
           { path: 'lib/', type: 'Directory' },
         ]),
       ),
-      /"dist\/index\.js" is a duplicate/,
-      /"README\.md" is a duplicate/,
+      /entry "dist\/index\.js" is a duplicate of an earlier entry for "dist\/index\.js" with different content/,
+      /entry "README\.md" is a duplicate of an earlier entry for "README\.md" with different content/,
       /"lib\/" is a duplicate/,
     );
     const wheel = await buildZip([
@@ -294,7 +303,38 @@ describe('rejected entries', () => {
       { name: 'dist/index.js', data: 'export {}' },
       { name: 'dist/index.js', data: 'export { evil }' },
     ]);
-    rejectedWith(await inspectPackage(wheel), /"dist\/index\.js" is a duplicate/);
+    rejectedWith(await inspectPackage(wheel), /"dist\/index\.js" is a duplicate of an earlier entry for "dist\/index\.js" with different content/);
+    // Same length, one byte apart; and a directory and a file at one path.
+    rejectedWith(
+      await inspectPackage(tgz([...goodTarItems(), { path: 'a.txt', body: 'abc' }, { path: './a.txt', body: 'abd' }])),
+      /"\.\/a\.txt" is a duplicate of an earlier entry for "a\.txt" with different content/,
+    );
+    rejectedWith(await inspectPackage(tgz([...goodTarItems(), { path: 'dist', type: 'File', body: '' }])), /"dist" is a duplicate/);
+  });
+
+  it('duplicate entries with the same bytes are accepted, one kept (the original tool, Oct 2024 – Feb 2026)', async () => {
+    const twice = accepted(await inspectPackage(originalToolPackage('directory-twice', 'twice-plugin')));
+    const once = accepted(await inspectPackage(originalToolPackage('directory', 'twice-plugin')));
+    assert.deepEqual({ ...twice, inflatedBytes: 0 }, { ...once, inflatedBytes: 0 }, 'the same metadata, the same files counted once');
+    assert.equal(twice.files, 4);
+    assert.ok(twice.inflatedBytes > once.inflatedBytes, 'the second copies are inflated and counted');
+    // A Charta package whose handler module and manifest are there twice: one manifest, one module.
+    const items = [...goodTarItems(), ...goodTarItems(), { path: './dist/index.js', body: 'export class VitalsHandler {}' }];
+    const meta = accepted(await inspectPackage(tgz(items)));
+    assert.equal(meta.source, 'manifest');
+    assert.equal(meta.files, 2);
+    const read = await readPackageFiles(tgz(items), new Set(['dist/index.js']), 1024);
+    assert.ok(read.ok);
+    assert.deepEqual([...read.files], [['dist/index.js', Buffer.from('export class VitalsHandler {}')]]);
+    // The same in a wheel, with an empty file twice.
+    const wheel = await buildZip([
+      { name: 'CHARTA_MANIFEST.json', data: manifestJson() },
+      { name: 'dist/index.js', data: 'export {}' },
+      { name: 'dist/empty.js', data: '' },
+      { name: 'dist/index.js', data: 'export {}' },
+      { name: 'dist/empty.js', data: '' },
+    ]);
+    assert.equal(accepted(await inspectPackage(wheel)).files, 3);
   });
 
   it('encrypted zip entries', async () => {
@@ -361,6 +401,18 @@ describe('limits', () => {
     const wheel = await buildZip(many.map((m) => ({ name: m.path, data: m.body })));
     rejectedWith(await inspectPackage(wheel, limits), /more than 20 entries/);
     accepted(await inspectPackage(tgz(goodTarItems()), { maxEntries: 3 }));
+  });
+
+  it('a duplicate counts as an entry and its bytes as inflated, though only one is kept', async () => {
+    // Three entries, each file twice: six entries.
+    const twice = [...goodTarItems(), ...goodTarItems()];
+    accepted(await inspectPackage(tgz(twice), { maxEntries: 6 }));
+    rejectedWith(await inspectPackage(tgz(twice), { maxEntries: 5 }), /more than 5 entries/);
+    // A 3 MiB file: once is under a 4 MiB inflated limit, twice is over it.
+    const big = { path: 'data.bin', body: Buffer.alloc(3 * 1024 * 1024, 7) };
+    const limits = { maxInflatedBytes: 4 * 1024 * 1024, maxRatio: 1e9 };
+    accepted(await inspectPackage(tgz([...goodTarItems(), big]), limits));
+    rejectedWith(await inspectPackage(tgz([...goodTarItems(), big, big]), limits), /inflates to more than 4 MiB/);
   });
 
   it('an upload over the size limit is tooLarge (413), without being read', async () => {

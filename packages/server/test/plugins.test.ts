@@ -59,6 +59,8 @@ for (const engine of ENGINES) {
         'package',
         'package_checksum',
         'routes',
+        'runnable',
+        'runnable_reason',
         'runtime',
         'schedules',
         'updated_at',

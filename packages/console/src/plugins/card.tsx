@@ -1,4 +1,5 @@
-// One installed plugin: its name, version, checksum, state, where it stands in the runtime (a
+// One installed plugin: its name, a "Cannot run" badge with the reason for a package that can
+// never run here (a Python package of the original tool), version, checksum, state, where it stands in the runtime (a
 // failing load with its reason and next try) and its recent faults, its grants, its dead letters,
 // and what can be done to it.
 import { useState } from 'preact/hooks';
@@ -66,6 +67,11 @@ export function PluginCard({ plugin, onToggle, onDownload, onDelete }: Props) {
   return (
     <li class="plugin" data-plugin={p.name}>
       <h3>{p.name}</h3>
+      {!p.runnable && (
+        <p class="not-runnable">
+          <span class="badge-not-runnable">Cannot run</span> <span class="runnable-reason">{p.runnable_reason}</span>
+        </p>
+      )}
       {p.description && <p class="description">{p.description}</p>}
       <dl>
         <dt>Version</dt>

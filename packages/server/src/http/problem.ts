@@ -119,6 +119,16 @@ export class Problem extends Error {
     this.headers = options.headers;
   }
 
+  /**
+   * The same problem answered with another status: only where a route's contract says so
+   * (plugin_exists is 409 under /plugin-io/plugins/, docs/errors.md).
+   */
+  withStatus(status: number): Problem {
+    const copy = new Problem(this.code, { detail: this.detail, errors: this.errors, extra: this.extra, headers: this.headers });
+    (copy as { status: number }).status = status;
+    return copy;
+  }
+
   body(): Record<string, unknown> {
     return {
       type: `urn:charta:problem:${this.code}`,

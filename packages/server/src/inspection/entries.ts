@@ -1,6 +1,7 @@
 // What both archive readers report to: one Scan per package collects the reasons to reject it,
 // applies the entry rules (paths, kinds, duplicates) and the limits, and keeps the few small
 // files the metadata comes from. The readers only translate their format into these calls.
+import crypto from 'node:crypto';
 import { MANIFEST_FILE_NAME } from '@charta/plugin-sdk/manifest';
 import { formatBytes, MAX_REASONS, RATIO_GRACE_BYTES, type InspectionLimits } from './limits.ts';
 
@@ -37,6 +38,32 @@ export class Capture {
 
   get bytes(): Buffer {
     return Buffer.concat(this.chunks);
+  }
+}
+
+/** Where a reader writes a file entry's content as it inflates. */
+export interface EntrySink {
+  write(chunk: Buffer): void;
+}
+
+/**
+ * A regular file's content as it streams past: hashed (so that a second entry for its path can be
+ * told identical or not), and kept in memory when it is a metadata file or a file asked for.
+ */
+class FileContent implements EntrySink {
+  private readonly hash = crypto.createHash('sha256');
+  private digested: string | undefined;
+  constructor(readonly capture: Capture | null) {}
+
+  write(chunk: Buffer): void {
+    this.hash.update(chunk);
+    this.capture?.write(chunk);
+  }
+
+  /** The sha256 of everything written (no more may be written after). */
+  get digest(): string {
+    this.digested ??= this.hash.digest('hex');
+    return this.digested;
   }
 }
 
@@ -94,7 +121,10 @@ export class Scan {
   readonly captures = { manifest: [] as Capture[], pkgInfo: [] as Capture[], metadata: [] as Capture[], canvas: [] as Capture[] };
   /** Files kept whole (up to a shared budget) because the caller asked for them: the handler modules. */
   readonly kept = new Map<string, Capture>();
-  private readonly seen = new Set<string>();
+  /** Each normalised path seen: the kind of its first entry ('bad' when that one broke a rule), and a file's content. */
+  private readonly seen = new Map<string, { kind: EntryKind | 'bad'; content?: FileContent }>();
+  /** Second (third…) entries of a file's path, to be compared with the first once all is read (settle). */
+  private readonly repeats: Array<{ name: string; path: string; first: FileContent; again: FileContent }> = [];
 
   constructor(
     readonly limits: InspectionLimits,
@@ -126,10 +156,16 @@ export class Scan {
   /**
    * Registers one archive entry. `otherNames` are further names the same entry goes by (a zip's
    * local header or Unicode-path field); they must pass the name rules too. `typeLabel` names an
-   * 'other' kind in the reason. Returns where to write the entry's content if it is a metadata
-   * file worth keeping, else null (the reader still reads and counts the content).
+   * 'other' kind in the reason. Returns where to write a regular file's content, else null (the
+   * reader still reads and counts the content).
+   *
+   * A second entry for a file's path is accepted when it is a regular file with the same bytes
+   * (packages of the original tool from about October 2024 to February 2026 hold every file of a
+   * subfolder twice; docs/plugin-manifest.md, "Package rules"): one is kept, the other only read,
+   * compared and counted against the limits (its entry and its inflated bytes). A directory named
+   * twice is harmless. Any other second entry for a path is refused, naming the path.
    */
-  addEntry(name: string, kind: EntryKind, options: { otherNames?: string[]; typeLabel?: string } = {}): Capture | null {
+  addEntry(name: string, kind: EntryKind, options: { otherNames?: string[]; typeLabel?: string } = {}): EntrySink | null {
     if (this.stopped) return null;
     this.entries++;
     if (this.entries > this.limits.maxEntries) {
@@ -158,14 +194,30 @@ export class Scan {
       if (kind !== 'directory' && !bad) this.reason(`entry ${q} has no name`);
       return null;
     }
-    if (this.seen.has(path)) {
+    const earlier = this.seen.get(path);
+    if (earlier !== undefined) {
+      if (!bad && kind === 'directory' && earlier.kind === 'directory') return null;
+      if (!bad && kind === 'file' && earlier.content !== undefined) {
+        const again = new FileContent(null);
+        this.repeats.push({ name, path, first: earlier.content, again });
+        return again;
+      }
       this.reason(`entry ${q} is a duplicate of an earlier entry for ${quote(path)}`);
       return null;
     }
-    this.seen.add(path);
-    if (bad || kind !== 'file') return null;
+    if (bad || kind !== 'file') {
+      this.seen.set(path, { kind: bad ? 'bad' : kind });
+      return null;
+    }
     this.files++;
     this.filePaths.add(path);
+    const content = new FileContent(this.captureFor(path, segments));
+    this.seen.set(path, { kind, content });
+    return content;
+  }
+
+  /** Where to keep a file's content in memory: a file asked for, or a metadata file; else null. */
+  private captureFor(path: string, segments: string[]): Capture | null {
     if (this.keep?.paths.has(path)) {
       // Entries are read one after another, so the budget left is known when the next one starts.
       let used = 0;
@@ -182,6 +234,21 @@ export class Scan {
     else if (candidate === 'canvas') this.captures.canvas.push(capture);
     else this.captures.metadata.push(capture);
     return capture;
+  }
+
+  /**
+   * Once the archive is read: a repeated file's path whose entries differ in content is a reason.
+   * (A stopped scan is refused already; its last entries may be read only in part.)
+   */
+  settle(): void {
+    if (this.stopped) return;
+    for (const { name, path, first, again } of this.repeats) {
+      if (first.digest !== again.digest) {
+        this.reason(
+          `entry ${quote(name)} is a duplicate of an earlier entry for ${quote(path)} with different content (only byte-identical duplicates are accepted)`,
+        );
+      }
+    }
   }
 
   /** Counts inflated bytes; false (and stopped) once a limit is exceeded. */

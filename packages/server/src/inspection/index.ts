@@ -11,7 +11,7 @@ import { scanTarGz } from './tar-gz.ts';
 import { scanZip } from './zip.ts';
 
 export { DEFAULT_LIMITS, RATIO_GRACE_BYTES, MAX_REASONS, type InspectionLimits } from './limits.ts';
-export { NO_METADATA, type PackageFormat, type PackageMetadata } from './metadata.ts';
+export { NO_METADATA, nothingToRunReason, type MetadataSource, type PackageFormat, type PackageMetadata } from './metadata.ts';
 
 export type Inspection =
   | { ok: true; metadata: PackageMetadata }
@@ -68,6 +68,7 @@ export async function inspectPackage(bytes: Buffer, limits?: Partial<InspectionL
     const scan = new Scan(resolved, bytes.length);
     if (format === 'wheel') await scanZip(bytes, scan);
     else await scanTarGz(bytes, scan);
+    scan.settle();
     // After a limit or a corrupt archive the listing is incomplete: missing metadata would be noise.
     if (!scan.stopped) {
       const result = resolveMetadata(scan, format);
@@ -98,6 +99,7 @@ export async function readPackageFiles(bytes: Buffer, paths: ReadonlySet<string>
     const scan = new Scan(resolved, bytes.length, { paths, maxBytes });
     if (format === 'wheel') await scanZip(bytes, scan);
     else await scanTarGz(bytes, scan);
+    scan.settle();
     if (scan.failed) return { ok: false, reasons: scan.reasons };
     const files = new Map<string, Buffer>();
     const overBudget: string[] = [];

@@ -25,6 +25,19 @@ export interface PackageMetadata {
   inflatedBytes: number;
 }
 
+export type MetadataSource = PackageMetadata['source'];
+
+/**
+ * Why a package whose metadata comes from `source` can never run here, or null when it can (a
+ * Charta manifest): PKG-INFO and CANVAS_MANIFEST.json are the original tool's Python packages,
+ * accepted (listed, enabled) but with nothing Charta can run (docs/plugins.md).
+ */
+export function nothingToRunReason(source: string): string | null {
+  if (source === 'manifest') return null;
+  const file = source === 'pkg-info' ? 'PKG-INFO' : CANVAS_MANIFEST_FILE_NAME;
+  return `a Python package for the original tool (its metadata is ${file}); it has nothing Charta can run`;
+}
+
 export const NO_METADATA = `no CHARTA_MANIFEST.json, PKG-INFO or *.dist-info/METADATA found, nor a ${CANVAS_MANIFEST_FILE_NAME}`;
 
 /**

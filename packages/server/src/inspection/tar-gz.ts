@@ -81,13 +81,13 @@ export function scanTarGz(bytes: Buffer, scan: Scan): Promise<void> {
         return;
       }
       const kind = KINDS[entry.type] ?? 'other';
-      const capture = scan.addEntry(entry.path, kind, { typeLabel: `'${entry.header.typeKey}' (${entry.type})` });
+      const sink = scan.addEntry(entry.path, kind, { typeLabel: `'${entry.header.typeKey}' (${entry.type})` });
       if (scan.stopped) {
         entry.resume();
         finish();
         return;
       }
-      if (capture) entry.on('data', (chunk: Buffer) => capture.write(chunk));
+      if (sink) entry.on('data', (chunk: Buffer) => sink.write(chunk));
       else entry.resume();
     });
     // Entries of types tar does not know (sparse files, volume headers, …), and oversized

@@ -4,7 +4,7 @@
 import zlib from 'node:zlib';
 import type { Readable } from 'node:stream';
 import { fromBuffer, getFileNameLowLevel, type Entry, type LocalFileHeader, type ZipFile } from 'yauzl';
-import { quote, type Capture, type EntryKind, type Scan } from './entries.ts';
+import { quote, type EntryKind, type EntrySink, type Scan } from './entries.ts';
 
 const S_IFMT = 0o170000;
 const FILE_TYPES: Record<number, { kind: EntryKind; label?: string }> = {
@@ -47,7 +47,7 @@ function openStream(zip: ZipFile, entry: Entry): Promise<Readable> {
 }
 
 /** Inflates one entry, counting every byte; a bad stream is a reason, a limit stops the scan. */
-async function readData(zip: ZipFile, entry: Entry, name: string, scan: Scan, capture: Capture | null): Promise<void> {
+async function readData(zip: ZipFile, entry: Entry, name: string, scan: Scan, sink: EntrySink | null): Promise<void> {
   let stream: Readable;
   try {
     stream = await openStream(zip, entry);
@@ -72,7 +72,7 @@ async function readData(zip: ZipFile, entry: Entry, name: string, scan: Scan, ca
         return;
       }
       crc = zlib.crc32(chunk, crc);
-      capture?.write(chunk);
+      sink?.write(chunk);
     });
     stream.on('end', () => {
       if (!settled && crc >>> 0 !== entry.crc32 >>> 0) scan.reason(`entry ${quote(name)} is corrupt (CRC mismatch)`);
@@ -104,7 +104,7 @@ async function inspectEntry(zip: ZipFile, entry: Entry, scan: Scan): Promise<voi
     otherNames.push(localName);
   }
   const { kind, label } = kindOf(entry, name);
-  const capture = scan.addEntry(name, kind, { otherNames, typeLabel: label });
+  const sink = scan.addEntry(name, kind, { otherNames, typeLabel: label });
   if (scan.stopped) return;
   if (entry.generalPurposeBitFlag & 0x1) {
     scan.reason(`entry ${quote(name)} is encrypted; encrypted entries are not allowed`);
@@ -114,7 +114,7 @@ async function inspectEntry(zip: ZipFile, entry: Entry, scan: Scan): Promise<voi
     scan.reason(`entry ${quote(name)} uses compression method ${entry.compressionMethod}; only stored and deflate are supported`);
     return;
   }
-  await readData(zip, entry, name, scan, capture);
+  await readData(zip, entry, name, scan, sink);
 }
 
 /** Scans a zip held in memory; never throws, every problem ends up in `scan`. */

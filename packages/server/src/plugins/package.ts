@@ -64,5 +64,6 @@ export function packageColumns(pkg: CheckedPackage) {
     data_access: JSON.stringify(pkg.metadata.manifest?.data ?? {}),
     routes: JSON.stringify(pkg.surface.routes),
     schedules: JSON.stringify(pkg.surface.schedules),
+    metadata_source: pkg.metadata.source,
   };
 }

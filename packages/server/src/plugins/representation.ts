@@ -11,6 +11,7 @@ import { PLUGIN_ROUTE_PREFIX } from '@charta/api/constants';
 import { ticksAround, type PluginSurface } from '../runtime/surface.ts';
 import { storedGrants, type Grant } from '../runtime/grants.ts';
 import { latestTicks } from '../storage/plugin-ticks-repository.ts';
+import { nothingToRunReason } from '../inspection/index.ts';
 
 export interface PluginView {
   name: string;
@@ -27,6 +28,10 @@ export interface PluginView {
   routes: PluginRoute[];
   /** Its scheduled tasks (docs/plugins.md, "Scheduled tasks"). */
   schedules: PluginSchedule[];
+  /** False for a Python package of the original tool: accepted, listed, enabled, never run (docs/plugins.md). */
+  runnable: boolean;
+  /** Why it cannot run; null when it can. */
+  runnable_reason: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -142,6 +147,12 @@ export async function lastTicksOf(
   return latestTicks(ctx.storage.reader, scheduled);
 }
 
+/** Whether a plugin whose metadata came from `source` can run here, and why not (the plugin object's runnable fields). */
+export function runnabilityOf(source: string): Pick<PluginView, 'runnable' | 'runnable_reason'> {
+  const reason = nothingToRunReason(source);
+  return { runnable: reason === null, runnable_reason: reason };
+}
+
 export function toView(row: PluginSummary, baseUrl: string, lastTicks?: ReadonlyMap<string, number>): PluginView {
   return {
     name: row.name,
@@ -154,6 +165,8 @@ export function toView(row: PluginSummary, baseUrl: string, lastTicks?: Readonly
     data: dataAccessOf(row.data_access),
     routes: routesOf(row.name, row.routes),
     schedules: schedulesOf(row.schedules, row.is_enabled !== 0, lastTicks),
+    // Null only for a moment after migration 014, until the start has filled it in (metadata-source.ts).
+    ...runnabilityOf(row.metadata_source ?? 'manifest'),
     created_at: isoMicros(row.created_at),
     updated_at: isoMicros(row.updated_at),
   };

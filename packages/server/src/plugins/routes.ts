@@ -15,6 +15,7 @@ import { problemResponses } from '../http/schemas.ts';
 import { EmptyBody } from '@charta/api';
 import { DEFAULT_LIMITS } from '../inspection/index.ts';
 import { installPlugin } from './install.ts';
+import { fillMetadataSources } from './metadata-source.ts';
 import { extractMetadata } from './extract-metadata.ts';
 import { listPlugins } from './list.ts';
 import { getPlugin } from './get.ts';
@@ -48,7 +49,23 @@ import {
   SecretListingSchema,
 } from '@charta/api';
 
-const BASE = '/core/api/v1/plugins';
+/**
+ * Where the plugin API is served: Charta's path, and the path of the original tool from about
+ * October 2024 on (docs/cli.md, "The original tool"). One set of handlers under both; only an
+ * install of a plugin that exists answers differently (see `existsStatus`).
+ */
+export const PLUGIN_API_BASE = '/core/api/v1/plugins';
+export const PLUGIN_IO_BASE = '/plugin-io/plugins';
+const PREFIXES = [
+  { base: PLUGIN_API_BASE, alias: false },
+  { base: PLUGIN_IO_BASE, alias: true },
+] as const;
+
+/**
+ * The status of `plugin_exists` on an install: 400 under /core/api/v1/plugins/ (the earlier tool
+ * updates on a 400), 409 under /plugin-io/plugins/ (the later tool updates only on a 409).
+ */
+const existsStatus = (alias: boolean) => (alias ? 409 : 400);
 const tags = ['Plugins'];
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }];
 
@@ -142,6 +159,7 @@ function enabledFlag(fields: Record<string, string>, fallback: boolean | undefin
 
 export async function pluginRoutes(parent: FastifyInstance, { storage, publicUrl }: FeatureOptions) {
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
+  await fillMetadataSources(storage);
   await app.register(multipart, {
     limits: {
       fileSize: DEFAULT_LIMITS.maxCompressedBytes,
@@ -163,201 +181,220 @@ export async function pluginRoutes(parent: FastifyInstance, { storage, publicUrl
   const base = (request: FastifyRequest) => baseUrlOf(request, publicUrl);
   const problems = problemResponses;
 
-  app.post(`${BASE}/`, {
-    schema: {
-      tags,
-      security,
-      summary: 'Install a plugin (multipart: package, is_enabled, secret…, grant…)',
-      response: { 201: Type.Ref('Plugin'), ...problems(400, 401, 403, 413, 415) },
-    },
-    handler: async (request, reply) => {
-      const upload = await readUpload(request);
-      const isEnabled = enabledFlag(upload.fields, true)!;
-      const outcome = await installPlugin(ctxOf(request, storage), base(request), {
-        file: upload.file,
-        isEnabled,
-        secrets: secretsOf(upload),
-        grants: grantsOf(upload),
-      });
-      return reply.code(201).send(outcome.body);
-    },
-  });
-
-  app.post(`${BASE}/extract-metadata/`, {
-    schema: {
-      tags,
-      security,
-      summary: "Read a package's name, version and description without installing it",
-      response: { 200: Type.Ref('PackageMetadata'), ...problems(400, 401, 403, 413, 415) },
-    },
-    handler: async (request) => {
-      const upload = await readUpload(request);
-      enabledFlag(upload.fields, undefined);
-      return extractMetadata(ctxOf(request, storage), upload.file);
-    },
-  });
-
-  app.get(`${BASE}/`, {
-    schema: {
-      tags,
-      security,
-      summary: 'List plugins',
-      querystring: PageQuery,
-      response: { 200: PluginPage, ...problems(400, 401, 403) },
-    },
-    handler: async (request) => {
-      const list = await listPlugins(ctxOf(request, storage), base(request), pageOf(request.query));
-      return pageBody(base(request), `${BASE}/`, request.query, list);
-    },
-  });
-
-  app.get(`${BASE}/:name/`, {
-    schema: { tags, security, summary: 'Read a plugin', params, response: { 200: Type.Ref('Plugin'), ...problems(401, 403, 404) } },
-    handler: async (request) => getPlugin(ctxOf(request, storage), base(request), pluginName(request.params.name)),
-  });
-
-  app.patch(`${BASE}/:name/`, {
-    schema: {
-      tags,
-      security,
-      summary: 'Replace the package, set is_enabled, set secrets (repeated `secret` fields) and/or give and take back grants (repeated `grant`, `revoke`)',
-      params,
-      response: { 200: Type.Ref('Plugin'), ...problems(400, 401, 403, 404, 413, 415) },
-    },
-    handler: async (request) => {
-      const name = pluginName(request.params.name);
-      const upload = await readUpload(request);
-      const outcome = await updatePlugin(ctxOf(request, storage), base(request), name, {
-        file: upload.file,
-        isEnabled: enabledFlag(upload.fields, undefined),
-        secrets: secretsOf(upload),
-        grants: grantsOf(upload),
-      });
-      return outcome.body;
-    },
-  });
-
-  app.delete(`${BASE}/:name/`, {
-    schema: {
-      tags,
-      security,
-      summary: 'Delete a plugin (disable it first, or force=true)',
-      params,
-      querystring: DeletePluginQuery,
-      response: { 204: EmptyBody('Deleted'), ...problems(400, 401, 403, 404) },
-    },
-    handler: async (request, reply) => {
-      const name = pluginName(request.params.name);
-      await deletePlugin(ctxOf(request, storage), base(request), name, request.query.force === 'true');
-      return reply.code(204).send();
-    },
-  });
-
-  app.get(`${BASE}/:name/secrets/`, {
-    schema: {
-      tags,
-      security,
-      summary: 'The secret names the plugin declares or has set (never a value)',
-      params,
-      response: { 200: Type.Ref('SecretListing'), ...problems(401, 403, 404) },
-    },
-    handler: async (request) => listSecrets(ctxOf(request, storage), pluginName(request.params.name)),
-  });
-
-  app.patch(`${BASE}/:name/secrets/`, {
-    schema: {
-      tags,
-      security,
-      summary: 'Set secrets ({"KEY": "value"}) and remove them ({"KEY": null}); answers the listing',
-      params,
-      body: SecretChangeBody,
-      response: { 200: Type.Ref('SecretListing'), ...problems(400, 401, 403, 404, 415) },
-    },
-    handler: async (request) => setSecrets(ctxOf(request, storage), pluginName(request.params.name), request.body),
-  });
-
-  app.get(`${BASE}/:name/package/`, {
-    schema: {
-      tags,
-      security,
-      summary: 'Download the package archive',
-      params,
-      response: {
-        200: {
-          description: 'The package archive: a wheel (application/zip) or a .tar.gz (application/gzip)',
-          content: { 'application/zip': { schema: PackageArchive }, 'application/gzip': { schema: PackageArchive } },
-        },
-        ...problems(401, 403, 404),
+  for (const { base: BASE, alias } of PREFIXES) {
+    // The alias is the same operation: documented once, under /core/api/v1/plugins/ (docs/api.md).
+    const hidden = alias ? { hide: true } : {};
+    app.post(`${BASE}/`, {
+      schema: {
+        ...hidden,
+        tags,
+        security,
+        summary: 'Install a plugin (multipart: package, is_enabled, secret…, grant…)',
+        response: { 201: Type.Ref('Plugin'), ...problems(400, 401, 403, ...(alias ? [409] : []), 413, 415) },
       },
-    },
-    handler: async (request, reply) => {
-      const row = await downloadPackage(ctxOf(request, storage), pluginName(request.params.name));
-      const ext = row.format === 'wheel' ? 'whl' : 'tar.gz';
-      return reply
-        .header('content-type', row.format === 'wheel' ? 'application/zip' : 'application/gzip')
-        .header('content-disposition', `attachment; filename="${row.name}-${row.version.replace(/[^A-Za-z0-9._+-]/g, '_')}.${ext}"`)
-        .header('x-checksum-sha256', row.checksum)
-        .send(Buffer.from(row.package));
-    },
-  });
+      handler: async (request, reply) => {
+        const upload = await readUpload(request);
+        const isEnabled = enabledFlag(upload.fields, true)!;
+        const outcome = await installPlugin(ctxOf(request, storage), base(request), {
+          file: upload.file,
+          isEnabled,
+          secrets: secretsOf(upload),
+          grants: grantsOf(upload),
+        }).catch((err: unknown) => {
+          if (err instanceof Problem && err.code === 'plugin_exists') throw err.withStatus(existsStatus(alias));
+          throw err;
+        });
+        return reply.code(201).send(outcome.body);
+      },
+    });
 
-  app.get(`${BASE}/:name/dead-letters/`, {
-    schema: {
-      tags,
-      security,
-      summary: "The plugin's dead letters, newest first: POST events whose handler still failed after its last attempt",
-      params,
-      querystring: PageQuery,
-      response: { 200: DeadLetterPage, ...problems(400, 401, 403, 404) },
-    },
-    handler: async (request) => {
-      const name = pluginName(request.params.name);
-      const list = await listDeadLetters(ctxOf(request, storage), name, pageOf(request.query));
-      return pageBody(base(request), `${BASE}/${encodeURIComponent(name)}/dead-letters/`, request.query, list);
-    },
-  });
+    app.post(`${BASE}/extract-metadata/`, {
+      schema: {
+        ...hidden,
+        tags,
+        security,
+        summary: "Read a package's name, version and description without installing it",
+        response: { 200: Type.Ref('PackageMetadata'), ...problems(400, 401, 403, 413, 415) },
+      },
+      handler: async (request) => {
+        const upload = await readUpload(request);
+        enabledFlag(upload.fields, undefined);
+        return extractMetadata(ctxOf(request, storage), upload.file);
+      },
+    });
 
-  app.get(`${BASE}/:name/reads/`, {
-    schema: {
-      tags,
-      security,
-      summary: "What the plugin's handlers read of the record, newest first, from the audit trail (answered and refused reads)",
-      params,
-      querystring: PluginReadsQuery,
-      response: { 200: PluginReadPage, ...problems(400, 401, 403, 404) },
-    },
-    handler: async (request) => {
-      const name = pluginName(request.params.name);
-      const list = await listPluginReads(ctxOf(request, storage), name, request.query, pageOf(request.query));
-      return pageBody(base(request), `${BASE}/${encodeURIComponent(name)}/reads/`, request.query, list);
-    },
-  });
+    app.get(`${BASE}/`, {
+      schema: {
+        ...hidden,
+        tags,
+        security,
+        summary: 'List plugins',
+        querystring: PageQuery,
+        response: { 200: PluginPage, ...problems(400, 401, 403) },
+      },
+      handler: async (request) => {
+        const list = await listPlugins(ctxOf(request, storage), base(request), pageOf(request.query));
+        return pageBody(base(request), `${BASE}/`, request.query, list);
+      },
+    });
 
-  app.post(`${BASE}/:name/dead-letters/:id/replay/`, {
-    schema: {
-      tags,
-      security,
-      summary: "Deliver a dead letter's event again, to its one handler (the event keeps its id); answers the letter",
-      params: DeadLetterParams,
-      response: { 202: Type.Ref('DeadLetter'), ...problems(400, 401, 403, 404) },
-    },
-    handler: async (request, reply) => {
-      const letter = await replayDeadLetter(ctxOf(request, storage), pluginName(request.params.name), Number(request.params.id));
-      return reply.code(202).send(letter);
-    },
-  });
+    app.get(`${BASE}/:name/`, {
+      schema: { ...hidden, tags, security, summary: 'Read a plugin', params, response: { 200: Type.Ref('Plugin'), ...problems(401, 403, 404) } },
+      handler: async (request) => getPlugin(ctxOf(request, storage), base(request), pluginName(request.params.name)),
+    });
 
-  app.delete(`${BASE}/:name/dead-letters/:id/`, {
-    schema: {
-      tags,
-      security,
-      summary: 'Discard a dead letter',
-      params: DeadLetterParams,
-      response: { 204: EmptyBody('Discarded'), ...problems(400, 401, 403, 404) },
-    },
-    handler: async (request, reply) => {
-      await discardDeadLetter(ctxOf(request, storage), pluginName(request.params.name), Number(request.params.id));
-      return reply.code(204).send();
-    },
-  });
+    app.patch(`${BASE}/:name/`, {
+      schema: {
+        ...hidden,
+        tags,
+        security,
+        summary: 'Replace the package, set is_enabled, set secrets (repeated `secret` fields) and/or give and take back grants (repeated `grant`, `revoke`)',
+        params,
+        response: { 200: Type.Ref('Plugin'), ...problems(400, 401, 403, 404, 413, 415) },
+      },
+      handler: async (request) => {
+        const name = pluginName(request.params.name);
+        const upload = await readUpload(request);
+        const outcome = await updatePlugin(ctxOf(request, storage), base(request), name, {
+          file: upload.file,
+          isEnabled: enabledFlag(upload.fields, undefined),
+          secrets: secretsOf(upload),
+          grants: grantsOf(upload),
+        });
+        return outcome.body;
+      },
+    });
+
+    app.delete(`${BASE}/:name/`, {
+      schema: {
+        ...hidden,
+        tags,
+        security,
+        summary: 'Delete a plugin (disable it first, or force=true)',
+        params,
+        querystring: DeletePluginQuery,
+        response: { 204: EmptyBody('Deleted'), ...problems(400, 401, 403, 404) },
+      },
+      handler: async (request, reply) => {
+        const name = pluginName(request.params.name);
+        await deletePlugin(ctxOf(request, storage), base(request), name, request.query.force?.toLowerCase() === 'true');
+        return reply.code(204).send();
+      },
+    });
+
+    app.get(`${BASE}/:name/secrets/`, {
+      schema: {
+        ...hidden,
+        tags,
+        security,
+        summary: 'The secret names the plugin declares or has set (never a value)',
+        params,
+        response: { 200: Type.Ref('SecretListing'), ...problems(401, 403, 404) },
+      },
+      handler: async (request) => listSecrets(ctxOf(request, storage), pluginName(request.params.name)),
+    });
+
+    app.patch(`${BASE}/:name/secrets/`, {
+      schema: {
+        ...hidden,
+        tags,
+        security,
+        summary: 'Set secrets ({"KEY": "value"}) and remove them ({"KEY": null}); answers the listing',
+        params,
+        body: SecretChangeBody,
+        response: { 200: Type.Ref('SecretListing'), ...problems(400, 401, 403, 404, 415) },
+      },
+      handler: async (request) => setSecrets(ctxOf(request, storage), pluginName(request.params.name), request.body),
+    });
+
+    app.get(`${BASE}/:name/package/`, {
+      schema: {
+        ...hidden,
+        tags,
+        security,
+        summary: 'Download the package archive',
+        params,
+        response: {
+          200: {
+            description: 'The package archive: a wheel (application/zip) or a .tar.gz (application/gzip)',
+            content: { 'application/zip': { schema: PackageArchive }, 'application/gzip': { schema: PackageArchive } },
+          },
+          ...problems(401, 403, 404),
+        },
+      },
+      handler: async (request, reply) => {
+        const row = await downloadPackage(ctxOf(request, storage), pluginName(request.params.name));
+        const ext = row.format === 'wheel' ? 'whl' : 'tar.gz';
+        return reply
+          .header('content-type', row.format === 'wheel' ? 'application/zip' : 'application/gzip')
+          .header('content-disposition', `attachment; filename="${row.name}-${row.version.replace(/[^A-Za-z0-9._+-]/g, '_')}.${ext}"`)
+          .header('x-checksum-sha256', row.checksum)
+          .send(Buffer.from(row.package));
+      },
+    });
+
+    app.get(`${BASE}/:name/dead-letters/`, {
+      schema: {
+        ...hidden,
+        tags,
+        security,
+        summary: "The plugin's dead letters, newest first: POST events whose handler still failed after its last attempt",
+        params,
+        querystring: PageQuery,
+        response: { 200: DeadLetterPage, ...problems(400, 401, 403, 404) },
+      },
+      handler: async (request) => {
+        const name = pluginName(request.params.name);
+        const list = await listDeadLetters(ctxOf(request, storage), name, pageOf(request.query));
+        return pageBody(base(request), `${BASE}/${encodeURIComponent(name)}/dead-letters/`, request.query, list);
+      },
+    });
+
+    app.get(`${BASE}/:name/reads/`, {
+      schema: {
+        ...hidden,
+        tags,
+        security,
+        summary: "What the plugin's handlers read of the record, newest first, from the audit trail (answered and refused reads)",
+        params,
+        querystring: PluginReadsQuery,
+        response: { 200: PluginReadPage, ...problems(400, 401, 403, 404) },
+      },
+      handler: async (request) => {
+        const name = pluginName(request.params.name);
+        const list = await listPluginReads(ctxOf(request, storage), name, request.query, pageOf(request.query));
+        return pageBody(base(request), `${BASE}/${encodeURIComponent(name)}/reads/`, request.query, list);
+      },
+    });
+
+    app.post(`${BASE}/:name/dead-letters/:id/replay/`, {
+      schema: {
+        ...hidden,
+        tags,
+        security,
+        summary: "Deliver a dead letter's event again, to its one handler (the event keeps its id); answers the letter",
+        params: DeadLetterParams,
+        response: { 202: Type.Ref('DeadLetter'), ...problems(400, 401, 403, 404) },
+      },
+      handler: async (request, reply) => {
+        const letter = await replayDeadLetter(ctxOf(request, storage), pluginName(request.params.name), Number(request.params.id));
+        return reply.code(202).send(letter);
+      },
+    });
+
+    app.delete(`${BASE}/:name/dead-letters/:id/`, {
+      schema: {
+        ...hidden,
+        tags,
+        security,
+        summary: 'Discard a dead letter',
+        params: DeadLetterParams,
+        response: { 204: EmptyBody('Discarded'), ...problems(400, 401, 403, 404) },
+      },
+      handler: async (request, reply) => {
+        await discardDeadLetter(ctxOf(request, storage), pluginName(request.params.name), Number(request.params.id));
+        return reply.code(204).send();
+      },
+    });
+  }
 }

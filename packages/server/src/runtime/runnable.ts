@@ -4,7 +4,7 @@
 // Python package of the original tool) is no error: it is accepted and has nothing Charta can run.
 import { isEventName } from '@charta/plugin-sdk';
 import type { ChartaManifest } from '@charta/plugin-sdk/manifest';
-import { inspectPackage, readPackageFiles } from '../inspection/index.ts';
+import { inspectPackage, nothingToRunReason, readPackageFiles } from '../inspection/index.ts';
 import { pathSegments } from '../inspection/entries.ts';
 import type { PluginModule, RunnerHandler } from './runner/protocol.ts';
 import type { ActiveHandler, DataAccess } from './calls.ts';
@@ -89,7 +89,7 @@ export async function runnablePlugin(pkg: PackageToCheck, instance: InstanceLimi
     return {
       kind: 'nothing-to-run',
       name: metadata.name,
-      message: `plugin ${metadata.name} is a Python package for the original tool (its metadata is ${metadata.source === 'pkg-info' ? 'PKG-INFO' : 'CANVAS_MANIFEST.json'}); it has nothing Charta can run`,
+      message: `plugin ${metadata.name} is ${nothingToRunReason(metadata.source)}`,
     };
   }
   const manifest = metadata.manifest;

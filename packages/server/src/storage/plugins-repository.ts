@@ -18,6 +18,7 @@ const SUMMARY = [
   'data_access',
   'routes',
   'schedules',
+  'metadata_source',
   'created_at',
   'updated_at',
 ] as const;
@@ -53,6 +54,7 @@ export const replacePluginPackage = (
     data_access?: string;
     routes?: string;
     schedules?: string;
+    metadata_source?: string;
   },
 ) =>
   db
@@ -66,6 +68,13 @@ export const replacePluginPackage = (
     }))
     .where('name', '=', name)
     .execute();
+
+/** Plugins installed before their metadata source was kept (migration 014), with their packages. */
+export const pluginsWithoutMetadataSource = (db: Db) =>
+  db.selectFrom('plugins').select(['name', 'package']).where('metadata_source', 'is', null).orderBy('name').execute();
+
+export const setMetadataSource = (db: Db, name: string, source: string) =>
+  db.updateTable('plugins').set({ metadata_source: source }).where('name', '=', name).where('metadata_source', 'is', null).execute();
 
 export const deletePlugin = (db: Db, name: string) => db.deleteFrom('plugins').where('name', '=', name).execute();
 

@@ -129,6 +129,12 @@ export interface PluginTable {
   /** JSON: the routes its classes declare, and its schedules (runtime/surface.ts PluginSurface; docs/plugins.md, "HTTP routes", "Scheduled tasks"). */
   routes: Generated<string>;
   schedules: Generated<string>;
+  /**
+   * The file its metadata came from: 'manifest' (CHARTA_MANIFEST.json), or 'pkg-info' /
+   * 'canvas-manifest' for a Python package of the original tool, which can never run here. Null
+   * until the server's start has inspected a package installed before migration 014.
+   */
+  metadata_source: string | null;
   created_at: number;
   updated_at: number;
 }

@@ -5,7 +5,8 @@
 // package's name comes from extract-metadata, then the package is PATCHed onto it and that
 // update's answer is the line. The line names the package uploaded (`package`). Secrets and
 // grants go with the package as repeated `secret` and `grant` fields, on the install and on the
-// update alike (an update adds the grants to those the plugin has).
+// update alike (an update adds the grants to those the plugin has). A plugin the answer says can
+// never run (`runnable: false`) gets a warning line on stderr (docs/cli.md).
 import type { Command } from 'commander';
 import { bind, optionalString, type RawInput, type Session } from '../../command.ts';
 import type { IO } from '../../io.ts';
@@ -24,6 +25,7 @@ import {
   uploadOf,
   withTargetOptions,
 } from '../../instance.ts';
+import { warnIfNotRunnable } from './named-plugin.ts';
 
 export interface InstallOptions {
   source: { kind: 'project' | 'package'; path: string };
@@ -53,15 +55,18 @@ export async function run(io: IO, options: InstallOptions): Promise<ExitCode> {
   const installed = await client.attempt((charta) => charta.plugins.install(file, change));
   if (installed.status === 201) {
     printLine(io.stdout, envelope(true, 'Package successfully uploaded', { status_code: 201, plugin: installed.json, package: packagePath }));
+    warnIfNotRunnable(io, installed.json);
     return EXIT.ok;
   }
-  if (!(installed.status === 400 && problemCode(installed.json) === 'plugin_exists')) throw new InstanceFailure(installed);
+  // 400 under /core/api/v1/plugins/ (where charta sends it); 409 is how /plugin-io/plugins/ says it.
+  if (!((installed.status === 400 || installed.status === 409) && problemCode(installed.json) === 'plugin_exists')) throw new InstanceFailure(installed);
 
   const metadata = await client.expect(200, (charta) => charta.plugins.extractMetadata(file));
   const name = (metadata.json as { name?: unknown } | undefined)?.name;
   if (typeof name !== 'string' || name === '') throw new InstanceFailure(metadata);
   const updated = await client.expect(200, (charta) => charta.plugins.update(name, { ...change, package: file }));
   printLine(io.stdout, responseEnvelope(true, updated.status, updated.text, { package: packagePath }));
+  warnIfNotRunnable(io, updated.json);
   return EXIT.ok;
 }
 

@@ -27,9 +27,29 @@ export function namedPluginCommand(parent: Command, verb: string, description: s
  * envelope. The call runs once the target is resolved: a missing host or key is told before an
  * unreadable package.
  */
-export async function requestPlugin(io: IO, target: TargetFlags, expected: number, call: (charta: ChartaClient) => Promise<unknown>): Promise<ExitCode> {
+export async function requestPlugin(
+  io: IO,
+  target: TargetFlags,
+  expected: number,
+  call: (charta: ChartaClient) => Promise<unknown>,
+  options: { warnNotRunnable?: boolean } = {},
+): Promise<ExitCode> {
   const client = clientFor(io, target);
   const answer = await client.expect(expected, call);
   printLine(io.stdout, responseEnvelope(true, answer.status, answer.text));
+  if (options.warnNotRunnable === true) warnIfNotRunnable(io, answer.json);
   return EXIT.ok;
+}
+
+/**
+ * After an install or update: a plugin the instance says can never run (`runnable: false`, a
+ * Python package of the original tool; docs/plugins.md) gets a warning line on stderr, so the
+ * success line on stdout is not mistaken for a plugin that will run.
+ */
+export function warnIfNotRunnable(io: IO, plugin: unknown): void {
+  if (typeof plugin !== 'object' || plugin === null) return;
+  const { name, runnable, runnable_reason: reason } = plugin as { name?: unknown; runnable?: unknown; runnable_reason?: unknown };
+  if (runnable !== false) return;
+  const why = typeof reason === 'string' && reason !== '' ? `: ${reason}` : '';
+  io.stderr.write(`charta: warning: plugin ${String(name)} is installed but can never run on this instance${why}\n`);
 }

@@ -40,7 +40,7 @@ export function parse({ args, flags }: RawInput): UpdateOptions {
 }
 
 export function run(io: IO, options: UpdateOptions): Promise<ExitCode> {
-  return requestPlugin(io, options.target, 200, (charta) => charta.plugins.update(options.name, change(options)));
+  return requestPlugin(io, options.target, 200, (charta) => charta.plugins.update(options.name, change(options)), { warnNotRunnable: true });
 }
 
 /** The client sends it multipart with the package, form-encoded with only the flag, secrets and/or grants, empty with none. */

@@ -14,6 +14,7 @@ import * as patientMetadata from './010-patient-metadata.ts';
 import * as noteAndPatientEvents from './011-note-patient-events.ts';
 import * as pluginCache from './012-plugin-cache.ts';
 import * as pluginRoutesSchedules from './013-plugin-routes-schedules.ts';
+import * as pluginMetadataSource from './014-plugin-metadata-source.ts';
 
 export async function migrate(storage: Storage): Promise<string[]> {
   const all: Record<string, { up: typeof initial.up }> = {
@@ -30,6 +31,7 @@ export async function migrate(storage: Storage): Promise<string[]> {
     '011-note-patient-events': noteAndPatientEvents,
     '012-plugin-cache': pluginCache,
     '013-plugin-routes-schedules': pluginRoutesSchedules,
+    '014-plugin-metadata-source': pluginMetadataSource,
   };
   const migrations: Record<string, Migration> = {};
   for (const [name, m] of Object.entries(all)) migrations[name] = { up: (db) => m.up(db, storage.engine) };
