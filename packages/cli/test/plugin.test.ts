@@ -63,7 +63,7 @@ for (const engine of ENGINES) {
         { ...listed, message: { ...(listed.message as object), results: results.map(stored) } },
         {
           success: true,
-          message: { count: 1, results: [stored(plugin)] },
+          message: { count: 1, results: [stored(plugin)], public_routes: [] },
           status_code: 200,
         },
       );
@@ -98,7 +98,7 @@ for (const engine of ENGINES) {
       assert.equal(still.results[0]!.version, '1.1.0');
 
       assert.deepEqual(single(await cli('plugin', 'delete', 'vitals-alert'), 0), { success: true, status_code: 204 });
-      assert.deepEqual(single(await cli('plugin', 'list'), 0), { success: true, message: { count: 0, results: [] }, status_code: 200 });
+      assert.deepEqual(single(await cli('plugin', 'list'), 0), { success: true, message: { count: 0, results: [], public_routes: [] }, status_code: 200 });
       const gone = single(await cli('plugin', 'delete', 'vitals-alert'), 1);
       assert.equal(gone.status_code, 404);
     });

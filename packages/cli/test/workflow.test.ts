@@ -103,7 +103,7 @@ for (const engine of ENGINES) {
       const disabled = await ok('plugin', 'update', 'workflow-demo', '--disable');
       assert.deepEqual([(disabled.message as Plugin).version, (disabled.message as Plugin).is_enabled], ['0.4.0', false]);
       assert.deepEqual(await ok('plugin', 'delete', 'workflow-demo'), { success: true, status_code: 204 });
-      assert.deepEqual(await listed(), { count: 0, results: [] });
+      assert.deepEqual(await listed(), { count: 0, results: [], public_routes: [] });
 
       // The log stream's recent history holds the whole lifecycle, oldest first.
       const logs = follow(['--plugin', 'workflow-demo', '--since', '10m'], env);
@@ -142,7 +142,7 @@ for (const engine of ENGINES) {
       await ok('plugin', 'init', '--no-input', '-o', dir, '--project-slug', 'keyless');
       const install = single(await charta(['plugin', 'install', project, '--host', api.url], wrong), 1);
       assert.equal(install.status_code, 401);
-      assert.deepEqual(await listed(), { count: 0, results: [] });
+      assert.deepEqual(await listed(), { count: 0, results: [], public_routes: [] });
     });
   });
 }
