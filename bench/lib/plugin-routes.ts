@@ -133,9 +133,18 @@ export async function routeScenario(opts: BenchOptions, t: RouteTarget, bytes: B
       const spec = { url: t.url, connections: opts.connections, headers, requests: v.requests };
       if (opts.warmup > 0) await measure({ ...spec, duration: opts.warmup });
       if (opts.quietWait > 0) await waitForQuiet(t.child.pid, 0.25, opts.quietWait, true);
+      // BENCH_PROFILE=plugin-route (or plugin-route-<variant>): the server process's CPU profile (not the runner's).
+      const profiled = opts.profile.includes('all') || opts.profile.includes(ROUTE_SCENARIO) || opts.profile.includes(`${ROUTE_SCENARIO}-${v.name}`);
+      if (profiled) await t.child.call('profileStart');
       const stop = cpuMeter(t.child.pid); // its process tree: the runner child too
       const result: LoadResult = await measure({ ...spec, duration: opts.duration });
       const cpu = stop();
+      if (profiled) {
+        const file = await t.child.call<string>('profileStop', {
+          file: path.join(import.meta.dirname, '..', 'results', 'profiles', `${t.engine}-${ROUTE_SCENARIO}-${v.name}.cpuprofile`),
+        });
+        console.log(`  (profiled: ${path.relative(process.cwd(), file)}; the profiler slows the server, so this row reads low)`);
+      }
       const cores = cpu.server + (t.engine === 'postgres' ? cpu.postgres : 0);
       const against = rows.find((r) => r.variant === v.against);
       const row: RouteRow = {
@@ -147,7 +156,7 @@ export async function routeScenario(opts: BenchOptions, t: RouteTarget, bytes: B
         ratio: against === undefined ? NaN : result.okPerSecond / against.okPerSecond,
         cpu,
         serverMicrosPerRequest: result.ok > 0 ? (cores * cpu.seconds * 1e6) / result.ok : NaN,
-        profiled: false,
+        profiled,
       };
       rows.push(row);
       console.log(
