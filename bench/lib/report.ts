@@ -604,7 +604,11 @@ export const isolationTextTables = (x: IsolationResult) =>
 
 function pluginMarkdown(report: Report): string[] {
   const p = report.plugins;
-  if (p === undefined || (p.installs.length === 0 && p.fanout.length === 0 && (p.commits ?? []).length === 0 && p.isolation === undefined)) return [];
+  if (
+    p === undefined ||
+    (p.installs.length === 0 && p.fanout.length === 0 && (p.commits ?? []).length === 0 && (p.routes ?? []).length === 0 && p.isolation === undefined)
+  )
+    return [];
   const out: string[] = ['## Plugin platform', ''];
   if (p.installs.length > 0) {
     const pkg = p.package;
