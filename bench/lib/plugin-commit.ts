@@ -44,7 +44,7 @@ interface GroupCommitStats {
 const API = '/core/api/v1/commands';
 
 /** Commits per second the staged fixtures of one variant are sized for (several times what either engine reaches). */
-export const COMMITS_PER_SECOND_BOUND = 5_000;
+export const COMMITS_PER_SECOND_BOUND = 7_000;
 
 export interface Variant {
   name: 'none' | 'post-noop' | 'pre-noop' | 'post-instruct' | 'pre-read' | 'post-read' | 'post-read-loop' | 'none-again';
