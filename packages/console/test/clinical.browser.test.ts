@@ -10,7 +10,7 @@ import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startInstance, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type Instance } from '../../server/test/support/harness.ts';
+import { startInstance, TEST_API_KEY, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type Instance } from '../../server/test/support/harness.ts';
 import { installPlugin, untilRunning } from '../../server/test/support/plugins.ts';
 import { until } from '../../server/test/support/until.ts';
 import { describeInChromium, consoleBuild, launch, outputDir, watchPage } from './support/browser.ts';
@@ -104,6 +104,43 @@ describeInChromium('console in Chromium: patients, notes, the command editor', (
       [['plan', 'committed', { narrative: 'Follow up in two weeks' }]],
     );
     await page.locator('li[data-kind="plan"] .state-committed').waitFor();
+  });
+
+  it('summarises each command in one line; a double click adds one command; an empty one is discarded without a question; a plugin author reads as a badge with its name', async () => {
+    // The committed plan reads as what it says, not only as its kind and state.
+    assert.equal(await page.locator('li[data-kind="plan"] .summary').first().textContent(), 'Follow up in two weeks');
+    const count = async () => (await instance.call('GET', `${C}?note_key=${encounter}`)).json.count as number;
+    const before = await count();
+    await page.getByLabel('Add a command of kind').selectOption('hpi');
+    await page.getByRole('button', { name: 'Add command' }).dblclick();
+    await editor(page).getByRole('button', { name: 'Discard' }).waitFor();
+    assert.equal(await count(), before + 1, 'one command for a double click');
+    // Nothing in it yet: Discard deletes it at once (no question), and the note is as it was.
+    await editor(page).getByRole('button', { name: 'Discard' }).click();
+    await until('the empty HPI gone', async () => (await count()) === before);
+    await page.locator('li[data-kind="hpi"]').waitFor({ state: 'detached' });
+    // A command a plugin originated: the badge names the plugin whole (a staff key is cut to 8 characters).
+    await installPlugin(instance.url, 'follow-up-nudger', [
+      {
+        className: 'Nudge',
+        events: ['PLAN_COMMAND__POST_COMMIT'],
+        compute:
+          "    return [{ type: 'ORIGINATE_INSTRUCT_COMMAND', payload: { command: null, note: this.event.context.note.uuid, data: { comment: 'Book the follow-up' }, line_number: -1, commit: false } }];",
+      },
+    ]);
+    await untilRunning(instance.url, 'follow-up-nudger');
+    const plan = await instance.call('POST', `${C}/`, { body: { schemaKey: 'plan', noteKey: encounter, values: { narrative: 'Recheck' } } });
+    assert.equal((await instance.call('POST', `${C}/${plan.json.uuid}/commit/`)).status, 200);
+    await until("the plugin's instruct", async () => (await count()) === before + 2);
+    // Back to the patient and into the note again (a reload would forget the sign-in: tokens live in memory only).
+    await page.locator('.crumbs').getByRole('link', { name: 'Ada Demo' }).click();
+    await page.getByRole('link', { name: 'Office visit (demo)' }).click();
+    await page.getByRole('heading', { name: 'Office visit (demo)' }).waitFor();
+    const nudge = page.locator('li[data-kind="instruct"]');
+    await nudge.waitFor();
+    assert.equal(await nudge.locator('.badge.plugin-author').textContent(), 'plugin follow-up-nudger');
+    assert.equal(await nudge.locator('.summary').textContent(), 'Book the follow-up');
+    assert.equal((await instance.call('DELETE', '/core/api/v1/plugins/follow-up-nudger/?force=true', { authorization: TEST_API_KEY })).status, 204);
   });
 
   it('picks a diagnosis from the keyboard, commits it, and the chart panel shows the condition', async () => {

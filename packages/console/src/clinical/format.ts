@@ -38,3 +38,49 @@ export function labelOf(name: string): string {
 
 /** `code · system` of a coding, or `free text`. */
 export const codingText = (c: Coding) => (c.system === UNSTRUCTURED ? 'free text' : `${c.code} · ${c.system}`);
+
+/** A picked option's text (`{text, value, extra}`), or a string as it is. */
+function textOf(value: unknown): string | undefined {
+  if (typeof value === 'string') return value.trim() === '' ? undefined : value;
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    const o = value as { text?: unknown; extra?: { coding?: Array<{ code?: unknown; system?: unknown }> } };
+    if (typeof o.text !== 'string') return undefined;
+    const coding = Array.isArray(o.extra?.coding) ? o.extra.coding[0] : undefined;
+    return typeof coding?.code === 'string' && coding.system !== UNSTRUCTURED && coding.code !== o.text ? `${o.text} (${coding.code})` : o.text;
+  }
+  if (Array.isArray(value)) {
+    const texts = value.map(textOf).filter((t): t is string => t !== undefined);
+    return texts.length === 0 ? undefined : texts.join(', ');
+  }
+  return undefined;
+}
+
+/** The fields that say what a command is, by kind, in the order a summary names them; other kinds use their first text. */
+const SUMMARY_FIELDS: Record<string, string[]> = {
+  prescribe: ['prescribe', 'sig'],
+  medicationStatement: ['medication', 'sig'],
+  diagnose: ['diagnose'],
+  assess: ['condition', 'narrative'],
+  labOrder: ['tests', 'lab_partner'],
+  questionnaire: ['questionnaire'],
+  goal: ['goal_statement'],
+  updateGoal: ['goal_statement', 'progress'],
+  stopMedication: ['medication', 'rationale'],
+  instruct: ['instruct', 'comment'],
+  perform: ['perform', 'notes'],
+  reasonForVisit: ['coding', 'comment'],
+  educationalMaterial: ['title'],
+};
+
+/** One line of what a command holds (a plan's narrative, a diagnosis with its code, a medication with its sig); '' when empty. */
+export function summaryOf(command: { schema_key: string; data: Record<string, unknown> }): string {
+  const names = SUMMARY_FIELDS[command.schema_key] ?? ['narrative', 'comment'];
+  let parts = names.map((n) => textOf(command.data[n])).filter((t): t is string => t !== undefined);
+  if (parts.length === 0)
+    parts = Object.values(command.data)
+      .map(textOf)
+      .filter((t): t is string => t !== undefined)
+      .slice(0, 1);
+  const line = parts.join(' — ').replace(/\s+/g, ' ');
+  return line.length > 160 ? `${line.slice(0, 159)}…` : line;
+}

@@ -238,9 +238,16 @@ export function CommandEditor({ uuid, noteWritable, onChanged }: Props) {
               <button type="button" onClick={commit} disabled={busy}>
                 Commit
               </button>
-              <button type="button" class="danger" onClick={() => setConfirming('delete')} disabled={busy}>
-                Delete
-              </button>
+              {Object.keys(command.data).length === 0 && !dirty ? (
+                // Nothing in it yet: nothing to lose, so no question (docs/console.md, "Patients and notes").
+                <button type="button" class="secondary" onClick={remove} disabled={busy}>
+                  Discard
+                </button>
+              ) : (
+                <button type="button" class="danger" onClick={() => setConfirming('delete')} disabled={busy}>
+                  Delete
+                </button>
+              )}
             </>
           )}
           {command.state === 'committed' && (

@@ -4,7 +4,7 @@
 // reloaded after each commit or entry in error.
 import { useEffect, useState } from 'preact/hooks';
 import { api, apiAs, messageOf } from '../api.ts';
-import { NOTE_TYPE_TEXT, STATE_TEXT, fullName, noteState, staff, when } from '../clinical/format.ts';
+import { NOTE_TYPE_TEXT, STATE_TEXT, fullName, noteState, staff, summaryOf, when } from '../clinical/format.ts';
 import { KINDS, kindLabel } from '../clinical/kinds.ts';
 import { writable, type Command, type Note, type Page, type Patient } from '../clinical/types.ts';
 import { ChartPanel } from '../chart/panel.tsx';
@@ -20,6 +20,8 @@ export function NotePage({ noteKey }: { noteKey: string }) {
   const [kind, setKind] = useState('plan');
   const [error, setError] = useState<string | undefined>();
   const [chartVersion, setChartVersion] = useState(0);
+  // An add under way: the button waits for it, so a double click adds one command, not two.
+  const [adding, setAdding] = useState(false);
 
   const loadCommands = () =>
     apiAs<Page<Command>>((charta) => charta.commands.list({ noteKey, limit: 100, offset: 0 })).then(setCommands, (err) => setError(messageOf(err)));
@@ -34,6 +36,8 @@ export function NotePage({ noteKey }: { noteKey: string }) {
 
   const add = async (event: Event) => {
     event.preventDefault();
+    if (adding) return;
+    setAdding(true);
     setError(undefined);
     try {
       const { command: c } = await api((charta) => charta.commands.create({ schemaKey: kind, noteKey, values: {} }));
@@ -41,6 +45,8 @@ export function NotePage({ noteKey }: { noteKey: string }) {
       setOpen(c.uuid);
     } catch (err) {
       setError(messageOf(err));
+    } finally {
+      setAdding(false);
     }
   };
 
@@ -99,7 +105,9 @@ export function NotePage({ noteKey }: { noteKey: string }) {
                     </option>
                   ))}
                 </select>
-                <button type="submit">Add command</button>
+                <button type="submit" disabled={adding} aria-busy={adding}>
+                  {adding ? 'Adding…' : 'Add command'}
+                </button>
               </div>
             </form>
           )}
@@ -113,11 +121,11 @@ export function NotePage({ noteKey }: { noteKey: string }) {
                   <div class="command-head">
                     <strong>{kindLabel(c.schema_key)}</strong> <span class={`state state-${c.state}`}>{STATE_TEXT[c.state]}</span>
                     <span class="meta">
-                      by <abbr title={c.originated_by}>{staff(c.originated_by)}</abbr>
+                      by <Author keyOf={c.originated_by} />
                       {c.committed_by !== null && (
                         <>
                           {' '}
-                          · committed by <abbr title={c.committed_by}>{staff(c.committed_by)}</abbr>
+                          · committed by <Author keyOf={c.committed_by} />
                         </>
                       )}{' '}
                       · created <time dateTime={c.created_at}>{when(c.created_at)}</time> · changed <time dateTime={c.updated_at}>{when(c.updated_at)}</time>
@@ -127,6 +135,7 @@ export function NotePage({ noteKey }: { noteKey: string }) {
                       <span class="sr-only"> {kindLabel(c.schema_key)}</span>
                     </button>
                   </div>
+                  {summaryOf(c) !== '' && <p class="summary">{summaryOf(c)}</p>}
                   {open === c.uuid && <CommandEditor uuid={c.uuid} noteWritable={canWrite} onChanged={changed} />}
                 </li>
               ))}
@@ -138,4 +147,16 @@ export function NotePage({ noteKey }: { noteKey: string }) {
       </div>
     </>
   );
+}
+
+/** Who wrote a command: a plugin as a badge with its whole name, a staff member's key shortened (the full key is its title). */
+function Author({ keyOf }: { keyOf: string }) {
+  if (keyOf.startsWith('plugin:')) {
+    return (
+      <span class="badge plugin-author" title={keyOf}>
+        plugin {keyOf.slice('plugin:'.length)}
+      </span>
+    );
+  }
+  return <abbr title={keyOf}>{staff(keyOf)}</abbr>;
 }
