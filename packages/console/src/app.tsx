@@ -11,7 +11,8 @@ import { PatientSearch } from './patients/search.tsx';
 import { PatientPage } from './patients/patient.tsx';
 import { NotePage } from './notes/note.tsx';
 import { LogsPage } from './logs/page.tsx';
-import { useLocation, type Location, type Section } from './router.ts';
+import { locate, useLocation, type Location, type Section } from './router.ts';
+import { forgetRecent } from './patients/recent.ts';
 
 export const SESSION_ENDED = 'Your session has expired or was revoked; sign in again.';
 
@@ -21,7 +22,19 @@ const NAV: Array<{ section: Section; href: string; text: string }> = [
   { section: 'patients', href: '#patients', text: 'Patients' },
 ];
 
-function Page({ where }: { where: Location }) {
+function Page({ where, who }: { where: Location; who: Credentials }) {
+  // The clinical pages take an OAuth token (an API key is refused 403 there): said at once, no request made.
+  if (where.route?.section === 'patients' && who.kind === 'api-key') {
+    return (
+      <>
+        <h2>Patients</h2>
+        <p class="hint" id="needs-oauth">
+          You signed in with an API key, which reaches the plugins and the logs. Patients and notes need a sign-in with an OAuth client (client ID and secret):
+          sign out and sign in with one.
+        </p>
+      </>
+    );
+  }
   switch (where.route?.name) {
     case 'plugins':
       return <PluginsPage />;
@@ -50,6 +63,7 @@ export function App() {
   const [notice, setNotice] = useState<string | undefined>();
   useEffect(() => {
     whenRefused(() => {
+      forgetRecent();
       setNotice(SESSION_ENDED);
       setWho(undefined);
     });
@@ -66,12 +80,15 @@ export function App() {
   if (who === undefined) {
     const signedInAgain = (again: Credentials) => {
       setNotice(undefined);
+      // An OAuth client is for the clinical pages: it opens on Patients, unless an address was asked for.
+      if (again.kind === 'oauth' && locate(location.hash).hash === '') location.hash = '#patients';
       setWho(again);
     };
     return <SignIn onSignedIn={signedInAgain} notice={notice} />;
   }
   const signOut = () => {
     forget();
+    forgetRecent();
     setWho(undefined);
   };
   return (
@@ -91,7 +108,7 @@ export function App() {
         </button>
       </header>
       <main id="main" ref={main} tabIndex={-1}>
-        <Page where={where} />
+        <Page where={where} who={who} />
       </main>
     </>
   );

@@ -104,6 +104,8 @@ describeInChromium('console in Chromium: accessibility audit', (executable) => {
   });
 
   it('the plugins page with a plugin listed, its dead letters, secrets and logs open', async () => {
+    // An OAuth sign-in opens on Patients unless an address was asked for: this one asks for Plugins.
+    await page.evaluate(() => void (location.hash = '#plugins'));
     await page.getByLabel('OAuth client credentials').check();
     await page.getByLabel('Client id').fill(TEST_CLIENT_ID);
     await page.getByLabel('Client secret').fill(TEST_CLIENT_SECRET);
@@ -167,6 +169,10 @@ describeInChromium('console in Chromium: accessibility audit', (executable) => {
 
   it("the command editor showing a refusal next to its field, and Delete's confirmation", async () => {
     await page.keyboard.press('Escape');
+    // Something stored (a command with nothing in it offers Discard, not Delete and its question).
+    await editor().getByLabel('Background').fill('Since childhood');
+    await editor().getByRole('button', { name: 'Save' }).click();
+    await editor().getByRole('status').filter({ hasText: 'Saved' }).waitFor();
     await editor().getByRole('button', { name: 'Commit' }).click();
     await editor().getByRole('alert').filter({ hasText: 'Required to commit' }).waitFor();
     const found = await auditAtEachWidth();

@@ -400,6 +400,69 @@ describeInChromium('console in Chromium: patients, notes, the command editor', (
     assert.equal(await editor(page).getByRole('button').count(), 0, 'no Save, Commit, Delete or Enter in error');
   });
 
+  it('clinical basics: opens on Patients after an OAuth sign-in with the list shown, creates a patient and a note, shows age and local times, locks, unlocks and deletes a note', async () => {
+    // A page in Paris time, signed in afresh with the OAuth client: it opens on Patients, listing them at once.
+    const paris = await browser.newContext({ viewport: { width: 1280, height: 900 }, timezoneId: 'Europe/Paris' });
+    const p = await paris.newPage();
+    watch(p);
+    await signIn(p);
+    assert.equal(hashOf(p), '#patients');
+    await p.getByRole('heading', { name: 'All patients' }).waitFor();
+    assert.ok((await p.locator('ul.records li').count()) > 0, 'patients listed before any search');
+    // The patient opened earlier in this tab is not there (another tab), but the one opened now is, once back.
+    await p.getByText('New patient').click();
+    await p.getByLabel('First name').fill('Grace');
+    await p.getByLabel('Last name').fill('Basics');
+    await p.getByLabel('Birth date').fill('1990-01-01');
+    await p.getByRole('button', { name: 'Create patient' }).click();
+    await p.getByRole('heading', { name: 'Grace Basics' }).waitFor();
+    assert.match((await p.locator('dd.birth').textContent()) ?? '', /^1990-01-01 \(\d+ years\)$/);
+    // A note of the type picked, with a title: the note's page opens.
+    await p.getByLabel('Type').selectOption('encounter');
+    await p.getByLabel('Title').fill('Basics visit');
+    await p.getByRole('button', { name: 'Create note' }).click();
+    await p.getByRole('heading', { name: 'Basics visit' }).waitFor();
+    // Times in the browser's zone (Paris: CET or CEST), UTC on hover.
+    const created = p.locator('dl.facts time').first();
+    assert.match((await created.textContent()) ?? '', /^\d{4}-\d\d-\d\d \d\d:\d\d (CET|CEST|GMT\+1|GMT\+2)$/);
+    assert.match((await created.getAttribute('title')) ?? '', /^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+    // Lock, unlock, delete (after a question).
+    await p.getByRole('button', { name: 'Lock note' }).click();
+    await p.locator('dd.state-locked').waitFor();
+    assert.equal(await p.getByLabel('Add a command of kind').count(), 0, 'a locked note takes no command');
+    await p.getByRole('button', { name: 'Unlock note' }).click();
+    await p.locator('dd.state-open').waitFor();
+    await p.getByRole('button', { name: 'Delete note' }).click();
+    await p.getByRole('button', { name: 'Yes, delete the note' }).click();
+    await p.locator('dd.state-deleted').waitFor();
+    const uuid = /^#notes\/(.+)$/.exec(hashOf(p))![1]!;
+    const stored = await instance.call('GET', `/core/api/v1/notes/${uuid}`);
+    assert.equal(stored.json.deleted, true);
+    // Back on Patients: the patient opened in this tab is listed first.
+    await p.getByRole('navigation').getByRole('link', { name: 'Patients' }).click();
+    await p.getByRole('heading', { name: 'Opened recently' }).waitFor();
+    assert.deepEqual(await p.locator('ul.recent li').allTextContents(), ['Grace Basics']);
+    await p.screenshot({ path: path.join(shots, 'patients-basics-1280.png'), fullPage: true });
+    await paris.close();
+  });
+
+  it('with an API key, the Patients page says at once that it needs an OAuth sign-in (no request refused)', async () => {
+    const keyed = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const p = await keyed.newPage();
+    watch(p);
+    const asked: string[] = [];
+    p.on('request', (r) => asked.push(r.url()));
+    await p.goto(`${instance.url}/console/#patients`);
+    await p.getByLabel('API key', { exact: true }).fill(TEST_API_KEY);
+    await p.getByRole('button', { name: 'Sign in' }).click();
+    await p.locator('#needs-oauth').waitFor();
+    assert.deepEqual(
+      asked.filter((u) => u.includes('/core/api/v1/patients')),
+      [],
+    );
+    await keyed.close();
+  });
+
   it('works at 375 px wide, with no credential in the address or in storage', async () => {
     await page.setViewportSize({ width: 375, height: 800 });
     await page.screenshot({ path: path.join(shots, 'note-375.png'), fullPage: true });

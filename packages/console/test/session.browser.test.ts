@@ -48,18 +48,19 @@ describeInChromium('console in Chromium: an expired or revoked credential', (exe
 
   it('a 401 from the API signs out with the notice; signing in again shows the same page', async () => {
     const since = nowMicros();
-    // The patient search asks nothing until a search: the token is first used after it expired.
-    await page.goto(`${instance.url}/console/#patients`);
+    // A page that asks nothing (an unknown address): the token is first used after it expired,
+    // by the patient list the Patients page loads when it opens.
+    await page.goto(`${instance.url}/console/#nowhere`);
     await signIn();
     await expireTokensSince(since);
-    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('navigation').getByRole('link', { name: 'Patients' }).click();
     await page.getByRole('alert').filter({ hasText: NOTICE }).waitFor();
     await signInForm().waitFor();
     assert.equal(await page.getByText('Signed in as client').count(), 0, 'the frame is gone');
     assert.equal(hashOf(), '#patients', 'the address is kept');
     assert.deepEqual(await audit(page), [], 'the notice passes the accessibility audit (docs/console.md, "Accessibility")');
     await signIn();
-    await page.getByRole('heading', { name: 'Patients' }).waitFor();
+    await page.getByRole('heading', { name: 'Patients', exact: true }).waitFor();
     assert.equal(hashOf(), '#patients');
     assert.equal(await page.getByText(NOTICE).count(), 0, 'the notice goes once signed in');
     // The new token works.
@@ -72,6 +73,8 @@ describeInChromium('console in Chromium: an expired or revoked credential', (exe
     await page.getByRole('button', { name: 'Sign out' }).click();
     await signInForm().waitFor();
     assert.equal(await page.getByText(NOTICE).count(), 0, 'signing out is no expiry: no notice');
+    // Signed in on a page that asks nothing (the Patients page loads its list at once).
+    await page.evaluate(() => (location.hash = '#nowhere'));
     const since = nowMicros();
     await signIn();
     await expireTokensSince(since);

@@ -1,8 +1,36 @@
 // How the clinical pages write times, names, states and keys.
 import { UNSTRUCTURED, type Coding, type CommandState, type Note, type Patient } from './types.ts';
 
-/** `2026-11-22T06:15:46.705662Z` as `2026-11-22 06:15 UTC`. */
-export const when = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+/** `2026-11-22T06:15:46.705662Z` as `2026-11-22 06:15 UTC`: what `<time>`'s title shows on hover. */
+export const utc = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+
+const LOCAL = new Intl.DateTimeFormat(undefined, {
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  hourCycle: 'h23',
+  timeZoneName: 'short',
+});
+
+/** An instant in the browser's time zone, `2026-11-22 07:15 CET` (docs/console.md, "Patients and notes"); UTC is its title. */
+export function when(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  const part = Object.fromEntries(LOCAL.formatToParts(date).map((p) => [p.type, p.value]));
+  return `${part.year}-${part.month}-${part.day} ${part.hour}:${part.minute} ${part.timeZoneName ?? ''}`.trim();
+}
+
+/** Whole years from a birth date (`YYYY-MM-DD`) to today, in the browser's calendar. */
+export function ageOf(birthDate: string, today = new Date()): number | undefined {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(birthDate);
+  if (m === null) return undefined;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  let age = today.getFullYear() - y;
+  if (today.getMonth() + 1 < mo || (today.getMonth() + 1 === mo && today.getDate() < d)) age--;
+  return age >= 0 ? age : undefined;
+}
 
 export const fullName = (p: Patient) => `${p.first_name} ${p.last_name}`;
 

@@ -4,13 +4,14 @@
 // reloaded after each commit or entry in error.
 import { useEffect, useState } from 'preact/hooks';
 import { api, apiAs, messageOf } from '../api.ts';
-import { NOTE_TYPE_TEXT, STATE_TEXT, fullName, noteState, staff, summaryOf, when } from '../clinical/format.ts';
+import { NOTE_TYPE_TEXT, STATE_TEXT, fullName, noteState, staff, summaryOf } from '../clinical/format.ts';
 import { KINDS, kindLabel } from '../clinical/kinds.ts';
 import { writable, type Command, type Note, type Page, type Patient } from '../clinical/types.ts';
 import { ChartPanel } from '../chart/panel.tsx';
 import { CommandEditor } from '../editor/editor.tsx';
 import { hrefOf } from '../router.ts';
 import { Alert } from '../alert.tsx';
+import { When } from '../clinical/when.tsx';
 
 export function NotePage({ noteKey }: { noteKey: string }) {
   const [note, setNote] = useState<Note | undefined>();
@@ -50,6 +51,24 @@ export function NotePage({ noteKey }: { noteKey: string }) {
     }
   };
 
+  const [noteBusy, setNoteBusy] = useState(false);
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  /** Lock, unlock or delete the note (POST …/lock/, …/unlock/, DELETE …/): the note as it is then. */
+  const noteAction = async (what: 'lock' | 'unlock' | 'delete') => {
+    if (noteBusy) return;
+    setNoteBusy(true);
+    setError(undefined);
+    try {
+      setNote(await apiAs<Note>((charta) => charta.notes[what](noteKey)));
+      setConfirmDelete(false);
+      setOpen(undefined);
+    } catch (err) {
+      setError(messageOf(err));
+    } finally {
+      setNoteBusy(false);
+    }
+  };
+
   const changed = (command: Command | undefined, what: string) => {
     if (what === 'committed' || what === 'entered_in_error') setChartVersion((v) => v + 1);
     if (command === undefined) setOpen(undefined);
@@ -80,13 +99,41 @@ export function NotePage({ noteKey }: { noteKey: string }) {
               <dd class={`state state-${noteState(note).toLowerCase()}`}>{noteState(note)}</dd>
               <dt>Created</dt>
               <dd>
-                <time dateTime={note.created_at}>{when(note.created_at)}</time>
+                <When iso={note.created_at} />
               </dd>
               <dt>Changed</dt>
               <dd>
-                <time dateTime={note.updated_at}>{when(note.updated_at)}</time>
+                <When iso={note.updated_at} />
               </dd>
             </dl>
+          )}
+          {note && !note.deleted && (
+            <div class="actions note-actions">
+              {note.locked ? (
+                <button type="button" class="secondary" disabled={noteBusy} onClick={() => void noteAction('unlock')}>
+                  Unlock note
+                </button>
+              ) : (
+                <button type="button" class="secondary" disabled={noteBusy} onClick={() => void noteAction('lock')}>
+                  Lock note
+                </button>
+              )}
+              {confirmDelete ? (
+                <span class="confirm" role="group" aria-label="Delete this note?">
+                  Delete this note? Its commands stay readable.{' '}
+                  <button type="button" class="secondary" onClick={() => setConfirmDelete(false)}>
+                    Cancel
+                  </button>{' '}
+                  <button type="button" class="danger" disabled={noteBusy} onClick={() => void noteAction('delete')}>
+                    Yes, delete the note
+                  </button>
+                </span>
+              ) : (
+                <button type="button" class="danger" disabled={noteBusy} onClick={() => setConfirmDelete(true)}>
+                  Delete note
+                </button>
+              )}
+            </div>
           )}
           {note && !canWrite && (
             <p class="hint" id="note-read-only">
@@ -128,7 +175,7 @@ export function NotePage({ noteKey }: { noteKey: string }) {
                           · committed by <Author keyOf={c.committed_by} />
                         </>
                       )}{' '}
-                      · created <time dateTime={c.created_at}>{when(c.created_at)}</time> · changed <time dateTime={c.updated_at}>{when(c.updated_at)}</time>
+                      · created <When iso={c.created_at} /> · changed <When iso={c.updated_at} />
                     </span>
                     <button type="button" class="secondary small" aria-expanded={open === c.uuid} onClick={() => setOpen(open === c.uuid ? undefined : c.uuid)}>
                       {open === c.uuid ? 'Close' : canWrite && c.state === 'staged' ? 'Edit' : 'View'}

@@ -2,11 +2,13 @@
 // (GET /core/api/v1/notes?patient_key=…) with type, state and times, and the chart panel.
 import { useEffect, useState } from 'preact/hooks';
 import { apiAs, messageOf } from '../api.ts';
-import { fullName, NOTE_TYPE_TEXT, noteState, when } from '../clinical/format.ts';
+import { ageOf, fullName, NOTE_TYPE_TEXT, noteState } from '../clinical/format.ts';
+import { opened } from './recent.ts';
 import type { Note, Page, Patient } from '../clinical/types.ts';
 import { ChartPanel } from '../chart/panel.tsx';
 import { hrefOf } from '../router.ts';
 import { Alert } from '../alert.tsx';
+import { When } from '../clinical/when.tsx';
 
 export function PatientPage({ patientKey }: { patientKey: string }) {
   const [patient, setPatient] = useState<Patient | undefined>();
@@ -14,12 +16,41 @@ export function PatientPage({ patientKey }: { patientKey: string }) {
   const [offset, setOffset] = useState(0);
   const [error, setError] = useState<string | undefined>();
 
+  const [noteType, setNoteType] = useState('encounter');
+  const [title, setTitle] = useState('');
+  const [creating, setCreating] = useState(false);
+
   useEffect(() => {
-    apiAs<Patient>((charta) => charta.patients.get(patientKey)).then(setPatient, (err) => setError(messageOf(err)));
+    apiAs<Patient>((charta) => charta.patients.get(patientKey)).then(
+      (p) => {
+        opened(p);
+        setPatient(p);
+      },
+      (err) => setError(messageOf(err)),
+    );
   }, [patientKey]);
+  const loadNotes = () => apiAs<Page<Note>>((charta) => charta.notes.list({ patientKey, limit: 50, offset })).then(setNotes, (err) => setError(messageOf(err)));
   useEffect(() => {
-    apiAs<Page<Note>>((charta) => charta.notes.list({ patientKey, limit: 50, offset })).then(setNotes, (err) => setError(messageOf(err)));
+    void loadNotes();
   }, [patientKey, offset]);
+
+  /** POST /core/api/v1/notes/, then the new note's page. */
+  const createNote = async (event: Event) => {
+    event.preventDefault();
+    if (creating) return;
+    setCreating(true);
+    setError(undefined);
+    try {
+      const note = await apiAs<Note>((charta) =>
+        charta.notes.create({ patientKey, noteType: noteType as Note['note_type'], ...(title.trim() === '' ? {} : { title: title.trim() }) }),
+      );
+      location.hash = hrefOf.note(note.uuid);
+    } catch (err) {
+      setError(messageOf(err));
+    } finally {
+      setCreating(false);
+    }
+  };
 
   return (
     <>
@@ -33,13 +64,35 @@ export function PatientPage({ patientKey }: { patientKey: string }) {
           {patient && (
             <dl class="facts">
               <dt>Birth date</dt>
-              <dd>{patient.birth_date ?? 'unknown'}</dd>
+              <dd class="birth">
+                {patient.birth_date === null
+                  ? 'unknown'
+                  : `${patient.birth_date}${ageOf(patient.birth_date) === undefined ? '' : ` (${ageOf(patient.birth_date)} years)`}`}
+              </dd>
               <dt>Patient key</dt>
               <dd>
                 <code>{patient.key}</code>
               </dd>
             </dl>
           )}
+          <form class="panel new-note" onSubmit={(e) => void createNote(e)}>
+            <h3>New note</h3>
+            <div class="inline">
+              <label for="new-note-type">Type</label>
+              <select id="new-note-type" value={noteType} onChange={(e) => setNoteType(e.currentTarget.value)}>
+                {Object.entries(NOTE_TYPE_TEXT).map(([key, text]) => (
+                  <option key={key} value={key}>
+                    {text}
+                  </option>
+                ))}
+              </select>
+              <label for="new-note-title">Title</label>
+              <input id="new-note-title" maxLength={200} value={title} onInput={(e) => setTitle(e.currentTarget.value)} placeholder="Optional" />
+              <button type="submit" disabled={creating}>
+                {creating ? 'Creating…' : 'Create note'}
+              </button>
+            </div>
+          </form>
           <section aria-labelledby="notes-title">
             <h3 id="notes-title">Notes {notes ? `(${notes.count}${notes.count_is_estimate ? '+' : ''})` : ''}</h3>
             {notes === undefined && error === undefined && <p>Loading notes…</p>}
@@ -51,7 +104,7 @@ export function PatientPage({ patientKey }: { patientKey: string }) {
                     <a href={hrefOf.note(n.uuid)}>{n.title}</a>
                     <span class="meta">
                       {NOTE_TYPE_TEXT[n.note_type] ?? n.note_type} · <span class={`state state-${noteState(n).toLowerCase()}`}>{noteState(n)}</span> · created{' '}
-                      <time dateTime={n.created_at}>{when(n.created_at)}</time> · changed <time dateTime={n.updated_at}>{when(n.updated_at)}</time>
+                      <When iso={n.created_at} /> · changed <When iso={n.updated_at} />
                     </span>
                   </li>
                 ))}

@@ -1,12 +1,13 @@
 // Find a patient (docs/console.md, "Patients and notes"): a name search over
 // GET /core/api/v1/patients, twenty at a time. The search term stays in the page's memory, never
 // in the address.
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { apiAs, messageOf } from '../api.ts';
 import { fullName } from '../clinical/format.ts';
 import type { Page, Patient } from '../clinical/types.ts';
 import { hrefOf } from '../router.ts';
 import { Alert } from '../alert.tsx';
+import { recentPatients } from './recent.ts';
 
 const PAGE = 20;
 
@@ -33,6 +34,33 @@ export function PatientSearch() {
     event.preventDefault();
     void search(name, 0);
   };
+  // Every patient at once (the first page, by name), so the list is never empty before a search.
+  useEffect(() => {
+    void search('', 0);
+  }, []);
+
+  const [first, setFirst] = useState('');
+  const [last, setLast] = useState('');
+  const [birth, setBirth] = useState('');
+  const [creating, setCreating] = useState(false);
+  /** POST /core/api/v1/patients/, then the new patient's page. */
+  const create = async (event: Event) => {
+    event.preventDefault();
+    if (creating) return;
+    setCreating(true);
+    setError(undefined);
+    try {
+      const patient = await apiAs<Patient>((charta) =>
+        charta.patients.create({ firstName: first.trim(), lastName: last.trim(), ...(birth === '' ? {} : { birthDate: birth }) }),
+      );
+      location.hash = hrefOf.patient(patient.key);
+    } catch (err) {
+      setError(messageOf(err));
+    } finally {
+      setCreating(false);
+    }
+  };
+  const recent = recentPatients();
 
   const page = found?.page;
   return (
@@ -59,9 +87,21 @@ export function PatientSearch() {
         </div>
       </form>
       <Alert message={error} />
+      {recent.length > 0 && (
+        <section aria-labelledby="recent-title">
+          <h3 id="recent-title">Opened recently</h3>
+          <ul class="records recent">
+            {recent.map((p) => (
+              <li key={p.key}>
+                <a href={hrefOf.patient(p.key)}>{fullName(p)}</a>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
       {page !== undefined && found !== undefined && (
         <section aria-labelledby="results-title">
-          <h3 id="results-title">Results</h3>
+          <h3 id="results-title">{found.term.trim() === '' ? 'All patients' : 'Results'}</h3>
           <p role="status">
             {page.count === 0
               ? 'No patient matches.'
@@ -89,6 +129,22 @@ export function PatientSearch() {
           </div>
         </section>
       )}
+      <details class="panel new-patient">
+        <summary>New patient</summary>
+        <form onSubmit={(e) => void create(e)}>
+          <label for="new-first">First name</label>
+          <input id="new-first" required maxLength={100} value={first} onInput={(e) => setFirst(e.currentTarget.value)} />
+          <label for="new-last">Last name</label>
+          <input id="new-last" required maxLength={100} value={last} onInput={(e) => setLast(e.currentTarget.value)} />
+          <label for="new-birth">Birth date</label>
+          <input id="new-birth" type="date" value={birth} onInput={(e) => setBirth(e.currentTarget.value)} />
+          <div class="actions">
+            <button type="submit" disabled={creating}>
+              {creating ? 'Creating…' : 'Create patient'}
+            </button>
+          </div>
+        </form>
+      </details>
     </>
   );
 }
