@@ -26,6 +26,7 @@ import { referenceRoutes } from './reference/routes.ts';
 import { LogBus } from './logs/bus.ts';
 import { SignalBus } from './signals/bus.ts';
 import { logRoutes } from './logs/routes.ts';
+import { changeRoutes } from './changes/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { consoleRoutes } from './console/routes.ts';
 import { createPluginRuntime } from './runtime/index.ts';
@@ -142,6 +143,7 @@ export async function buildApp(config: Config, storage: Storage): Promise<Fastif
   await app.register(pluginIoRoutes, { ...features, pluginRouteRateLimit: config.pluginRouteRateLimit });
   await app.register(referenceRoutes, features);
   await app.register(logRoutes);
+  await app.register(changeRoutes);
   await app.register(healthRoutes, features);
   await app.register(consoleRoutes, { dir: config.consoleDir });
   return app;

@@ -112,9 +112,11 @@ export async function transition(
 ): Promise<Committed<CommandView | null>> {
   const staffKey = actingStaff(ctx);
   let outboxWritten = false;
+  let subject: CommandView | null = null;
   const outcome = await writeTransaction<CommandView | null>(ctx, idempotency, async (w) => {
     outboxWritten = false; // a write run again (storage/group-commit.ts) starts over
     const { before, after, write } = t.from === null ? await originated(ctx, t, w, staffKey) : await changed(ctx, uuid, t, pre, w, staffKey);
+    subject = after ?? before;
     const events = commandEvents(ctx, staffKey, { action: ACTIONS[t.verb], command: (after ?? before)!, previous: before }, w.writeId);
     w.hold(events.pre(w.trx));
     await write(commandAudit(t.verb, uuid, before, after));
@@ -124,6 +126,18 @@ export async function transition(
   if (t.verb === 'deleted') logCommandDeleted(ctx, uuid, outcome);
   else logCommand(ctx, t.verb, outcome as Committed<CommandView>);
   if (!outcome.replayed && outboxWritten) ctx.signals?.emit({ type: 'outbox-written' });
+  // The change stream: whoever follows the patient or the note looks again (docs/api.md, "Change stream").
+  const changedCommand = subject as CommandView | null;
+  if (!outcome.replayed && changedCommand !== null) {
+    ctx.signals?.emit({
+      type: 'record-changed',
+      patient: changedCommand.patient_key,
+      note: changedCommand.note_key,
+      target: { type: 'command', id: changedCommand.uuid },
+      action: t.verb,
+      actor: staffKey,
+    });
+  }
   return outcome;
 }
 

@@ -78,6 +78,7 @@ const OPERATION_IDS: Record<string, string> = {
   'GET /core/api/v1/admin/dispense-units/': 'listDispenseUnits',
   'GET /core/api/v1/logging/recent/': 'listRecentLogs',
   'GET /core/api/v1/logging/': 'streamLogs',
+  'GET /core/api/v1/changes/': 'streamChanges',
   'GET /healthz': 'getLiveness',
   'GET /readyz': 'getReadiness',
 };

@@ -30,11 +30,14 @@ export const CLOSE = {
   unavailable: { code: 1011, reason: 'The credentials could not be checked: try again later' },
 } as const;
 
-type Closing = (typeof CLOSE)[keyof typeof CLOSE];
+type Closing = { code: number; reason: string };
 
 export interface GateOptions {
   timeoutMs?: number;
   maxPending?: number;
+  /** The scope the credentials need (the log stream's: system/Plugins.*), and the stream's name in the 4403 reason. */
+  scope?: string;
+  stream?: string;
 }
 
 const OPEN = 1;
@@ -65,6 +68,8 @@ export class FirstMessageGate {
   private pendingCount = 0;
   private readonly timeoutMs: number;
   private readonly maxPending: number;
+  private readonly scope: string;
+  private readonly forbidden: Closing;
 
   constructor(
     private readonly verify: (token: string) => Promise<Principal>,
@@ -72,6 +77,9 @@ export class FirstMessageGate {
   ) {
     this.timeoutMs = options.timeoutMs ?? AUTH_TIMEOUT_MS;
     this.maxPending = options.maxPending ?? MAX_PENDING_AUTH;
+    this.scope = options.scope ?? PLUGIN_SCOPE;
+    this.forbidden =
+      options.scope === undefined ? CLOSE.forbidden : { code: 4403, reason: `The ${options.stream ?? 'stream'} needs the scope ${options.scope}` };
   }
 
   /** Sockets waiting for (or verifying) their first message. */
@@ -104,7 +112,7 @@ export class FirstMessageGate {
       if (token === undefined) return refuse(CLOSE.malformed);
       this.verify(token).then(
         (principal) => {
-          if (!principal.scopes.includes(PLUGIN_SCOPE)) return refuse(CLOSE.forbidden);
+          if (!principal.scopes.includes(this.scope)) return refuse(this.forbidden);
           if (!settle() || socket.readyState !== OPEN) return;
           socket.send(READY_MESSAGE);
           admitted(principal);

@@ -61,5 +61,10 @@ export async function writeNote(ctx: Ctx, t: NoteWrite): Promise<Outcome<Note>> 
     return { status: before === null ? 201 : 200, body: change.note };
   });
   if (!outcome.replayed && outboxWritten) ctx.signals?.emit({ type: 'outbox-written' });
+  // The change stream (docs/api.md, "Change stream").
+  if (!outcome.replayed) {
+    const note = outcome.body;
+    ctx.signals?.emit({ type: 'record-changed', patient: note.patient_key, note: note.uuid, target: { type: 'note', id: note.uuid }, action: DONE[t.action], actor: staffKey });
+  }
   return outcome;
 }

@@ -156,6 +156,8 @@ export class PluginHost implements PluginRuntime {
       case 'outbox-written':
         this.committed();
         return;
+      case 'record-changed':
+        return; // the change stream's (docs/api.md, "Change stream"), not the runtime's
       default:
         signal satisfies never;
     }

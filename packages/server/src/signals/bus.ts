@@ -25,9 +25,26 @@ export interface OutboxWritten {
   type: 'outbox-written';
 }
 
-export type Signal = PluginsChanged | SecretsChanged | OutboxWritten;
+/**
+ * A command or a note of a patient changed (created, updated, committed, locked…): the change
+ * stream tells the clients following that patient or note to look again
+ * (docs/api.md, "Change stream"). What changed and who changed it, never its content.
+ */
+export interface RecordChanged {
+  type: 'record-changed';
+  patient: string;
+  /** The note the record is in (a command's), or is (a note's). */
+  note: string;
+  target: { type: 'command' | 'note'; id: string };
+  /** A command's `created`, `updated`, `committed`, `deleted`, `entered_in_error`; a note's `created`, `locked`, `unlocked`, `deleted`. */
+  action: string;
+  /** Who changed it: a staff key, or `plugin:<name>`. */
+  actor: string;
+}
+
+export type Signal = PluginsChanged | SecretsChanged | OutboxWritten | RecordChanged;
 export type SignalType = Signal['type'];
-export const SIGNAL_TYPES: readonly SignalType[] = ['plugins-changed', 'secrets-changed', 'outbox-written'];
+export const SIGNAL_TYPES: readonly SignalType[] = ['plugins-changed', 'secrets-changed', 'outbox-written', 'record-changed'];
 
 /** Where a listener's signal comes from: this process, or another one through the relay. */
 export type SignalOrigin = 'local' | 'remote';
@@ -36,7 +53,7 @@ export type SignalListener = (signal: Signal, from: SignalOrigin) => void;
 /** What a process sends and hears: emitted here, received from others (for tests and diagnostics). */
 export type SignalCounts = Record<SignalOrigin, Record<SignalType, number>>;
 
-const zero = (): Record<SignalType, number> => ({ 'plugins-changed': 0, 'secrets-changed': 0, 'outbox-written': 0 });
+const zero = (): Record<SignalType, number> => ({ 'plugins-changed': 0, 'secrets-changed': 0, 'outbox-written': 0, 'record-changed': 0 });
 
 /** What an operation needs of the channel (its Ctx holds one). */
 export interface Signals {

@@ -33,6 +33,27 @@ export function signalOf(payload: string, ownOrigin: string): Signal | undefined
   if (typeof r.origin !== 'string' || r.origin === ownOrigin) return undefined;
   if (!SIGNAL_TYPES.includes(r.type as Signal['type'])) return undefined;
   if (r.type === 'outbox-written') return { type: r.type };
+  if (r.type === 'record-changed') {
+    const t = r.target as Record<string, unknown> | null;
+    const text = (v: unknown) => typeof v === 'string' && v.length > 0 && v.length <= 200;
+    if (
+      ![r.patient, r.note, r.action, r.actor].every(text) ||
+      t === null ||
+      typeof t !== 'object' ||
+      (t.type !== 'command' && t.type !== 'note') ||
+      !text(t.id)
+    ) {
+      return undefined;
+    }
+    return {
+      type: 'record-changed',
+      patient: r.patient as string,
+      note: r.note as string,
+      target: { type: t.type, id: t.id as string },
+      action: r.action as string,
+      actor: r.actor as string,
+    };
+  }
   if (typeof r.plugin !== 'string') return undefined;
   return { type: r.type as 'plugins-changed' | 'secrets-changed', plugin: r.plugin };
 }

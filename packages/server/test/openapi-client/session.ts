@@ -75,6 +75,8 @@ export async function session({ clinical, tool, anonymous, clientId, clientSecre
   const patient = must(await clinical.POST('/core/api/v1/patients/', { body: { firstName: 'Ada', lastName: 'Lovelace', birthDate: '1815-12-10' } }), 201);
   const patientKey: string = patient.key;
   assert.equal(must(await clinical.GET('/core/api/v1/patients/{key}', { params: { path: { key: patientKey } } }), 200).key, patientKey);
+  // The change stream, asked for without an upgrade.
+  assert.equal((await clinical.GET('/core/api/v1/changes/', { params: { query: { patient_key: patientKey } } })).error?.status, 426);
   assert.ok(must(await clinical.GET('/core/api/v1/patients', { params: { query: { name: 'Lovelace', limit: 5, offset: 0 } } }), 200).count >= 1);
   const note = must(await clinical.POST('/core/api/v1/notes/', { body: { patientKey, noteType: 'encounter', title: 'Visit' } }), 201);
   const noteKey: string = note.uuid;
