@@ -107,6 +107,12 @@ export const PluginSchema = Type.Object(
             timestamp: Type.String(),
             message: Type.String({ description: 'The failure line' }),
             fault: Type.Union([Type.String(), Type.Null()], { description: 'What failed: timeout, out-of-memory, threw, crashed, unavailable, effect, load…' }),
+            handler: Type.Union([Type.String(), Type.Null()], {
+              description: 'The handler that failed (`<entry>:<class>`); null when the line names none (a load)',
+            }),
+            event_type: Type.Union([Type.String(), Type.Null()], {
+              description: 'The event it was given (`PLAN_COMMAND__POST_COMMIT`, `CRON`…); null when the line names none',
+            }),
           }),
           Type.Null(),
         ]),

@@ -4,7 +4,9 @@
 // tool's packaging picked and installed, disable and enable, its grants as badges, write-only
 // secrets, recent log lines, download, a plugin's dead letters (counted, listed, one discarded, one
 // replayed once the plugin is fixed), where each plugin stands in the runtime and its recent
-// faults, delete after a confirmation, the phone width, and signing out. One browser, one page.
+// faults, a plugin that throws on every commit shown failing (the last error's handler and event),
+// a new version uploaded from its card (a refused one leaving the old live) and from the install
+// zone, delete after a confirmation, the phone width, and signing out. One browser, one page.
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
@@ -21,6 +23,7 @@ import { nowMicros } from '../../server/src/lib/time.ts';
 import { createProject } from '../../cli/src/scaffold/project.ts';
 import { buildProject } from '../../cli/src/packaging/index.ts';
 import { describeInChromium, consoleBuild, launch, outputDir, tempDir, watchPage } from './support/browser.ts';
+import { audit } from './support/axe.ts';
 
 const SECRET_VALUE = 'sk-live-never-shown-back-0123';
 
@@ -196,6 +199,127 @@ describeInChromium('console in Chromium: sign-in and plugins', (executable) => {
     assert.equal(download.suggestedFilename(), `${pkg.name}-0.1.0.tar.gz`);
     const saved = await download.path();
     assert.deepEqual(fs.readFileSync(saved), pkg.bytes);
+  });
+
+  /** A plugin whose handler does nothing, at `version`. */
+  const quiet = (name: string, version: string) =>
+    pluginPackage(name, [{ className: 'Quiet', events: ['PLAN_COMMAND__POST_COMMIT'], compute: '    return [];' }], { plugin_version: version });
+  const sha256 = (bytes: Buffer) => crypto.createHash('sha256').update(bytes).digest('hex');
+  /** axe's WCAG A and AA rules at 1280 and 375 px (no violation), nothing scrolling sideways at 375, and a screenshot there (`<shot>-375.png`). */
+  const auditBothWidths = async (shot: string) => {
+    const found: string[] = [];
+    for (const width of [1280, 375]) {
+      await page.setViewportSize({ width, height: width === 375 ? 800 : 900 });
+      for (const v of await audit(page)) found.push(`${width} px: ${v}`);
+    }
+    await page.screenshot({ path: path.join(shots, `${shot}-375.png`), fullPage: true });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    await page.setViewportSize({ width: 1280, height: 900 });
+    assert.deepEqual(found, []);
+    assert.equal(overflow, 0, 'no horizontal scrolling at 375 px');
+  };
+  /** The plugins page read again (it reads the plugins each time it is shown). */
+  const reshow = async () => {
+    await page.getByRole('link', { name: 'Live logs' }).click();
+    await page.getByRole('link', { name: 'Plugins' }).click();
+  };
+
+  it("shows a plugin that throws on every commit as 'Enabled · failing': its faults, the last error's time, handler and event, a link to the live logs", async () => {
+    await runtime.install('thrower', [{ className: 'Broken', events: ['PLAN_COMMAND__POST_COMMIT'], compute: "    throw new Error('broken on purpose');" }]);
+    const plan = await instance.command('plan', { narrative: 'thrown at' });
+    assert.equal((await instance.call('POST', `/core/api/v1/commands/${plan.uuid}/commit/`)).status, 200);
+    await until('a fault of thrower', () => runtime.failures('thrower').some((e) => e.fault === 'threw'));
+    const faults = (await instance.call('GET', '/core/api/v1/plugins/thrower/', { authorization: TEST_API_KEY })).json.faults;
+    assert.equal(faults.last_error.handler, 'dist/handlers.js:Broken');
+    await reshow();
+    const thrower = page.locator('li.plugin[data-plugin="thrower"]');
+    const health = thrower.locator('dd.health');
+    await health.waitFor();
+    assert.equal(await health.textContent(), 'Enabled · failing');
+    assert.equal(await health.evaluate((e) => getComputedStyle(e).color), 'rgb(122, 65, 0)', 'the warning colour, not the green of a healthy plugin');
+    assert.equal(await card().locator('dd.health').textContent(), 'Enabled', 'a healthy plugin stays green');
+    assert.match((await thrower.locator('.fault-counts').textContent()) ?? '', /^Last hour: 1 failure, 0 timeouts; last day: 1 failure, 0 timeouts$/);
+    const last = thrower.locator('.last-fault');
+    assert.equal(await last.locator('.fault-handler').textContent(), 'dist/handlers.js:Broken');
+    assert.equal(await last.locator('.fault-event').textContent(), 'PLAN_COMMAND__POST_COMMIT');
+    assert.match((await last.locator('.fault-message').textContent()) ?? '', /broken on purpose/);
+    assert.equal(await last.locator('time').getAttribute('datetime'), faults.last_error.timestamp);
+    assert.match((await last.locator('time').getAttribute('title')) ?? '', /\(UTC\)$/);
+    await thrower.screenshot({ path: path.join(shots, 'plugins-failing-1280.png') });
+    // The live logs, one click away.
+    await thrower.getByRole('link', { name: 'Logs of thrower' }).click();
+    await page.waitForURL(/#logs$/);
+    await page.getByRole('link', { name: 'Plugins' }).click();
+    await health.waitFor();
+    assert.deepEqual(failures(), [], 'no script error, no CSP violation');
+  });
+
+  it("uploads a new version from the plugin's card: a refused one leaves the previous version live with the reasons; a fixed one shows version and checksum before and after", async () => {
+    const thrower = page.locator('li.plugin[data-plugin="thrower"]');
+    const before = (await instance.call('GET', '/core/api/v1/plugins/thrower/', { authorization: TEST_API_KEY })).json;
+    assert.equal(before.version, '1.0.0');
+    // Refused: its module throws as it loads, so the install check refuses it.
+    const refusedPackage = await pluginPackage(
+      'thrower',
+      [{ className: 'Broken', events: ['PLAN_COMMAND__POST_COMMIT'], compute: '    return [];' }],
+      { plugin_version: '1.1.0' },
+      { prelude: "throw new Error('cannot load');" },
+    );
+    await thrower.getByLabel('Upload a new version of thrower').setInputFiles({ name: 'thrower.tar.gz', mimeType: 'application/gzip', buffer: refusedPackage });
+    const refusal = thrower.locator('.update-outcome.error');
+    await refusal.waitFor();
+    assert.match((await refusal.locator('p').first().textContent()) ?? '', /^The new version was refused; thrower 1\.0\.0 \([0-9a-f]{12}…\) stays live\.$/);
+    assert.ok((await refusal.getByRole('list', { name: 'Reasons' }).getByRole('listitem').count()) >= 1, 'the reasons listed');
+    let now = (await instance.call('GET', '/core/api/v1/plugins/thrower/', { authorization: TEST_API_KEY })).json;
+    assert.deepEqual([now.version, now.package_checksum, now.is_enabled], ['1.0.0', before.package_checksum, true], 'the previous version stays live');
+    assert.equal(await thrower.locator('.version').textContent(), '1.0.0');
+    await thrower.screenshot({ path: path.join(shots, 'plugins-update-refused-1280.png') });
+    // A failing plugin's health and faults, and the refusal, pass the audit.
+    await auditBothWidths('plugins-update-refused');
+
+    // Fixed.
+    const fixed = await quiet('thrower', '1.1.0');
+    await thrower.getByLabel('Upload a new version of thrower').setInputFiles({ name: 'thrower.tar.gz', mimeType: 'application/gzip', buffer: fixed });
+    const done = thrower.locator('.update-outcome.ok');
+    await done.waitFor();
+    assert.equal(await refusal.count(), 0, 'the refusal is gone');
+    assert.equal(await done.locator('.before .release-version').textContent(), '1.0.0');
+    assert.equal(await done.locator('.after .release-version').textContent(), '1.1.0');
+    assert.equal(await done.locator('.before .release-checksum').getAttribute('title'), `SHA-256 ${before.package_checksum}`);
+    assert.equal(await done.locator('.after .release-checksum').getAttribute('title'), `SHA-256 ${sha256(fixed)}`);
+    await thrower.locator('.version', { hasText: '1.1.0' }).waitFor();
+    assert.equal(await thrower.locator('.checksum').textContent(), sha256(fixed));
+    now = (await instance.call('GET', '/core/api/v1/plugins/thrower/', { authorization: TEST_API_KEY })).json;
+    assert.deepEqual([now.version, now.package_checksum], ['1.1.0', sha256(fixed)]);
+    // Its failure is older than the fixed version: no longer "failing", the faults still counted.
+    assert.equal(await thrower.locator('dd.health').textContent(), 'Enabled · failed in the last day');
+    assert.match((await thrower.locator('.fault-counts').textContent()) ?? '', /^Last hour: 1 failure/);
+    await thrower.screenshot({ path: path.join(shots, 'plugins-updated-1280.png') });
+    assert.deepEqual(failures(), [], 'no script error, no CSP violation');
+  });
+
+  it('an installed plugin uploaded again in the install zone: one message saying which version is installed, and Update', async () => {
+    // Installed from the zone: its green note is on the page.
+    await page.getByLabel('Package file').setInputFiles({ name: 'twice.tar.gz', mimeType: 'application/gzip', buffer: await quiet('twice', '1.0.0') });
+    await page.locator('.note.ok', { hasText: 'twice 1.0.0 installed and enabled.' }).waitFor();
+    await page.getByLabel('Package file').setInputFiles({ name: 'twice.tar.gz', mimeType: 'application/gzip', buffer: await quiet('twice', '1.0.1') });
+    const exists = page.locator('#upload-exists');
+    await exists.waitFor();
+    assert.equal(await exists.locator('p').textContent(), 'twice is already installed (version 1.0.0); twice.tar.gz is version 1.0.1.');
+    // Nothing contradicts it: not the earlier install's success, nor a refusal.
+    assert.equal(await page.locator('.note').count(), 0, 'no green note beside it');
+    assert.equal(await page.locator('#upload-refusal').count(), 0, 'no red refusal');
+    await page.screenshot({ path: path.join(shots, 'plugins-exists-1280.png'), fullPage: true });
+    await auditBothWidths('plugins-exists');
+    await exists.getByRole('button', { name: 'Update twice to 1.0.1' }).click();
+    const done = page.locator('section[aria-labelledby="upload-title"] > .update-outcome.ok');
+    await done.waitFor();
+    assert.match((await done.textContent()) ?? '', /^twice updated: 1\.0\.0 \([0-9a-f]{12}…\) → 1\.0\.1 \([0-9a-f]{12}…\)\.$/);
+    assert.equal(await exists.count(), 0);
+    await page.locator('li.plugin[data-plugin="twice"] .version', { hasText: '1.0.1' }).waitFor();
+    for (const name of ['thrower', 'twice'])
+      assert.equal((await instance.call('DELETE', `/core/api/v1/plugins/${name}/?force=true`, { authorization: TEST_API_KEY })).status, 204);
+    assert.deepEqual(failures(), [], 'no script error, no CSP violation');
   });
 
   it("shows a plugin's dead letters: the count, each letter, Discard, and Replay once the plugin is fixed", async () => {

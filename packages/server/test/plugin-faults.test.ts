@@ -250,6 +250,9 @@ for (const engine of ENGINES) {
       assert.deepEqual(faults.last_day, { failures: 4, timeouts: 0 });
       assert.equal(faults.last_error.fault, 'threw');
       assert.match(faults.last_error.message, /threw Error: victim fault/);
+      // The handler and the event it was given, from the failure line's own members.
+      assert.equal(faults.last_error.handler, 'dist/handlers.js:Broken');
+      assert.equal(faults.last_error.event_type, 'HISTORY_OF_PRESENT_ILLNESS_COMMAND__POST_COMMIT');
       assert.deepEqual((await plugin('flooder')).faults, { last_hour: { failures: 0, timeouts: 0 }, last_day: { failures: 0, timeouts: 0 }, last_error: null });
       await disable('victim');
       await disable('flooder');

@@ -1,12 +1,14 @@
 // One installed plugin: its name, a "Cannot run" badge with the reason for a package that can
 // never run here (a Python package of the original tool), version, checksum, state, where it stands in the runtime (a
-// failing load with its reason and next try) and its recent faults, its grants, its dead letters,
-// and what can be done to it.
+// failing load with its reason and next try), its health (Enabled · failing) and recent faults (the
+// last error's time, handler and event), its grants, its dead letters, and what can be done to it
+// (a new version uploaded in place among them).
 import { useState } from 'preact/hooks';
 import { Secrets } from './secrets.tsx';
 import { RecentLogs } from './logs.tsx';
 import { DeadLetters } from './dead-letters.tsx';
 import { Reads } from './reads.tsx';
+import { NewVersion } from './new-version.tsx';
 import type { Plugin } from './types.ts';
 
 const RUNTIME: Record<Plugin['runtime']['state'], string> = {
@@ -34,19 +36,51 @@ function Runtime({ plugin }: { plugin: Plugin }) {
   );
 }
 
+/**
+ * The plugin's health in a word or two: Disabled; Enabled; "Enabled · failing" (a failure in the
+ * last hour since it last changed, or its load failing), in the warning colour; "Enabled · failed in
+ * the last day" (a fixed version uploaded since, or an older failure).
+ */
+function Health({ plugin }: { plugin: Plugin }) {
+  const { last_hour: hour, last_day: day, last_error: last } = plugin.faults;
+  if (!plugin.is_enabled) return <dd class="disabled health">Disabled</dd>;
+  const sinceChange = last !== null && Date.parse(last.timestamp) >= Date.parse(plugin.updated_at);
+  if ((hour.failures > 0 && sinceChange) || plugin.runtime.state === 'failing') return <dd class="enabled failing health">Enabled · failing</dd>;
+  if (day.failures > 0) return <dd class="enabled failed-today health">Enabled · failed in the last day</dd>;
+  return <dd class="enabled health">Enabled</dd>;
+}
+
+const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+
+/** Failures and timeouts over the last hour and day, and the last error: when (local time, UTC on hover), which handler, which event, what. */
 function Faults({ plugin }: { plugin: Plugin }) {
   const { last_hour: hour, last_day: day, last_error: last } = plugin.faults;
   if (day.failures === 0) return <dd class="faults none">None in the last day</dd>;
-  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
   return (
     <dd class="faults">
-      <span>
+      <span class="fault-counts">
         Last hour: {count(hour.failures, 'failure')}, {count(hour.timeouts, 'timeout')}; last day: {count(day.failures, 'failure')},{' '}
         {count(day.timeouts, 'timeout')}
       </span>
       {last !== null && (
         <span class="last-fault">
-          Last at {time(last.timestamp)}: {last.message}
+          Last error at{' '}
+          <time dateTime={last.timestamp} title={`${last.timestamp} (UTC)`}>
+            {new Date(last.timestamp).toLocaleString()}
+          </time>
+          {last.handler !== null && (
+            <>
+              {' '}
+              in <code class="fault-handler">{last.handler}</code>
+            </>
+          )}
+          {last.event_type !== null && (
+            <>
+              {' '}
+              on <code class="fault-event">{last.event_type}</code>
+            </>
+          )}
+          {last.fault !== null && <> ({last.fault})</>}: <span class="fault-message">{last.message}</span>
         </span>
       )}
     </dd>
@@ -58,9 +92,11 @@ interface Props {
   onToggle: (plugin: Plugin) => void;
   onDownload: (plugin: Plugin) => void;
   onDelete: (plugin: Plugin) => void;
+  /** After "Upload a new version", refused or not. */
+  onUpdated: () => void;
 }
 
-export function PluginCard({ plugin, onToggle, onDownload, onDelete }: Props) {
+export function PluginCard({ plugin, onToggle, onDownload, onDelete, onUpdated }: Props) {
   const [open, setOpen] = useState(false);
   const p = plugin;
   const details = `details-${p.name}`;
@@ -77,11 +113,16 @@ export function PluginCard({ plugin, onToggle, onDownload, onDelete }: Props) {
         <dt>Version</dt>
         <dd class="version">{p.version}</dd>
         <dt>State</dt>
-        <dd class={p.is_enabled ? 'enabled' : 'disabled'}>{p.is_enabled ? 'Enabled' : 'Disabled'}</dd>
+        <Health plugin={p} />
         <dt>Runtime</dt>
         <Runtime plugin={p} />
         <dt>Faults</dt>
         <Faults plugin={p} />
+        <dt>Logs</dt>
+        <dd class="logs-link">
+          {/* The live logs page has no plugin filter in its address yet: the link opens it, the hint says what to pick. Its name must not contain "Live logs", the nav link's. */}
+          <a href="#logs">Logs of {p.name}</a> <span class="hint">(on the live logs, pick {p.name} under Plugin)</span>
+        </dd>
         <dt>Grants</dt>
         <dd>
           {p.grants.length === 0 ? (
@@ -145,6 +186,7 @@ export function PluginCard({ plugin, onToggle, onDownload, onDelete }: Props) {
           <code class="checksum">{p.package_checksum}</code>
         </dd>
       </dl>
+      <NewVersion plugin={p} onDone={onUpdated} />
       <DeadLetters plugin={p.name} />
       <Reads plugin={p.name} />
       <div class="actions">

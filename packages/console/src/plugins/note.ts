@@ -22,5 +22,7 @@ export function useNote() {
     }
     await reload();
   };
-  return { note, failed, act };
+  /** Forgets the note (a new action starts elsewhere on the page, which will say how it went). */
+  const clear = useCallback(() => setNote(undefined), []);
+  return { note, failed, act, clear };
 }

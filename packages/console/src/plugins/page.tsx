@@ -1,5 +1,6 @@
 // The plugins page (docs/console.md, "The plugins page"): the installed plugins, installing one,
-// enabling, disabling, deleting (after a confirmation), downloading, secrets and recent logs.
+// updating one with a new version, enabling, disabling, deleting (after a confirmation),
+// downloading, secrets and recent logs.
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, apiAs } from '../api.ts';
 import { Upload } from './upload.tsx';
@@ -11,7 +12,7 @@ import { useNote } from './note.ts';
 export function PluginsPage() {
   const [plugins, setPlugins] = useState<Plugin[] | undefined>();
   const [count, setCount] = useState(0);
-  const { note, failed, act: acted } = useNote();
+  const { note, failed, act: acted, clear } = useNote();
   const [doomed, setDoomed] = useState<Plugin | undefined>();
   const dialog = useRef<HTMLDialogElement>(null);
 
@@ -56,7 +57,11 @@ export function PluginsPage() {
           {note.text}
         </p>
       )}
-      <Upload onInstalled={(p) => void act(async () => `${p.name} ${p.version} installed${p.is_enabled ? ' and enabled' : ''}.`)} />
+      <Upload
+        onStart={clear}
+        onInstalled={(p) => void act(async () => `${p.name} ${p.version} installed${p.is_enabled ? ' and enabled' : ''}.`)}
+        onUpdated={() => void load()}
+      />
       <section aria-labelledby="installed-title" class="panel">
         <h2 id="installed-title">Installed ({plugins === undefined ? '…' : count})</h2>
         {plugins === undefined && <p>Loading…</p>}
@@ -70,6 +75,7 @@ export function PluginsPage() {
               onToggle={(x) => void toggle(x)}
               onDownload={(x) => void act(async () => (await downloadPackage(x.name), `${x.name}'s package downloaded.`))}
               onDelete={askDelete}
+              onUpdated={() => void load()}
             />
           ))}
         </ul>

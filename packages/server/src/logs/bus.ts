@@ -37,7 +37,7 @@ interface Recorded {
 export interface FaultCounts {
   lastHour: { failures: number; timeouts: number };
   lastDay: { failures: number; timeouts: number };
-  lastError: { timestamp: string; message: string; fault: string | null } | null;
+  lastError: { timestamp: string; message: string; fault: string | null; handler: string | null; event_type: string | null } | null;
 }
 
 export const MAX_EVENT_CHARS = 2000;
@@ -82,7 +82,10 @@ class PluginFaults {
     return {
       lastHour: hour,
       lastDay: day,
-      lastError: last === undefined ? null : { timestamp: last.timestamp, message: last.event, fault: last.fault ?? null },
+      lastError:
+        last === undefined
+          ? null
+          : { timestamp: last.timestamp, message: last.event, fault: last.fault ?? null, handler: last.handler ?? null, event_type: last.event_type ?? null },
     };
   }
 }

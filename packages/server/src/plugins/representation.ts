@@ -40,7 +40,8 @@ export interface PluginView {
 export interface PluginFaultsView {
   last_hour: { failures: number; timeouts: number };
   last_day: { failures: number; timeouts: number };
-  last_error: { timestamp: string; message: string; fault: string | null } | null;
+  /** The last failure line: when, what it says, what failed, and the handler and event it was about (null when it names none: a load). */
+  last_error: { timestamp: string; message: string; fault: string | null; handler: string | null; event_type: string | null } | null;
 }
 
 /** Where the plugin stands in the runtime of the process answering (docs/plugins.md, "Faults"). */
