@@ -31,6 +31,7 @@ import type { Token } from '@charta/api';
 import { AdminApi } from './admin.ts';
 import { CommandsApi } from './commands.ts';
 import { LogsApi } from './logs.ts';
+import { ChangesApi } from './changes.ts';
 import { paths } from './paths.ts';
 import { NotesApi, PatientsApi } from './resources.ts';
 import { PluginsApi } from './plugins.ts';
@@ -79,6 +80,7 @@ export {
   type WebSocketFactory,
   type WebSocketLike,
 } from './logs.ts';
+export { ChangesApi, type FollowChangesOptions, type RecordChange } from './changes.ts';
 export { TOKEN_REFRESH_MARGIN_SECONDS, type AnswerSeen, type FetchLike } from './transport.ts';
 export { paths, type AdminCatalogue, type ChartList } from './paths.ts';
 
@@ -114,6 +116,8 @@ export class ChartaClient {
   readonly admin: AdminApi;
   /** The recent entries and the live stream. */
   readonly logs: LogsApi;
+  /** The change stream of a patient's or a note's commands and notes (a token). */
+  readonly changes: ChangesApi;
   private readonly transport: Transport;
 
   constructor(options: ChartaClientOptions);
@@ -131,6 +135,7 @@ export class ChartaClient {
     this.plugins = new PluginsApi(this.transport);
     this.admin = new AdminApi(this.transport);
     this.logs = new LogsApi(this.transport);
+    this.changes = new ChangesApi(this.transport);
   }
 
   /** POST /auth/token/ (client credentials, form-encoded, no Authorization): a token and its scope. */

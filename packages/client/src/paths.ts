@@ -43,6 +43,7 @@ export const paths = {
 
   /** The log stream (a WebSocket). */
   logStream: () => `${API}/logging/`,
+  changes: () => `${API}/changes/`,
   logRecent: () => `${API}/logging/recent/`,
 
   /** An admin reference catalogue (API key only). */

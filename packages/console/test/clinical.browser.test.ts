@@ -106,7 +106,7 @@ describeInChromium('console in Chromium: patients, notes, the command editor', (
     await page.locator('li[data-kind="plan"] .state-committed').waitFor();
   });
 
-  it('summarises each command in one line; a double click adds one command; an empty one is discarded without a question; a plugin author reads as a badge with its name', async () => {
+  it('summarises each command in one line; a double click adds one command; an empty one is discarded without a question; a command committed elsewhere and one a plugin adds appear by themselves, the plugin named in a badge', async () => {
     // The committed plan reads as what it says, not only as its kind and state.
     assert.equal(await page.locator('li[data-kind="plan"] .summary').first().textContent(), 'Follow up in two weeks');
     const count = async () => (await instance.call('GET', `${C}?note_key=${encounter}`)).json.count as number;
@@ -132,12 +132,12 @@ describeInChromium('console in Chromium: patients, notes, the command editor', (
     const plan = await instance.call('POST', `${C}/`, { body: { schemaKey: 'plan', noteKey: encounter, values: { narrative: 'Recheck' } } });
     assert.equal((await instance.call('POST', `${C}/${plan.json.uuid}/commit/`)).status, 200);
     await until("the plugin's instruct", async () => (await count()) === before + 2);
-    // Back to the patient and into the note again (a reload would forget the sign-in: tokens live in memory only).
-    await page.locator('.crumbs').getByRole('link', { name: 'Ada Demo' }).click();
-    await page.getByRole('link', { name: 'Office visit (demo)' }).click();
-    await page.getByRole('heading', { name: 'Office visit (demo)' }).waitFor();
+    // No reload: the note follows its changes (the change stream), and says a plugin added one.
+    await page.getByRole('status').filter({ hasText: 'New command by plugin follow-up-nudger' }).waitFor();
+    await page.locator('li[data-kind="plan"]', { hasText: 'Recheck' }).waitFor();
     const nudge = page.locator('li[data-kind="instruct"]');
     await nudge.waitFor();
+    assert.equal(await nudge.getAttribute('class'), 'fresh', 'marked as new');
     assert.equal(await nudge.locator('.badge.plugin-author').textContent(), 'plugin follow-up-nudger');
     assert.equal(await nudge.locator('.summary').textContent(), 'Book the follow-up');
     assert.equal((await instance.call('DELETE', '/core/api/v1/plugins/follow-up-nudger/?force=true', { authorization: TEST_API_KEY })).status, 204);
@@ -379,12 +379,13 @@ describeInChromium('console in Chromium: patients, notes, the command editor', (
     assert.equal(stored.json.data.narrative, 'Changed in the first tab, after reloading');
   });
 
-  it("shows the server's refusal of a write to a note locked meanwhile, then offers no editor there", async () => {
+  it('a note locked meanwhile shows as locked by itself (the change stream), and offers no way to write', async () => {
     const uuid = (await editor(page).getAttribute('data-command'))!;
     assert.equal((await instance.call('POST', `/core/api/v1/notes/${encounter}/lock/`)).status, 200);
-    await editor(page).getByLabel('Narrative').fill('Written after the lock');
-    await editor(page).getByRole('button', { name: 'Save' }).click();
-    await editor(page).getByRole('alert').filter({ hasText: 'Note has an invalid type or state' }).waitFor();
+    // No reload: the note's change reaches the page, which stops offering writes at once.
+    await page.getByText('This note is locked: its commands can be read, not changed.').waitFor();
+    await page.locator('dd.state-locked').waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Add command' }).count(), 0);
     assert.equal((await instance.call('GET', `${C}/${uuid}`)).json.data.narrative, 'Changed in the first tab, after reloading');
 
     // Opened again, the locked note offers no way to add or change a command.

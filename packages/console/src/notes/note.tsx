@@ -12,6 +12,7 @@ import { CommandEditor } from '../editor/editor.tsx';
 import { hrefOf } from '../router.ts';
 import { Alert } from '../alert.tsx';
 import { When } from '../clinical/when.tsx';
+import { followNote } from './changes.ts';
 
 export function NotePage({ noteKey }: { noteKey: string }) {
   const [note, setNote] = useState<Note | undefined>();
@@ -34,6 +35,33 @@ export function NotePage({ noteKey }: { noteKey: string }) {
   useEffect(() => {
     if (patientKey !== undefined) apiAs<Patient>((charta) => charta.patients.get(patientKey)).then(setPatient, (err) => setError(messageOf(err)));
   }, [patientKey]);
+  // Live: a change of this note or its commands, by anyone (another tab, a plugin's effect), shows
+  // without a reload; a command a plugin added is marked (docs/console.md, "Patients and notes").
+  const [news, setNews] = useState<string | undefined>();
+  const [fresh, setFresh] = useState<Set<string>>(new Set());
+  useEffect(() => {
+    if (patientKey === undefined) return;
+    let ready = false;
+    return followNote(patientKey, noteKey, {
+      onReady: () => {
+        // Again after a lost connection: what changed meanwhile was not sent.
+        if (ready) void loadCommands();
+        ready = true;
+      },
+      onChange: (c) => {
+        if (c.target.type === 'note') {
+          apiAs<Note>((charta) => charta.notes.get(noteKey)).then(setNote, (err) => setError(messageOf(err)));
+          return;
+        }
+        void loadCommands();
+        if (c.action === 'committed' || c.action === 'entered_in_error') setChartVersion((v) => v + 1);
+        if (c.action === 'created' && c.actor.startsWith('plugin:')) {
+          setNews(`New command by plugin ${c.actor.slice('plugin:'.length)}`);
+          setFresh((f) => new Set(f).add(c.target.id));
+        }
+      },
+    });
+  }, [patientKey, noteKey]);
 
   const add = async (event: Event) => {
     event.preventDefault();
@@ -89,6 +117,11 @@ export function NotePage({ noteKey }: { noteKey: string }) {
       </p>
       <h2>{note ? note.title : 'Note'}</h2>
       <Alert message={error} />
+      {news !== undefined && (
+        <p class="ok live-news" role="status">
+          {news}
+        </p>
+      )}
       <div class="with-chart">
         <div class="content">
           {note && (
@@ -164,7 +197,7 @@ export function NotePage({ noteKey }: { noteKey: string }) {
             {commands?.results.length === 0 && <p>This note has no command yet.</p>}
             <ul class="records commands">
               {commands?.results.map((c) => (
-                <li key={c.uuid} data-command={c.uuid} data-kind={c.schema_key}>
+                <li key={c.uuid} data-command={c.uuid} data-kind={c.schema_key} class={fresh.has(c.uuid) ? 'fresh' : undefined}>
                   <div class="command-head">
                     <strong>{kindLabel(c.schema_key)}</strong> <span class={`state state-${c.state}`}>{STATE_TEXT[c.state]}</span>
                     <span class="meta">
