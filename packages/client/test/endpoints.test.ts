@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
 import { ENGINES, TEST_API_KEY, TEST_CLIENT_ID, TEST_CLIENT_SECRET, startInstance, type Instance } from '../../server/test/support/harness.ts';
 import { manifestJson, tarFromDir, VITALS_HANDLER_JS } from '../../server/test/support/archives.ts';
-import { ChartaApiError, ChartaClient, type LogEntry, type StreamStatus, type WebSocketFactory, type WebSocketLike } from '../src/index.ts';
+import { ChartaApiError, ChartaClient, type LogEntry, type RecordChange, type StreamStatus, type WebSocketFactory, type WebSocketLike } from '../src/index.ts';
 
 const ws: WebSocketFactory = (url) => new WebSocket(url) as unknown as WebSocketLike;
 
@@ -193,6 +193,33 @@ for (const engine of ENGINES) {
         stream.close();
         await cut.close();
       }
+    });
+
+    it('follows the change stream of a patient: ready, each change, a reconnection after the socket is dropped, and an API key refused (4403)', async () => {
+      const patient = await charta.patients.create({ firstName: 'Changed', lastName: 'One' });
+      const note = await charta.notes.create({ patientKey: patient.key, noteType: 'encounter' });
+      const cut = await relay(instance.url);
+      const viaRelay = await ChartaClient.withClientCredentials(cut.url, TEST_CLIENT_ID, TEST_CLIENT_SECRET);
+      const changes: RecordChange[] = [];
+      let readies = 0;
+      const follow = viaRelay.changes.follow({ patientKey: patient.key, webSocket: ws, onChange: (c) => changes.push(c), onReady: () => readies++ });
+      try {
+        await until('ready', () => readies === 1 || undefined);
+        const { command } = await charta.commands.create({ schemaKey: 'plan', noteKey: note.uuid, values: { narrative: 'x' } });
+        await until('the change', () => changes.find((c) => c.target.id === command.uuid));
+        assert.deepEqual([changes[0]!.action, changes[0]!.note_key, changes[0]!.target.type], ['created', note.uuid, 'command']);
+        cut.cut();
+        await until('ready again', () => readies === 2 || undefined);
+        await charta.notes.lock(note.uuid);
+        await until('the lock', () => changes.find((c) => c.action === 'locked'));
+      } finally {
+        follow.close();
+        await cut.close();
+      }
+      let refused: number | undefined;
+      admin.changes.follow({ patientKey: patient.key, webSocket: ws, onChange: () => {}, onRefused: (code) => (refused = code) });
+      await until('the refusal', () => refused);
+      assert.equal(refused, 4403);
     });
 
     it('stops on a refused credential (4401) without retrying', async () => {
