@@ -30,6 +30,20 @@ export function FieldInput({ commandUuid, field, value, editable, errors, onChan
       {field.required && <span class="required"> (required to commit)</span>}
     </>
   );
+  // A command that cannot change (committed, entered in error, or in a locked note) reads as text,
+  // not as disabled inputs (docs/console.md, "The command editor").
+  if (!editable) {
+    return (
+      <div class="field read-only" data-field={field.name}>
+        <span class="label" id={`${id}-label`}>
+          {field.label ?? labelOf(field.name)}
+        </span>
+        <output id={id} class="value" aria-labelledby={`${id}-label`}>
+          {readOnlyText(field, value)}
+        </output>
+      </div>
+    );
+  }
   const common = { id, disabled: !editable, 'aria-invalid': invalid || undefined, 'aria-describedby': describedBy };
 
   let input;
@@ -119,6 +133,23 @@ function hintOf(field: Field): string | undefined {
   if (field.type === 'ApproximateDateField') return 'A year, year-month or date: YYYY, YYYY-MM or YYYY-MM-DD.';
   if (field.max_items !== undefined) return `Up to ${field.max_items}.`;
   return undefined;
+}
+
+/** A value as text: a choice's text, picked options with their codes, Yes/No, '—' for none. */
+function readOnlyText(field: Field, value: unknown): string {
+  if (value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0)) return '—';
+  switch (field.type) {
+    case 'AutocompleteField':
+      return readOnlyOptions(value);
+    case 'ChoiceField':
+      return field.choices.find((c) => c.value === value)?.text ?? String(value);
+    case 'MultipleChoiceField':
+      return (value as string[]).map((v) => field.choices.find((c) => c.value === v)?.text ?? v).join('; ');
+    case 'CheckboxField':
+      return value === true ? 'Yes' : 'No';
+    default:
+      return typeof value === 'object' ? JSON.stringify(value) : String(value);
+  }
 }
 
 function readOnlyOptions(value: unknown) {
