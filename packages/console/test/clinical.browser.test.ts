@@ -240,8 +240,10 @@ describeInChromium('console in Chromium: patients, notes, the command editor', (
     for (let i = 0; i <= index; i++) await page.keyboard.press('ArrowDown');
     await page.keyboard.press('Enter');
     await editor(page).getByRole('status').filter({ hasText: 'Saved: Questionnaire.' }).waitFor();
-    const question = editor(page).getByLabel('Little interest or pleasure in doing things');
-    await question.selectOption({ label: 'Several days' });
+    // Each question a group of radio buttons, every answer in sight.
+    const question = editor(page).getByRole('group', { name: 'Little interest or pleasure in doing things' });
+    assert.ok((await question.getByRole('radio').count()) >= 4);
+    await question.getByRole('radio', { name: 'Several days' }).check();
     await editor(page).getByRole('button', { name: 'Save' }).click();
     await editor(page).getByRole('status').filter({ hasText: 'Saved: Little interest or pleasure in doing things.' }).waitFor();
     const uuid = (await editor(page).getAttribute('data-command'))!;
@@ -249,6 +251,13 @@ describeInChromium('console in Chromium: patients, notes, the command editor', (
     const answers = Object.keys(data).filter((k) => k.startsWith('question-'));
     assert.equal(answers.length, 1, JSON.stringify(data));
     assert.equal(data.questionnaire.text, 'Patient Health Questionnaire (PHQ-9)');
+    // Committing with questions unanswered asks first, naming them; Cancel commits nothing.
+    await editor(page).getByRole('button', { name: 'Commit' }).click();
+    const warning = editor(page).getByRole('group').filter({ hasText: 'questions are not answered' });
+    await warning.waitFor();
+    assert.match((await warning.textContent()) ?? '', /^9 questions are not answered: Feeling down, depressed, or hopeless; /);
+    await warning.getByRole('button', { name: 'Cancel' }).click();
+    assert.equal((await instance.call('GET', `${C}/${uuid}`)).json.state, 'staged');
   });
 
   it('adds picks to a list field, after the field its options depend on', async () => {

@@ -48,7 +48,7 @@ export function CommandEditor({ uuid, noteWritable, onChanged }: Props) {
   const [refusal, setRefusal] = useState<Refusal | undefined>();
   const [done, setDone] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
-  const [confirming, setConfirming] = useState<'delete' | 'enter-in-error' | undefined>();
+  const [confirming, setConfirming] = useState<'delete' | 'enter-in-error' | 'unanswered' | undefined>();
   const cancel = useRef<HTMLButtonElement>(null);
   // The question takes the focus from the button that asked it, on Cancel.
   useEffect(() => {
@@ -157,6 +157,19 @@ export function CommandEditor({ uuid, noteWritable, onChanged }: Props) {
     setValues(local);
     void run(async () => (await saveValues(local)) ?? 'Nothing to save.');
   };
+  /** A questionnaire's questions (the fields with a label) that have no answer, saved or typed. */
+  const unanswered = () =>
+    (fields ?? [])
+      .filter((f) => f.label !== undefined && f.name.startsWith('question-'))
+      .filter((f) => {
+        const v = values[f.name];
+        return v === undefined || v === null || v === '' || (Array.isArray(v) && v.length === 0);
+      });
+  /** Commit, after a warning when questions are unanswered (docs/console.md, "The command editor"). */
+  const askToCommit = () => {
+    if (unanswered().length > 0) setConfirming('unanswered');
+    else commit();
+  };
   const commit = () =>
     void run(async () => {
       await saveValues(values);
@@ -235,7 +248,7 @@ export function CommandEditor({ uuid, noteWritable, onChanged }: Props) {
               <button type="submit" disabled={busy || !dirty}>
                 Save
               </button>
-              <button type="button" onClick={commit} disabled={busy}>
+              <button type="button" onClick={askToCommit} disabled={busy}>
                 Commit
               </button>
               {Object.keys(command.data).length === 0 && !dirty ? (
@@ -261,8 +274,14 @@ export function CommandEditor({ uuid, noteWritable, onChanged }: Props) {
         // Both cannot be undone: asked once more, with Cancel first.
         <div class="actions confirm" role="group" aria-labelledby={`${titleId}-confirm`}>
           <p id={`${titleId}-confirm`}>
-            {confirming === 'delete' ? 'Delete this staged command? ' : 'Enter this command in error? '}
-            This cannot be undone.
+            {confirming === 'unanswered'
+              ? `${unanswered().length} question${unanswered().length === 1 ? ' is' : 's are'} not answered: ${unanswered()
+                  .map((f) => f.label)
+                  .join('; ')}. Commit anyway? `
+              : confirming === 'delete'
+                ? 'Delete this staged command? '
+                : 'Enter this command in error? '}
+            {confirming === 'unanswered' ? 'A committed questionnaire cannot be changed.' : 'This cannot be undone.'}
           </p>
           <button type="button" class="secondary" onClick={() => setConfirming(undefined)} ref={cancel}>
             Cancel
@@ -273,10 +292,11 @@ export function CommandEditor({ uuid, noteWritable, onChanged }: Props) {
             onClick={() => {
               setConfirming(undefined);
               if (confirming === 'delete') remove();
+              else if (confirming === 'unanswered') commit();
               else enterInError();
             }}
           >
-            {confirming === 'delete' ? 'Yes, delete it' : 'Yes, enter it in error'}
+            {confirming === 'delete' ? 'Yes, delete it' : confirming === 'unanswered' ? 'Commit with questions unanswered' : 'Yes, enter it in error'}
           </button>
         </div>
       )}

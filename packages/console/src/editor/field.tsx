@@ -52,6 +52,21 @@ export function FieldInput({ commandUuid, field, value, editable, errors, onChan
       input = <textarea {...common} rows={3} value={text(value)} onInput={(e) => onChange(e.currentTarget.value)} />;
       break;
     case 'ChoiceField':
+      // A questionnaire's question (it has a label): its answers as a radio group, every one in sight.
+      if (field.label !== undefined) {
+        return (
+          <fieldset class="field question" data-field={field.name} aria-describedby={describedBy} aria-invalid={invalid || undefined}>
+            <legend>{field.label}</legend>
+            {field.choices.map((c) => (
+              <label key={c.value} class="choice">
+                <input type="radio" name={id} value={c.value} checked={value === c.value} onChange={() => onChange(c.value)} />
+                {c.text}
+              </label>
+            ))}
+            <Messages id={errorId} errors={errors} />
+          </fieldset>
+        );
+      }
       input = (
         <select {...common} value={text(value)} onChange={(e) => onChange(e.currentTarget.value)}>
           <option value="">— none —</option>
