@@ -90,7 +90,7 @@ describeInChromium('console in Chromium: live logs', (executable) => {
     assert.equal(streams.size, 1, 'one stream, authenticated in its first message');
   });
 
-  it('fills the height of the viewport under the controls, and does not scroll the page by itself', async () => {
+  it('fills the height of the viewport under the controls, at 900 and 1,200 px high', async () => {
     for (let i = 1; i <= 40; i++) emit(`filling line ${i}`);
     await row('filling line 40').waitFor();
     // A few frames for anything that would move the page.
@@ -100,6 +100,39 @@ describeInChromium('console in Chromium: live logs', (executable) => {
     const bottom = box.y + box.height;
     assert.ok(bottom <= 900 && bottom >= 900 - 32, `the list ends at ${bottom} px in a 900 px viewport`);
     assert.ok(box.height >= 560, `the list is ${box.height} px high`);
+    // Taller windows, a longer list.
+    await page.setViewportSize({ width: 1280, height: 1200 });
+    await until(
+      'the list to grow',
+      async () => {
+        const b = (await page.locator('#log-lines').boundingBox())!;
+        return b.y + b.height >= 1200 - 32 && b.y + b.height <= 1200;
+      },
+      5_000,
+    );
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('does not scroll the page by itself when opened from the nav, on a short window or a phone', async () => {
+    for (const viewport of [
+      { width: 1280, height: 700 },
+      { width: 375, height: 667 },
+    ]) {
+      await page.setViewportSize(viewport);
+      await page.getByRole('link', { name: 'Plugins' }).click();
+      await page.getByText('No plugin is installed yet.').waitFor();
+      // At the top of the page, where the nav is.
+      await page.evaluate(() => scrollTo(0, 0));
+      await page.getByRole('link', { name: 'Live logs' }).click();
+      await page.locator('#log-status', { hasText: /^Live$/ }).waitFor();
+      emit(`opened at ${viewport.width}`);
+      await row(`opened at ${viewport.width}`).waitFor();
+      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 200)))));
+      assert.equal(await page.evaluate(() => scrollY), 0, `the page is not scrolled at ${viewport.width} × ${viewport.height}`);
+      // The content has the focus all the same (app.tsx), for a screen reader.
+      assert.equal(await page.evaluate(() => document.activeElement?.id), 'main');
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
   });
 
   it('shows the lifecycle line of a plugin installed through the API', async () => {

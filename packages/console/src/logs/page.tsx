@@ -71,6 +71,18 @@ export function LogsPage() {
   const body = useRef<HTMLDivElement>(null);
   const head = useRef<HTMLDivElement>(null);
 
+  // The page does not scroll by itself on open: the console focuses its content on a new page
+  // (app.tsx), which scrolls a page taller than the window down to it (the nav and the controls
+  // out of sight on a phone). Where the reader was is restored before that frame is painted.
+  useEffect(() => {
+    const x = scrollX;
+    const y = scrollY;
+    const frame = requestAnimationFrame(() => {
+      if (scrollY !== y || scrollX !== x) scrollTo(x, y);
+    });
+    return () => cancelAnimationFrame(frame);
+  }, []);
+
   // The list (and the panel beside it) reach down to the bottom of the viewport, at the page's
   // own scroll position: set on open and when the window or the controls above change size, as
   // a custom property (through the CSSOM: the CSP allows no style attribute).
