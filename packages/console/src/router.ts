@@ -16,7 +16,8 @@ export interface Route {
 
 export const ROUTES: Route[] = [
   { pattern: /^(?:plugins)?$/, section: 'plugins', name: 'plugins' },
-  { pattern: /^logs$/, section: 'logs', name: 'logs' },
+  // `#logs?plugin=NAME`: filtered to one plugin (logs/address.ts).
+  { pattern: /^logs(?:\?[^/#]*)?$/, section: 'logs', name: 'logs' },
   { pattern: /^patients$/, section: 'patients', name: 'patients' },
   { pattern: /^patients\/([0-9a-f]{32})$/, section: 'patients', name: 'patient' },
   { pattern: /^notes\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/, section: 'patients', name: 'note' },

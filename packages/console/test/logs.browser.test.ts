@@ -4,7 +4,11 @@
 // filters, pause with its count and resume, a dropped-lines notice, copy as JSON, the connection
 // cut server-side (its TCP socket destroyed) and the page reconnecting (with the lines it missed), 1,000 lines/s and a burst
 // past the buffer with a bounded DOM, the phone width, the stream closed on sign-out, and the
-// stream authenticated by an OAuth client's token.
+// stream authenticated by an OAuth client's token. The page's layout (issue 22, item 10): the list
+// reaches the bottom of the viewport and the page does not scroll by itself; a picked line is
+// expanded in place and shown with all its fields in a panel beside the list; a filter matching
+// nothing says so with a button that clears the filters; the plugin filter in the address
+// (`#logs?plugin=NAME`); at 375 px a line wraps instead of cutting an id with an ellipsis.
 // One browser, one page.
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -29,8 +33,25 @@ describeInChromium('console in Chromium: live logs', (executable) => {
   const shots = outputDir();
   const rows = () => page.locator('#log-lines .vlist-row');
   const row = (text: string) => rows().filter({ hasText: text });
-  const emit = (event: string, extra: { level?: 'debug' | 'info' | 'warning' | 'error'; plugin?: string; success?: boolean } = {}) =>
-    instance.app.logs.emit({ level: 'info', event, ...extra });
+  const emit = (
+    event: string,
+    extra: Omit<Parameters<Instance['app']['logs']['emit']>[0], 'event' | 'level'> & { level?: 'debug' | 'info' | 'warning' | 'error' } = {},
+  ) => instance.app.logs.emit({ level: 'info', event, ...extra });
+  /** Whether an element's text is all visible: nothing cut by its width or height. */
+  const whole = (selector: string) =>
+    page.locator(selector).evaluate((el) => ({
+      clipped: el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1,
+      ellipsis: getComputedStyle(el).textOverflow === 'ellipsis' && el.scrollWidth > el.clientWidth + 1,
+    }));
+  /** Follows the newest line again (End, in the list), with no line picked. */
+  const following = async () => {
+    await page.locator('#log-lines').focus();
+    await page.keyboard.press('End');
+    await page.getByRole('button', { name: 'Close' }).click();
+    await page.getByRole('button', { name: 'Jump to the newest line' }).waitFor({ state: 'detached' });
+  };
+  /** The command created in the filters' test (its line is looked at again at 375 px). */
+  let command: { uuid: string; noteKey: string };
   const choose = async (label: string, value: string) => page.getByLabel(label, { exact: true }).selectOption(value);
 
   before(async () => {
@@ -69,6 +90,51 @@ describeInChromium('console in Chromium: live logs', (executable) => {
     assert.equal(streams.size, 1, 'one stream, authenticated in its first message');
   });
 
+  it('fills the height of the viewport under the controls, at 900 and 1,200 px high', async () => {
+    for (let i = 1; i <= 40; i++) emit(`filling line ${i}`);
+    await row('filling line 40').waitFor();
+    // A few frames for anything that would move the page.
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 100)))));
+    assert.equal(await page.evaluate(() => scrollY), 0, 'the page is not scrolled');
+    const box = (await page.locator('#log-lines').boundingBox())!;
+    const bottom = box.y + box.height;
+    assert.ok(bottom <= 900 && bottom >= 900 - 32, `the list ends at ${bottom} px in a 900 px viewport`);
+    assert.ok(box.height >= 560, `the list is ${box.height} px high`);
+    // Taller windows, a longer list.
+    await page.setViewportSize({ width: 1280, height: 1200 });
+    await until(
+      'the list to grow',
+      async () => {
+        const b = (await page.locator('#log-lines').boundingBox())!;
+        return b.y + b.height >= 1200 - 32 && b.y + b.height <= 1200;
+      },
+      5_000,
+    );
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('does not scroll the page by itself when opened from the nav, on a short window or a phone', async () => {
+    for (const viewport of [
+      { width: 1280, height: 700 },
+      { width: 375, height: 667 },
+    ]) {
+      await page.setViewportSize(viewport);
+      await page.getByRole('link', { name: 'Plugins' }).click();
+      await page.getByText('No plugin is installed yet.').waitFor();
+      // At the top of the page, where the nav is.
+      await page.evaluate(() => scrollTo(0, 0));
+      await page.getByRole('link', { name: 'Live logs' }).click();
+      await page.locator('#log-status', { hasText: /^Live$/ }).waitFor();
+      emit(`opened at ${viewport.width}`);
+      await row(`opened at ${viewport.width}`).waitFor();
+      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 200)))));
+      assert.equal(await page.evaluate(() => scrollY), 0, `the page is not scrolled at ${viewport.width} × ${viewport.height}`);
+      // The content has the focus all the same (app.tsx), for a screen reader.
+      assert.equal(await page.evaluate(() => document.activeElement?.id), 'main');
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
   it('shows the lifecycle line of a plugin installed through the API', async () => {
     const pkg = await tarFromDir(
       { 'CHARTA_MANIFEST.json': manifestJson({ plugin_version: '1.0.0', name: 'Vitals Alert' }), 'dist/index.js': VITALS_HANDLER_JS },
@@ -84,6 +150,7 @@ describeInChromium('console in Chromium: live logs', (executable) => {
 
   it('narrows the rows by plugin, minimum level, failures and text', async () => {
     const c = await instance.command('plan');
+    command = c;
     emit('handler crashed: boom', { level: 'error', plugin: 'vitals-alert', success: false });
     emit('a warning of the server', { level: 'warning' });
     await row('handler crashed').waitFor();
@@ -115,6 +182,119 @@ describeInChromium('console in Chromium: live logs', (executable) => {
     );
     await page.getByLabel('Text', { exact: true }).fill('');
     await row('plugin vitals-alert 1.0.0 installed').waitFor();
+  });
+
+  it('says "No lines match — clear filters" when the filters match nothing, with a button that clears them', async () => {
+    await choose('Plugin', 'vitals-alert');
+    await page.getByLabel('Text', { exact: true }).fill('no line says this');
+    await rows().first().waitFor({ state: 'detached' });
+    await page.locator('#log-empty', { hasText: 'No lines match — clear filters' }).waitFor();
+    await page.getByRole('button', { name: 'clear filters' }).click();
+    await row('plugin vitals-alert 1.0.0 installed').waitFor();
+    await row(`command ${command.uuid}`).waitFor();
+    assert.equal(await page.getByLabel('Plugin', { exact: true }).inputValue(), '');
+    assert.equal(await page.getByLabel('Text', { exact: true }).inputValue(), '');
+    assert.equal(await page.locator('#log-empty').count(), 0);
+  });
+
+  it('takes the plugin filter from the address (#logs?plugin=NAME), and keeps the address in step', async () => {
+    await page.getByRole('link', { name: 'Plugins' }).click();
+    await page.locator('#log-lines').waitFor({ state: 'detached' });
+    await page.evaluate(() => (location.hash = '#logs?plugin=vitals-alert'));
+    await page.locator('#log-status', { hasText: /^Live/ }).waitFor();
+    await row('plugin vitals-alert 1.0.0 installed').waitFor();
+    assert.equal(await page.getByLabel('Plugin', { exact: true }).inputValue(), 'vitals-alert');
+    assert.equal(await page.getByRole('link', { name: 'Live logs' }).getAttribute('aria-current'), 'page');
+    for (const text of await rows().allTextContents()) assert.match(text, /vitals-alert/);
+    await choose('Plugin', '');
+    await row(`command ${command.uuid}`).waitFor();
+    assert.equal(page.url(), `${instance.url}/console/#logs`);
+    await choose('Plugin', 'vitals-alert');
+    assert.equal(page.url(), `${instance.url}/console/#logs?plugin=vitals-alert`);
+    // Back to every line by the address, the page staying open.
+    await page.evaluate(() => (location.hash = '#logs'));
+    await row(`command ${command.uuid}`).waitFor();
+    assert.equal(await page.getByLabel('Plugin', { exact: true }).inputValue(), '');
+  });
+
+  it('expands a picked line in place, whole, and shows all its fields beside the list', async () => {
+    const message = `handler threw: TypeError: Cannot read properties of undefined (reading 'dose') ${'while checking the vitals of the note '.repeat(6)}END-OF-MESSAGE`;
+    emit(message, {
+      level: 'error',
+      plugin: 'vitals-alert',
+      success: false,
+      fault: 'threw',
+      handler: 'dist/index.js:onPlanCommit',
+      event_type: 'PLAN_COMMAND__POST_COMMIT',
+      request_id: 'req-1234',
+    });
+    emit('the line after the long one');
+    await row('END-OF-MESSAGE').waitFor();
+    await row('the line after the long one').waitFor();
+    await row('END-OF-MESSAGE').click();
+    const picked = '#log-lines .vlist-row.active';
+    await page.locator(picked, { hasText: 'END-OF-MESSAGE' }).waitFor();
+    // In place: the whole text wraps inside the row, and the next row is below it, not under it.
+    assert.deepEqual(await whole(picked), { clipped: false, ellipsis: false });
+    const at = (await page.locator(picked).boundingBox())!;
+    assert.ok(at.height > 28 * 2, `the picked row is ${at.height} px high`);
+    const next = (await row('the line after the long one').boundingBox())!;
+    assert.ok(next.y >= at.y + at.height - 1, 'the next row starts below the expanded one');
+    // The panel: beside the list at 1280 px, at its top, with every member of the entry.
+    const list = (await page.locator('#log-lines').boundingBox())!;
+    const shown = (await page.locator(picked).boundingBox())!;
+    assert.ok(shown.y >= list.y - 1 && shown.y + shown.height <= list.y + list.height + 1, 'the expanded row is scrolled into view whole');
+    const panel = (await page.locator('#log-detail').boundingBox())!;
+    assert.ok(panel.x >= list.x + list.width, 'the panel is beside the list');
+    assert.ok(Math.abs(panel.y - list.y) < 4, 'the panel starts at the top of the list');
+    assert.equal(await page.locator('#log-detail-message').textContent(), message);
+    const fields = await page
+      .locator('#log-detail dl > div')
+      .evaluateAll((divs) => divs.map((d) => `${d.querySelector('dt')!.textContent}: ${d.querySelector('dd')!.textContent}`));
+    assert.deepEqual(
+      fields.map((f) => f.replace(/^Time \(UTC\): .*/, 'Time (UTC)')),
+      [
+        'Level: error',
+        'Time (UTC)',
+        'Source: server',
+        'Plugin: vitals-alert',
+        'Handler: dist/index.js:onPlanCommit',
+        'Event type: PLAN_COMMAND__POST_COMMIT',
+        'Request id: req-1234',
+        'Success: false',
+        'Fault: threw',
+      ],
+    );
+    assert.match(fields[1]!, /^Time \(UTC\): \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    await page.screenshot({ path: path.join(shots, 'logs-picked-1280.png') });
+    // Picking the next line folds the long one; the next one stays under the pointer.
+    await row('the line after the long one').click();
+    await page.locator(picked, { hasText: 'the line after the long one' }).waitFor();
+    const folded = (await row('END-OF-MESSAGE').boundingBox())!;
+    assert.equal(folded.height, 28);
+    await page.getByRole('button', { name: 'Close' }).click();
+    await following();
+  });
+
+  it('wraps a line at 375 px: no id cut with an ellipsis', async () => {
+    await page.setViewportSize({ width: 375, height: 800 });
+    await page.getByLabel('Text', { exact: true }).fill(command.uuid);
+    const line = row(`command ${command.uuid}`);
+    await line.waitFor();
+    await page.screenshot({ path: path.join(shots, 'logs-wrapped-375.png'), fullPage: true });
+    assert.deepEqual(await whole(`#log-lines .vlist-row:has-text("${command.uuid}")`), { clipped: false, ellipsis: false });
+    // Picked, the line's panel is under the list on a phone.
+    await line.click();
+    await page.locator('#log-detail').waitFor();
+    const list = (await page.locator('#log-lines').boundingBox())!;
+    const panel = (await page.locator('#log-detail').boundingBox())!;
+    assert.ok(panel.y >= list.y + list.height, 'the panel is under the list');
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.equal(overflow, 0, 'no horizontal scrolling');
+    await page.getByRole('button', { name: 'Close' }).click();
+    await page.getByLabel('Text', { exact: true }).fill('');
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await following();
   });
 
   it('pause holds lines back with a count; resume shows them', async () => {

@@ -1,13 +1,33 @@
-// The selected log line, whole, as JSON, with "Copy as JSON" (copy.ts): the list shows one
-// truncated line per entry; this shows every member of the one picked.
+// The selected log line, whole (docs/console.md, "Live logs"): beside the list on a wide screen,
+// under it on a narrow one. Every member the entry carries, by name (docs/api.md, "Log stream";
+// `LogEntry` in packages/api/src/logs.ts: an entry has no stack, so none is shown), the whole
+// message, and the entry as JSON with "Copy as JSON" (copy.ts).
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { copyText } from './copy.ts';
-import type { Row } from './entry.ts';
+import type { LogEntry, Row } from './entry.ts';
+
+/** The members shown as fields, in this order, with their labels; `event` is the message, below them. */
+const FIELDS: Array<[keyof LogEntry, string]> = [
+  ['level', 'Level'],
+  ['timestamp', 'Time (UTC)'],
+  ['source', 'Source'],
+  ['plugin', 'Plugin'],
+  ['handler', 'Handler'],
+  ['event_type', 'Event type'],
+  ['request_id', 'Request id'],
+  ['success', 'Success'],
+  ['fault', 'Fault'],
+  ['tick', 'Tick'],
+];
+const KNOWN = new Set<string>([...FIELDS.map(([k]) => k), 'event']);
+
+const text = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
 
 export function LineDetail({ row, onClose }: { row: Row; onClose: () => void }) {
   const pre = useRef<HTMLPreElement>(null);
   const [note, setNote] = useState<string | undefined>();
-  const json = JSON.stringify(row.entry, null, 2);
+  const e = row.entry;
+  const json = JSON.stringify(e, null, 2);
   useEffect(() => setNote(undefined), [row]);
 
   const copy = async () => {
@@ -15,12 +35,24 @@ export function LineDetail({ row, onClose }: { row: Row; onClose: () => void }) 
     setNote(outcome === 'copied' ? 'Copied to the clipboard.' : 'Selected: press Ctrl+C (⌘C on a Mac) to copy.');
   };
 
+  const fields: Array<[string, string]> = FIELDS.filter(([k]) => e[k] !== undefined).map(([k, label]) => [label, text(e[k])]);
+  // A member this page does not know yet (a newer server) is shown by its own name.
+  for (const [k, v] of Object.entries(e)) if (!KNOWN.has(k) && v !== undefined) fields.push([k, text(v)]);
+
   return (
-    <section class="log-detail panel" aria-labelledby="log-detail-title">
+    <section id="log-detail" class="log-detail" aria-labelledby="log-detail-title">
       <h3 id="log-detail-title">Selected line</h3>
-      <pre id="log-detail-json" ref={pre}>
-        {json}
-      </pre>
+      <p class="log-detail-message" id="log-detail-message">
+        {row.dropped > 0 ? `⚠ Server: ${e.event}` : e.event}
+      </p>
+      <dl class="log-fields">
+        {fields.map(([label, value]) => (
+          <div key={label}>
+            <dt>{label}</dt>
+            <dd>{value}</dd>
+          </div>
+        ))}
+      </dl>
       <div class="actions">
         <button type="button" onClick={() => void copy()}>
           Copy as JSON
@@ -34,6 +66,10 @@ export function LineDetail({ row, onClose }: { row: Row; onClose: () => void }) 
           </span>
         )}
       </div>
+      <h4>As JSON</h4>
+      <pre id="log-detail-json" ref={pre}>
+        {json}
+      </pre>
     </section>
   );
 }
