@@ -75,7 +75,8 @@ export function App() {
   const first = useRef(true);
   useEffect(() => {
     if (first.current) return void (first.current = false);
-    main.current?.focus();
+    // Without scrolling: a page taller than the window would otherwise open scrolled to its content.
+    main.current?.focus({ preventScroll: true });
   }, [where.hash]);
   if (who === undefined) {
     const signedInAgain = (again: Credentials) => {

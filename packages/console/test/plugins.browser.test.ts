@@ -248,7 +248,9 @@ describeInChromium('console in Chromium: sign-in and plugins', (executable) => {
     await thrower.screenshot({ path: path.join(shots, 'plugins-failing-1280.png') });
     // The live logs, one click away.
     await thrower.getByRole('link', { name: 'Logs of thrower' }).click();
-    await page.waitForURL(/#logs$/);
+    // Filtered to it (#logs?plugin=thrower): the plugin's own lines only.
+    await page.waitForURL(/#logs\?plugin=thrower$/);
+    assert.equal(await page.getByLabel('Plugin', { exact: true }).inputValue(), 'thrower');
     await page.getByRole('link', { name: 'Plugins' }).click();
     await health.waitFor();
     assert.deepEqual(failures(), [], 'no script error, no CSP violation');

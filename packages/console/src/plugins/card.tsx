@@ -3,6 +3,7 @@
 // failing load with its reason and next try), its health (Enabled · failing) and recent faults (the
 // last error's time, handler and event), its grants, its dead letters, and what can be done to it
 // (a new version uploaded in place among them).
+import { logsHref } from '../logs/address.ts';
 import { useState } from 'preact/hooks';
 import { Secrets } from './secrets.tsx';
 import { RecentLogs } from './logs.tsx';
@@ -121,7 +122,7 @@ export function PluginCard({ plugin, onToggle, onDownload, onDelete, onUpdated }
         <dt>Logs</dt>
         <dd class="logs-link">
           {/* The live logs page has no plugin filter in its address yet: the link opens it, the hint says what to pick. Its name must not contain "Live logs", the nav link's. */}
-          <a href="#logs">Logs of {p.name}</a> <span class="hint">(on the live logs, pick {p.name} under Plugin)</span>
+          <a href={logsHref(p.name)}>Logs of {p.name}</a>
         </dd>
         <dt>Grants</dt>
         <dd>
