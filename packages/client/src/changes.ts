@@ -5,7 +5,7 @@
 // shows (changes made while it was away are not replayed). A refusal (4400, 4401, 4403, 4413) is
 // not retried.
 import { paths } from './paths.ts';
-import { REFUSED_CLOSE_CODES, type WebSocketFactory, type WebSocketLike } from './logs.ts';
+import { REFUSED_CLOSE_CODES, webSocketOrigin, type WebSocketFactory, type WebSocketLike } from './logs.ts';
 import type { Transport } from './transport.ts';
 
 /** One change, as the server sends it. */
@@ -37,9 +37,7 @@ export class ChangesApi {
 
   /** The stream URL: ws(s) on the client's base URL, or on the page's host when the base URL is relative. */
   url(patientKey: string, noteKey?: string): string {
-    const base = this.transport.baseUrl;
-    const origin =
-      base !== '' ? base.replace(/^http/i, 'ws') : `${globalThis.location?.protocol === 'https:' ? 'wss' : 'ws'}://${globalThis.location?.host ?? 'localhost'}`;
+    const origin = webSocketOrigin(this.transport.baseUrl);
     const params = new URLSearchParams({ patient_key: patientKey });
     if (noteKey !== undefined) params.set('note_key', noteKey);
     return `${origin}${paths.changes()}?${params.toString()}`;

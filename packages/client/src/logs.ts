@@ -67,6 +67,12 @@ export interface LogStream {
   close(reason?: string): void;
 }
 
+/** Where a WebSocket of this client goes: ws(s) on its base URL, or on the page's host when the base URL is relative. */
+export function webSocketOrigin(baseUrl: string): string {
+  if (baseUrl !== '') return baseUrl.replace(/^http/i, 'ws');
+  return `${globalThis.location?.protocol === 'https:' ? 'wss' : 'ws'}://${globalThis.location?.host ?? 'localhost'}`;
+}
+
 /** Close codes that retrying would not change. */
 export const REFUSED_CLOSE_CODES: ReadonlySet<number> = new Set([4400, 4401, 4403, 4413]);
 
@@ -81,9 +87,7 @@ export class LogsApi {
 
   /** The stream URL: ws(s) on the client's base URL, or on the page's host when the base URL is relative. */
   streamUrl(filter: LogFilter = {}): string {
-    const base = this.transport.baseUrl;
-    const origin =
-      base !== '' ? base.replace(/^http/i, 'ws') : `${globalThis.location?.protocol === 'https:' ? 'wss' : 'ws'}://${globalThis.location?.host ?? 'localhost'}`;
+    const origin = webSocketOrigin(this.transport.baseUrl);
     const params = new URLSearchParams();
     for (const name of ['plugin', 'level', 'since'] as const) if (filter[name] !== undefined) params.set(name, filter[name]);
     const query = params.toString();

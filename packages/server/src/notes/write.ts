@@ -64,7 +64,14 @@ export async function writeNote(ctx: Ctx, t: NoteWrite): Promise<Outcome<Note>> 
   // The change stream (docs/api.md, "Change stream").
   if (!outcome.replayed) {
     const note = outcome.body;
-    ctx.signals?.emit({ type: 'record-changed', patient: note.patient_key, note: note.uuid, target: { type: 'note', id: note.uuid }, action: DONE[t.action], actor: staffKey });
+    ctx.signals?.emit({
+      type: 'record-changed',
+      patient: note.patient_key,
+      note: note.uuid,
+      target: { type: 'note', id: note.uuid },
+      action: DONE[t.action],
+      actor: staffKey,
+    });
   }
   return outcome;
 }
