@@ -526,5 +526,31 @@ for (const engine of ENGINES) {
       assert.equal(await loadDispenseUnits(api.storage, [{ ncpdp_quantity_qualifier_code: 'C48155', description: 'Gram' }]), 0, 'the catalogue is not empty');
       assert.equal(await loadDispenseUnits(api.storage, []), 0);
     });
+
+    it('two processes loading the starter dispense units at the same moment: one loads them, the other finds them and starts all the same', async () => {
+      const units = readDispenseUnits().slice(0, 50);
+      assert.ok(units.length > 0, 'the shipped file has rows');
+      const before = await api.storage.db.selectFrom('dispense_units').selectAll().execute();
+      await api.storage.db.deleteFrom('dispense_units').execute();
+      try {
+        // Side by side (several connections on PostgreSQL): each checks, then inserts; a later one meets the
+        // earlier's rows. The narrow window (a check that sees the rows committed a moment before) is not
+        // forced here; two processes starting at once on one fresh database met it (scheduled-tasks.int).
+        const loaded = await Promise.all([loadDispenseUnits(api.storage, units), loadDispenseUnits(api.storage, units), loadDispenseUnits(api.storage, units)]);
+        assert.equal(
+          loaded.reduce((a, b) => a + b, 0),
+          new Set(units.map((u) => u.ncpdp_quantity_qualifier_code.toUpperCase())).size,
+          'loaded once',
+        );
+        const count = await api.storage.db
+          .selectFrom('dispense_units')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow();
+        assert.equal(Number(count.n), new Set(units.map((u) => u.ncpdp_quantity_qualifier_code.toUpperCase())).size);
+      } finally {
+        await api.storage.db.deleteFrom('dispense_units').execute();
+        if (before.length > 0) await api.storage.db.insertInto('dispense_units').values(before).execute();
+      }
+    });
   });
 }

@@ -8,6 +8,7 @@ import type { Database } from '../storage/schema.ts';
 import * as repo from '../storage/reference-repository.ts';
 import * as add from './catalogue.ts';
 import { isUniqueViolation } from '../storage/errors.ts';
+import { Problem } from '../http/problem.ts';
 import { readStarterRows, STARTER_DIR } from '../terminology/starter.ts';
 import { INTERNAL_SYSTEM, type QuestionKind, type StaffRole } from '@charta/api/constants';
 
@@ -37,7 +38,9 @@ export async function loadDispenseUnits(storage: Storage, units = readDispenseUn
       return seen.size;
     });
   } catch (err) {
-    if (isUniqueViolation(err)) return 0; // another process loaded them at the same moment
+    // Another process loaded them at the same moment: its rows clash with ours at the insert (a
+    // unique violation) or, committed just before, at the check before it (reference_exists).
+    if (isUniqueViolation(err) || (err instanceof Problem && err.code === 'reference_exists')) return 0;
     throw err;
   }
 }
