@@ -46,7 +46,12 @@ const WEBHOOK: TestHandler = {
   className: 'Webhook',
   events: ['SIMPLE_API_REQUEST'],
   async: true,
-  statics: { ROUTES: [{ method: 'POST', path: '/webhooks/lab-result', auth: 'secret', signature_header: 'X-Signature' }] },
+  statics: {
+    ROUTES: [
+      { method: 'POST', path: '/webhooks/lab-result', auth: 'secret', signature_header: 'X-Signature' },
+      { method: 'POST', path: '/webhooks/device', auth: 'secret', signature_header: 'x-device-signature' },
+    ],
+  },
   compute: `    const check = await __charta_binding('signature', { scheme: 'hmac', secret: 'WEBHOOK_KEY', prefix: 'sha256=' });
     if (check.value !== true) return [${respond('401', "{ error: 'bad signature' }")}];
     const note = this.event.context.request.body.note;
@@ -98,6 +103,7 @@ for (const engine of ENGINES) {
           'GET /plugin-io/api/hooks/me staff',
           'GET /plugin-io/api/hooks/key api_key',
           'POST /plugin-io/api/hooks/webhooks/lab-result secret x-signature',
+          'POST /plugin-io/api/hooks/webhooks/device secret x-device-signature',
           'GET /plugin-io/api/hooks/read/:key api_key',
         ],
       );
@@ -169,6 +175,14 @@ for (const engine of ENGINES) {
       const written = await instructs(noteKey);
       assert.equal(written.length, 1, 'applied before the answer');
       assert.equal(written[0]!.originated_by, 'plugin:hooks');
+      // The same handler's other secret route: its own signature header is the one checked.
+      const device = await post(`${R}/hooks/webhooks/device`, body, { 'x-device-signature': `sha256=${sig}` });
+      assert.equal(device.status, 202, device.text);
+      assert.equal(
+        (await post(`${R}/hooks/webhooks/device`, body, { 'x-signature': `sha256=${sig}` })).status,
+        401,
+        "the other route's header is not this one's",
+      );
     });
 
     it('a route handler keeps a cache between requests, and reads no patient unless its plugin may read any (a route is about none)', async () => {
@@ -215,6 +229,13 @@ for (const engine of ENGINES) {
       const fine = await get(`${R}/hooks/echo/1?header=x-extra:1&status=201`);
       assert.equal(fine.status, 201);
       assert.equal(fine.headers.get('x-extra'), '1');
+      // HTML a plugin serves is a sandboxed document on the instance's origin, never framed; a plugin cannot lift that.
+      const html = await get(`${R}/hooks/echo/1?header=content-type:text/html`);
+      assert.equal(html.status, 200);
+      assert.match(html.headers.get('content-security-policy') ?? '', /sandbox/);
+      assert.match(html.headers.get('content-security-policy') ?? '', /default-src 'none'/);
+      assert.equal(html.headers.get('x-frame-options'), 'DENY');
+      assert.equal((await get(`${R}/hooks/echo/1?header=content-security-policy:default-src *`)).status, 502);
     });
 
     it('a client that trickles its body is answered 408 once the request timeout passes, and the handler never runs', async () => {
@@ -241,7 +262,15 @@ for (const engine of ENGINES) {
       const doc = await get(`${R}/hooks/openapi.json`);
       assert.equal(doc.status, 200, doc.text);
       assert.equal(doc.json.openapi, '3.0.3');
-      assert.deepEqual(Object.keys(doc.json.paths).sort(), ['/echo/fixed', '/echo/{id}', '/key', '/me', '/read/{key}', '/webhooks/lab-result']);
+      assert.deepEqual(Object.keys(doc.json.paths).sort(), [
+        '/echo/fixed',
+        '/echo/{id}',
+        '/key',
+        '/me',
+        '/read/{key}',
+        '/webhooks/device',
+        '/webhooks/lab-result',
+      ]);
       assert.deepEqual(doc.json.paths['/me'].get.security, [{ staff: [] }]);
       assert.equal(doc.json.paths['/echo/{id}'].get['x-public'], true);
       assert.equal(doc.json.paths['/echo/{id}'].get.summary, 'Echo the request');

@@ -91,7 +91,14 @@ export async function pluginIoRoutes(app: FastifyInstance, { storage, publicUrl,
         throw problem('plugin_unavailable', { detail: `Plugin ${plugin} could not serve the request now; retry later`, extra });
       throw problem('plugin_failed', { detail: `Plugin ${plugin} failed to serve ${served.route.method} ${served.route.path} (request ${request.id})`, extra });
     }
-    reply.code(checked.status).headers(checked.headers);
+    // What a plugin answers is its own content on the instance's origin: shown to a browser as a
+    // sandboxed document with nothing it may load or run, and never framed (a plugin cannot set
+    // these headers: serve.ts), so a route's HTML cannot act as the console or read its pages.
+    reply
+      .code(checked.status)
+      .headers(checked.headers)
+      .header('content-security-policy', "default-src 'none'; frame-ancestors 'none'; sandbox")
+      .header('x-frame-options', 'DENY');
     return reply.send(checked.body ?? undefined);
   };
 

@@ -180,6 +180,7 @@ export function routeEvent(
 /** Response headers a handler may set: content-type, cache-control and `x-` headers other than the instance's own. */
 const SAFE_RESPONSE_HEADERS = new Set(['content-type', 'cache-control']);
 const INSTANCE_X_HEADERS = new Set(['x-content-type-options', 'x-frame-options', 'x-xss-protection', 'x-request-id', 'x-powered-by']);
+// (content-security-policy is outside the safe list too: routes.ts sets a sandbox on every answer.)
 const MAX_RESPONSE_HEADERS = 32;
 
 /** What is sent: the status, the headers and the body's bytes; or why the handler's response cannot be sent (a 502). */

@@ -26,7 +26,9 @@ export const signatureBinding: Binding = (_plugin, args, call) => {
   const a = args as JsonObject;
   const request = ((call.event.context as JsonObject | undefined)?.request ?? {}) as JsonObject;
   const headers = (request.headers ?? {}) as Record<string, string>;
-  const signatureHeader = call.handler.routes.find((r) => r.auth === 'secret' && r.signatureHeader !== null)?.signatureHeader ?? null;
+  // The header the route being served names (a handler may serve several secret routes).
+  const served = (request.route ?? {}) as JsonObject;
+  const signatureHeader = call.handler.routes.find((r) => r.method === served.method && r.path === served.path)?.signatureHeader ?? null;
   const headerName = typeof a.header === 'string' ? a.header.toLowerCase() : signatureHeader;
   if (headerName === null) return refusal('name the header that holds the signature (the route declares no signature_header)');
   if (typeof a.secret !== 'string' || a.secret === '') return refusal('name the plugin secret that holds the key');
