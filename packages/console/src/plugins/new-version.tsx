@@ -3,6 +3,7 @@
 // a refused package (400 with its reasons) leaves the installed version live, and says so with
 // every reason. Used by each plugin's card ("Upload a new version") and by the install zone when the
 // package dropped there is of a plugin already installed.
+import { Reasons } from './reasons.tsx';
 import { useRef, useState } from 'preact/hooks';
 import { ApiError, apiAs, messageOf, type FieldProblem } from '../api.ts';
 import type { Plugin } from './types.ts';
@@ -81,15 +82,7 @@ export function OutcomeText({ outcome }: { outcome: Outcome }) {
         stays live.
       </p>
       <p>{outcome.message}</p>
-      {outcome.reasons.length > 0 && (
-        <ul aria-label="Reasons">
-          {outcome.reasons.map((r, i) => (
-            <li key={i}>
-              {r.field ? <code>{r.field}</code> : null} {r.message}
-            </li>
-          ))}
-        </ul>
-      )}
+      <Reasons reasons={outcome.reasons} />
     </div>
   );
 }

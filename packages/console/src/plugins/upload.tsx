@@ -3,6 +3,7 @@
 // `errors`) are listed one per line. A package of a plugin already installed is not an error to
 // show beside an older success: the zone says which version is installed and offers to upload the
 // package as its new version (new-version.tsx).
+import { Reasons } from './reasons.tsx';
 import { useRef, useState } from 'preact/hooks';
 import { ApiError, apiAs, messageOf, type FieldProblem } from '../api.ts';
 import type { Plugin } from './types.ts';
@@ -142,15 +143,7 @@ export function Upload({ onStart, onInstalled, onUpdated }: Props) {
       {refusal && (
         <div class="error" role="alert" id="upload-refusal">
           <p>{refusal.message}</p>
-          {refusal.reasons.length > 0 && (
-            <ul aria-label="Reasons">
-              {refusal.reasons.map((r, i) => (
-                <li key={i}>
-                  {r.field ? <code>{r.field}</code> : null} {r.message}
-                </li>
-              ))}
-            </ul>
-          )}
+          <Reasons reasons={refusal.reasons} />
         </div>
       )}
     </section>
