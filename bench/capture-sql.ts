@@ -1,6 +1,7 @@
-// Prints the SQL Charta sends to PostgreSQL for one request of each Commands API path (GET by
-// uuid, the list pages, create, PATCH, commit): what the bare-pg twins (lib/bare-pg.ts) replay.
-// Usage: node --import tsx bench/capture-sql.ts
+// Prints the SQL Charta sends to the database for one request of each Commands API path (GET by
+// uuid, the list pages, create, PATCH, commit): what the bare-pg and bare-sqlite twins
+// (lib/bare-pg.ts, lib/bare-sqlite.ts) replay.
+// Usage: node --import tsx bench/capture-sql.ts [postgres|sqlite]
 import path from 'node:path';
 import { isoMicros } from '../packages/server/src/lib/time.ts';
 import { Child } from './lib/child.ts';
@@ -10,7 +11,7 @@ const API = '/core/api/v1/commands';
 const child = new Child(path.join(import.meta.dirname, 'lib/charta-server.ts'));
 try {
   const plan: SetupArgs['plan'] = { patients: 10, notes: 20, commands: 500, patchFixtures: 5, commitFixtures: 5 };
-  const f = await child.call<SetupResult>('setup', { engine: 'postgres', plan } satisfies SetupArgs);
+  const f = await child.call<SetupResult>('setup', { engine: process.argv[2] === 'sqlite' ? 'sqlite' : 'postgres', plan } satisfies SetupArgs);
   const narrative = 'Follow up in two weeks.';
   const after = encodeURIComponent(isoMicros(f.createdAfter));
   const requests: Array<[string, string, string, unknown?]> = [

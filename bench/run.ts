@@ -3,6 +3,8 @@
 // uuid, two filtered list pages, create, PATCH and commit — each measured with autocannon for a
 // few seconds. On PostgreSQL, GET and create against `charta-server start --workers 1` and
 // `--workers 2` as real processes, with the 2-worker ÷ 1-worker ratio (workers, lib/workers.ts).
+// GET a command against `charta-server start` with CHARTA_METRICS=off and with metrics on and
+// scraped every second, in turn, with the on ÷ off ratio (metrics, lib/metrics.ts).
 // Then the plugin platform (lib/plugin-scenarios.ts): installs of 1 MiB packages
 // (plugin-install) and the log stream's fan-out to 100 WebSocket subscribers (log-fanout), each
 // next to a bare baseline; and commit throughput with no plugin, one no-op POST_COMMIT handler,
@@ -15,16 +17,23 @@
 // concepts (lib/autocomplete.ts): one-word, two-word and code searches next to the GET /noop
 // baseline, and the worst terms timed one request at a time. Then the console in headless Chromium
 // (lib/console.ts): its first load's bytes and time to the plugins list, and the live logs page's
-// frame rate at 1,000 lines/s. Prints the tables and writes
-// bench/results/latest.{json,md}.
+// frame rate at 1,000 lines/s. Then `charta-server backup` on the seeded SQLite database
+// (lib/backup.ts): its throughput, and GET's latency without and during backups. Prints the
+// tables and writes bench/results/latest.{json,md}.
+// The audit list's pages (GET /core/api/v1/audit/) on an audit trail grown from 1M to 10M rows per
+// engine (audit, lib/audit.ts): its seeding takes minutes, so it runs only when BENCH_SCENARIOS
+// names it, like the Commands scale scenario (scale, lib/scale.ts).
 // Settings: BENCH_DURATION, BENCH_WARMUP, BENCH_CONNECTIONS, BENCH_ENGINES, BENCH_COMMANDS,
 // BENCH_SCENARIOS, BENCH_PROFILE, BENCH_QUIET_WAIT, BENCH_SQLITE_ANALYZE, BENCH_PLUGIN_INSTALLS,
 // BENCH_PLUGIN_CONNECTIONS, BENCH_FANOUT_SUBSCRIBERS, BENCH_FANOUT_RATES, BENCH_CONCEPTS,
 // BENCH_AUTOCOMPLETE_PROBES, BENCH_PLUGIN_LATENCY_PROBES, BENCH_CONSOLE_LOADS, BENCH_CONSOLE_RATE,
 // BENCH_ISOLATION_PLUGINS, BENCH_ISOLATION_SAMPLES, BENCH_ISOLATION_RATE, BENCH_ISOLATION_ATTACKERS,
-// BENCH_ISOLATION_ATTACKS (lib/options.ts, docs/performance.md).
+// BENCH_ISOLATION_ATTACKS, BENCH_METRICS_ROUNDS, BENCH_BACKUP_QUIET, BENCH_BACKUP_ROUNDS, BENCH_AUDIT_ROWS,
+// BENCH_AUDIT_ROUNDS (lib/options.ts, docs/performance.md).
 // BENCH_SCENARIOS=plugin-commit runs the plugin variants with their own no-plugin reference;
 // BENCH_PROFILE=plugin-commit (or plugin-commit-<variant>) profiles them.
+import { buildStaleBundles } from '../scripts/build-bundles.js';
+import { median, mergeRounds } from './lib/format.ts';
 import { shuffle } from './lib/random.ts';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
@@ -38,23 +47,29 @@ import {
   autocompleteScenarios,
   buildTerms,
   checkAnswers,
+  rankingFigure,
   stageDiagnose,
   worstCases,
   type CheckResult,
+  type RankingRow,
   type WorstRow,
 } from './lib/autocomplete.ts';
 import { measure, type LoadResult } from './lib/load.ts';
 import { rssMiB, rssSampler, type RssSample } from './lib/memory.ts';
-import { BARE_PG_TARGET } from './lib/targets.ts';
+import { BARE_TWIN_TARGET } from './lib/targets.ts';
+import { processWriteBytes, writeFigures, writesCell, type WriteCounters, type WriteFigures } from './lib/writes.ts';
 import { loadOptions, type BenchOptions } from './lib/options.ts';
 import { buildPackages, type PackageSet } from './lib/plugin-archives.ts';
 import { fanoutScenario, installScenario, packagesNeeded } from './lib/plugin-scenarios.ts';
 import { buildCommitPlugins, commitFixturesNeeded, pluginCommitScenario } from './lib/plugin-commit.ts';
 import { ATTACKS, buildIsolationPlugins, isolationFixturesNeeded, ISOLATION_SCENARIO, pluginIsolationScenario } from './lib/plugin-isolation.ts';
 import { workersScenario } from './lib/workers.ts';
+import { hookCost, METRICS_SCENARIO, metricsScenario, type HookCost } from './lib/metrics.ts';
 import { buildRoutePlugin, routeScenario, ROUTE_SCENARIO } from './lib/plugin-routes.ts';
 import { CONSOLE_SCENARIO, consoleScenario, type ConsoleRow } from './lib/console.ts';
 import { SCALE_SCENARIO, scalePlan, scaleRequests, type ScaleSeed } from './lib/scale.ts';
+import { BACKUP_SCENARIO, backupScenario, backupTextTables, type BackupReport } from './lib/backup.ts';
+import { AUDIT_SCENARIO, auditScenario, auditTextTables } from './lib/audit.ts';
 import { seedShape } from './lib/seed.ts';
 import {
   commitTextTable,
@@ -78,6 +93,8 @@ import {
   type Row,
   type WorkersRow,
   workersTextTable,
+  type MetricsRow,
+  metricsTextTable,
   type ScaleRow,
   scaleSeedTextTable,
   scaleTextTable,
@@ -87,7 +104,7 @@ const here = import.meta.dirname;
 const RESULTS = path.join(here, 'results');
 const API = '/core/api/v1/commands';
 /** The Commands API scenarios (they need the seeded commands and the GET /noop baseline). */
-const COMMAND_SCENARIOS = ['bare-pk-read', 'get', 'list', 'list-created', 'create', 'patch', 'commit', 'bare-pg', 'memory'];
+const COMMAND_SCENARIOS = ['bare-pk-read', 'get', 'list', 'list-created', 'create', 'patch', 'commit', 'bare-pg', 'bare-sqlite', 'memory'];
 const PLUGIN_SCENARIOS = ['plugin-install', 'log-fanout', 'plugin-commit', ROUTE_SCENARIO, ISOLATION_SCENARIO];
 /** GET and create with 1 and 2 worker processes (lib/workers.ts), PostgreSQL only. */
 const WORKERS_SCENARIO = 'workers';
@@ -114,11 +131,14 @@ const JSON_HEADERS = { 'content-type': 'application/json' };
 const commitScenarioFixtures = (opts: BenchOptions) => Math.ceil(5_000 * (opts.duration + opts.warmup)) + 1;
 
 /**
- * The bare-pg twins (lib/bare-pg.ts) of the Commands API scenarios, by Charta scenario name: the
- * same rows as Charta's requests, the same SQL through Charta's pool, no Charta code. The commit
- * twin takes the staged plans after the commit scenario's.
+ * The bare twins of the Commands API scenarios, by Charta scenario name: on PostgreSQL bare-pg
+ * (lib/bare-pg.ts: the same SQL through Charta's pool), on SQLite bare-sqlite (lib/bare-sqlite.ts:
+ * the same SQL with prepared better-sqlite3 statements on the same file); the same rows as
+ * Charta's requests, no Charta code. The commit twin takes the staged plans after the commit
+ * scenario's.
  */
-function barePgTwins(opts: BenchOptions, f: SetupResult): Map<string, Scenario> {
+function bareTwins(opts: BenchOptions, f: SetupResult, engine: string): Map<string, Scenario> {
+  const kind = engine === 'postgres' ? 'bare-pg' : 'bare-sqlite';
   const B = '/bare/commands';
   const uuids = shuffle(f.sampleUuids).slice(0, 250);
   const patients = shuffle(f.patientKeys).slice(0, 250);
@@ -137,33 +157,47 @@ function barePgTwins(opts: BenchOptions, f: SetupResult): Map<string, Scenario> 
   const list = patients.map((k): Probe => ({ method: 'GET', path: `${B}?patient_key=${k}&state=committed&limit=20` }));
   const listCreated = patients.map((k): Probe => ({ method: 'GET', path: `${B}?patient_key=${k}&created_after=${f.createdAfter}&limit=20` }));
   const create = notes.map((n): Probe => ({ method: 'POST', path: `${B}/`, body: JSON.stringify({ noteKey: n, values: { narrative } }) }));
-  const sql = "through Charta's pg pool, named (prepared) statements, as Charta sends it";
+  const sql =
+    engine === 'postgres'
+      ? "through Charta's pg pool, named (prepared) statements, as Charta sends it"
+      : "with prepared better-sqlite3 statements on Charta's file, Charta's pragmas, as Charta runs it";
+  const readAudit = '; its read-audit row written in the turn’s batch';
+  const writeSql =
+    engine === 'postgres'
+      ? {
+          create: 'BEGIN, the note for share, insert command with its audit row (one statement), COMMIT, pg_notify',
+          patch: 'BEGIN, the command and its note locked in one select, update with its audit row (one statement), COMMIT, pg_notify',
+        }
+      : {
+          create: 'the note, insert command, insert its audit row, in the turn’s batch (BEGIN IMMEDIATE, a savepoint each, COMMIT)',
+          patch: 'the command and its note in one select, update, insert its audit row, in the turn’s batch',
+        };
   const twins: Scenario[] = [
-    { name: 'get', request: `GET ${B}/{uuid}: select * by uuid ${sql}; the row as JSON`, expect: 200, probe: get[0]!, requests: fixed(get) },
+    { name: 'get', request: `GET ${B}/{uuid}: select * by uuid ${sql}; the row as JSON${readAudit}`, expect: 200, probe: get[0]!, requests: fixed(get) },
     {
       name: 'list',
-      request: `GET ${B}?patient_key={key}&state=committed&limit=20: the page's select (21 rows), then the capped count when there is a next page, ${sql}`,
+      request: `GET ${B}?patient_key={key}&state=committed&limit=20: the page's select (21 rows), then the capped count when there is a next page, ${sql}${readAudit}`,
       expect: 200,
       probe: list[0]!,
       requests: fixed(list),
     },
     {
       name: 'list-created',
-      request: `GET ${B}?patient_key={key}&created_after={µs}&limit=20: the page's select (21 rows), then the capped count when there is a next page, ${sql}`,
+      request: `GET ${B}?patient_key={key}&created_after={µs}&limit=20: the page's select (21 rows), then the capped count when there is a next page, ${sql}${readAudit}`,
       expect: 200,
       probe: listCreated[0]!,
       requests: fixed(listCreated),
     },
     {
       name: 'create',
-      request: `POST ${B}/: BEGIN, the note for share, insert command with its audit row (one statement), COMMIT, pg_notify ${sql}`,
+      request: `POST ${B}/: ${writeSql.create} ${sql}`,
       expect: 201,
       probe: create[0]!,
       requests: fixed(create),
     },
     {
       name: 'patch',
-      request: `PATCH ${B}/{uuid}/: BEGIN, the command and its note locked in one select, update with its audit row (one statement), COMMIT, pg_notify ${sql}`,
+      request: `PATCH ${B}/{uuid}/: ${writeSql.patch} ${sql}`,
       expect: 200,
       probe: patch(),
       requests: rotating(patch),
@@ -176,7 +210,7 @@ function barePgTwins(opts: BenchOptions, f: SetupResult): Map<string, Scenario> 
       requests: rotating(commit),
     },
   ];
-  return new Map(twins.map((t) => [t.name, { ...t, name: `bare-pg ${t.name}` }]));
+  return new Map(twins.map((t) => [t.name, { ...t, name: `${kind} ${t.name}` }]));
 }
 
 /**
@@ -281,7 +315,13 @@ async function drain(child: Child, name: string, after: string): Promise<void> {
   if (waited > 1) console.log(`  (${name}: the server worked ${waited.toFixed(1)} s after the ${after} ended on requests already queued)`);
 }
 
-type Measured = LoadResult & { cpu: CpuShare; profiled: boolean; serverMicrosPerRequest: number; rss: RssSample };
+type Measured = LoadResult & { cpu: CpuShare; profiled: boolean; serverMicrosPerRequest: number; rss: RssSample; writes?: WriteFigures };
+
+/** The database's write counters now (lib/writes.ts), with the server process's write_bytes. */
+async function writeCounters(child: Child): Promise<{ counters: WriteCounters; synchronous: 'normal' | 'full' }> {
+  const { synchronous, ...rest } = await child.call<Omit<WriteCounters, 'writeBytes'> & { synchronous: 'normal' | 'full' }>('writeCounters');
+  return { counters: { ...rest, writeBytes: processWriteBytes(child.pid) }, synchronous };
+}
 
 /** `postgresDatabase`: count only that database's PostgreSQL backends as the server's (the scale scenario); otherwise every postgres process. */
 async function run(opts: BenchOptions, child: Child, label: string, url: string, token: string, s: Scenario, postgresDatabase?: string): Promise<Measured> {
@@ -294,23 +334,31 @@ async function run(opts: BenchOptions, child: Child, label: string, url: string,
   }
   const profiled = opts.profile.includes('all') || opts.profile.includes(s.name);
   if (profiled) await child.call('profileStart');
+  // Charta's and the twins' servers are the same process: what the database wrote in the window.
+  const writesBefore = label === 'sqlite' || label === 'postgres' ? await writeCounters(child) : undefined;
   const stop = cpuMeter(child.pid, postgresDatabase);
   const rss = rssSampler(child.pid);
   const result = await measure({ ...spec, duration: opts.duration });
   const cpu = stop();
   const memory = rss();
   await drain(child, s.name, 'measurement');
+  let writes: WriteFigures | undefined;
+  if (writesBefore !== undefined) {
+    if (label === 'postgres') await new Promise((r) => setTimeout(r, 1100)); // pg_stat_* lag a second
+    const after = await writeCounters(child);
+    writes = writeFigures(label, writesBefore.synchronous, writesBefore.counters, after.counters, result.ok);
+  }
   if (profiled) {
     const file = await child.call<string>('profileStop', { file: path.join(RESULTS, 'profiles', `${label}-${s.name}.cpuprofile`) });
     console.log(`  (profiled: ${path.relative(process.cwd(), file)}; the profiler slows the server, so this row reads low)`);
   }
   const serverCores = cpu.server + (label === 'postgres' ? cpu.postgres : 0);
   const serverMicrosPerRequest = result.ok > 0 ? (serverCores * cpu.seconds * 1e6) / result.ok : NaN;
-  return { ...result, cpu, profiled, serverMicrosPerRequest, rss: memory };
+  return { ...result, cpu, profiled, serverMicrosPerRequest, rss: memory, ...(writes === undefined ? {} : { writes }) };
 }
 
 const line = (r: Measured) =>
-  `${Math.round(r.okPerSecond).toLocaleString('en-US').padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  server ${Math.round(r.serverMicrosPerRequest)} µs/req  rss ${Math.round(r.rss.peak)} MiB  cpu client ${r.cpu.client.toFixed(2)} server ${r.cpu.server.toFixed(2)} pg ${r.cpu.postgres.toFixed(2)} other ${r.cpu.other.toFixed(2)}${r.non2xx + r.errors + r.timeouts ? `  non-2xx ${r.non2xx} errors ${r.errors} timeouts ${r.timeouts} ${JSON.stringify(r.statusCodes)}` : ''}`;
+  `${Math.round(r.okPerSecond).toLocaleString('en-US').padStart(7)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms  server ${Math.round(r.serverMicrosPerRequest)} µs/req  rss ${Math.round(r.rss.peak)} MiB  cpu client ${r.cpu.client.toFixed(2)} server ${r.cpu.server.toFixed(2)} pg ${r.cpu.postgres.toFixed(2)} other ${r.cpu.other.toFixed(2)}${r.writes ? `  writes ${writesCell(r.writes)}` : ''}${r.non2xx + r.errors + r.timeouts ? `  non-2xx ${r.non2xx} errors ${r.errors} timeouts ${r.timeouts} ${JSON.stringify(r.statusCodes)}` : ''}`;
 
 /**
  * The server's resident memory over a long GET load (issue 12: reported, and it must not grow):
@@ -359,10 +407,6 @@ async function scaleScenario(opts: BenchOptions): Promise<{ seeds: ScaleSeed[]; 
   const seeds: ScaleSeed[] = [];
   const rows: ScaleRow[] = [];
   let failed = false;
-  const median = (xs: number[]) => {
-    const sorted = [...xs].sort((a, b) => a - b);
-    return sorted.length === 0 ? NaN : sorted.length % 2 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
-  };
   for (const engine of opts.engines) {
     const sizes: Array<{ commands: number; child: Child; f: SetupResult }> = [];
     try {
@@ -415,19 +459,8 @@ async function scaleScenario(opts: BenchOptions): Promise<{ seeds: ScaleSeed[]; 
           }
         }
         for (let i = 0; i < sizes.length; i++) {
-          const ms = measured[i]!;
-          const last = ms[ms.length - 1]!;
-          const pick = (of: (m: Measured) => number) => median(ms.map(of));
           rows.push({
-            ...last,
-            okPerSecond: pick((m) => m.okPerSecond),
-            p50: pick((m) => m.p50),
-            p99: pick((m) => m.p99),
-            non2xx: ms.reduce((n, m) => n + m.non2xx, 0),
-            errors: ms.reduce((n, m) => n + m.errors, 0),
-            timeouts: ms.reduce((n, m) => n + m.timeouts, 0),
-            cpu: { ...last.cpu, server: pick((m) => m.cpu.server), postgres: pick((m) => m.cpu.postgres), other: pick((m) => m.cpu.other) },
-            serverMicrosPerRequest: pick((m) => m.serverMicrosPerRequest),
+            ...mergeRounds(measured[i]!),
             scenario: requests[i]![k]!.name,
             engine,
             request: requests[i]![k]!.request,
@@ -451,20 +484,40 @@ async function scaleScenario(opts: BenchOptions): Promise<{ seeds: ScaleSeed[]; 
 async function main(): Promise<void> {
   const opts = loadOptions();
   const started = performance.now();
+  // The in-process server runs the bundle `npm start` runs (lib/charta-server.ts): brought up to date first.
+  const server = process.env.BENCH_SERVER === 'sources' ? 'sources' : 'bundle';
+  if (server === 'bundle') {
+    const rebuilt = await buildStaleBundles();
+    if (rebuilt.length > 0) console.log(`Rebuilt the bundles ${rebuilt.join(', ')} (scripts/build-bundles.js)`);
+  }
   const wanted = (name: string) => opts.scenarios === undefined || opts.scenarios.includes(name);
-  const known = [...COMMAND_SCENARIOS, ...PLUGIN_SCENARIOS, WORKERS_SCENARIO, ...AUTOCOMPLETE_SCENARIOS, SCALE_SCENARIO, CONSOLE_SCENARIO];
+  const known = [
+    ...COMMAND_SCENARIOS,
+    ...PLUGIN_SCENARIOS,
+    WORKERS_SCENARIO,
+    METRICS_SCENARIO,
+    ...AUTOCOMPLETE_SCENARIOS,
+    SCALE_SCENARIO,
+    CONSOLE_SCENARIO,
+    BACKUP_SCENARIO,
+    AUDIT_SCENARIO,
+  ];
   const unknown = (opts.scenarios ?? []).filter((n) => !known.includes(n));
   if (unknown.length > 0) throw new Error(`BENCH_SCENARIOS: unknown ${unknown.join(', ')} (known: ${known.join(', ')})`);
   const commandsWanted = COMMAND_SCENARIOS.some(wanted);
   const workersWanted = wanted(WORKERS_SCENARIO);
   // The workers scenario loads GET and create too: it needs the seeded commands and notes.
   // plugin-route compares with GET and create of the seeded commands.
-  const seedWanted = commandsWanted || workersWanted || wanted(ROUTE_SCENARIO);
+  // So does the metrics scenario (GET a command with metrics off and on), and backup (it copies the seeded database and loads GET of its commands).
+  const metricsWanted = wanted(METRICS_SCENARIO);
+  const seedWanted = commandsWanted || workersWanted || metricsWanted || wanted(ROUTE_SCENARIO) || wanted(BACKUP_SCENARIO);
   const autocompleteWanted = AUTOCOMPLETE_SCENARIOS.some(wanted);
   // The scale scenario seeds up to 10M commands per engine: it runs only when named.
   const scaleWanted = opts.scenarios?.includes(SCALE_SCENARIO) === true;
+  // So does the audit scenario: a trail of 1M and then 10M rows per engine.
+  const auditWanted = opts.scenarios?.includes(AUDIT_SCENARIO) === true;
   // The console scenario starts its own demo instance (lib/console.ts), after the engines' scenarios.
-  const othersWanted = opts.scenarios === undefined || opts.scenarios.some((n) => n !== SCALE_SCENARIO && n !== CONSOLE_SCENARIO);
+  const othersWanted = opts.scenarios === undefined || opts.scenarios.some((n) => n !== SCALE_SCENARIO && n !== CONSOLE_SCENARIO && n !== AUDIT_SCENARIO);
   console.log(
     `Charta benchmark: ${opts.connections} connections, ${opts.duration} s per scenario (+${opts.warmup} s warm-up), engines ${opts.engines.join(', ')}`,
   );
@@ -475,9 +528,19 @@ async function main(): Promise<void> {
   const readTimings: ReadTiming[] = [];
   const routeRows: RouteRow[] = [];
   const workerRows: WorkersRow[] = [];
+  const metricsRows: MetricsRow[] = [];
+  let metricsHook: HookCost | undefined;
+  if (metricsWanted) {
+    metricsHook = await hookCost();
+    console.log(
+      `metrics alone: a request's counter and histogram ${metricsHook.requestMicros.toFixed(2)} µs, a pool wait's histogram ${metricsHook.connectionWaitMicros.toFixed(2)} µs, prom-client's part of a scrape ${metricsHook.scrapeMs.toFixed(1)} ms`,
+    );
+  }
   const terminology: Record<string, Omit<TerminologyLoad, 'sampleCodes'>> = {};
   const checks: CheckResult[] = [];
+  const ranking: RankingRow[] = [];
   const worst: WorstRow[] = [];
+  let backupReport: BackupReport | undefined;
   // The install packages are built once and used on every engine (each starts on a fresh database).
   let packages: PackageSet | undefined;
   if (wanted('plugin-install')) {
@@ -531,8 +594,9 @@ async function main(): Promise<void> {
     try {
       const seedStart = performance.now();
       // Without a Commands scenario the 100k commands would only cost seeding time.
-      // On PostgreSQL each Commands scenario is followed by its bare-pg twin (the commit twin needs its own staged plans).
-      const twinsWanted = engine === 'postgres' && wanted('bare-pg') && commandsWanted;
+      // Each Commands scenario is followed by its bare twin (bare-pg, bare-sqlite; the commit twin needs its own staged plans).
+      const twinKind = engine === 'postgres' ? 'bare-pg' : 'bare-sqlite';
+      const twinsWanted = wanted(twinKind) && commandsWanted;
       const commitFixtures = wanted('commit') ? commitScenarioFixtures(opts) * (twinsWanted ? 2 : 1) : 0;
       const pluginCommitFixtures = commitPlugins ? commitFixturesNeeded(opts) : 0;
       const plan: SetupArgs['plan'] = {
@@ -552,9 +616,9 @@ async function main(): Promise<void> {
       let load: TerminologyLoad | undefined;
       if (autocompleteWanted) {
         load = await child.call<TerminologyLoad>('loadTerminology', { concepts: opts.concepts });
-        terminology[engine] = { stored: load.stored, seconds: load.seconds, bytes: load.bytes };
+        terminology[engine] = { stored: load.stored, injected: load.injected, seconds: load.seconds, bytes: load.bytes };
         console.log(
-          `${engine}: stored ${load.stored.toLocaleString('en-US')} concepts in ${load.seconds.store.toFixed(1)} s (${Math.round(load.stored / load.seconds.store).toLocaleString('en-US')}/s), ` +
+          `${engine}: stored ${load.stored.toLocaleString('en-US')} concepts (${load.injected} of the starter set among them) in ${load.seconds.store.toFixed(1)} s (${Math.round(load.stored / load.seconds.store).toLocaleString('en-US')}/s), ` +
             `${engine === 'postgres' ? 'VACUUM ANALYZE' : 'PRAGMA optimize'} ${load.seconds.analyze.toFixed(1)} s, ${(load.bytes / 2 ** 20).toFixed(0)} MiB on disk`,
         );
       }
@@ -575,8 +639,8 @@ async function main(): Promise<void> {
         rows.push({ scenario: s.name, engine, request: s.request, ...r, ratio: r.okPerSecond / near, baselinePerSecond: near });
         console.log(`${engine.padEnd(8)}  ${s.name.padEnd(12)} ${line(r)}`);
       }
-      const twins = twinsWanted ? barePgTwins(opts, f) : new Map<string, Scenario>();
-      const bareUrl = twinsWanted ? await child.call<string>('barePg') : '';
+      const twins = twinsWanted ? bareTwins(opts, f, engine) : new Map<string, Scenario>();
+      const bareUrl = twinsWanted ? await child.call<string>(engine === 'postgres' ? 'barePg' : 'bareSqlite') : '';
       for (const s of baseline === undefined || !commandsWanted ? [] : chartaScenarios(opts, f).filter((x) => wanted(x.name))) {
         const near = await nearBaseline();
         const r = await run(opts, child, engine, f.url, f.token, s);
@@ -587,9 +651,9 @@ async function main(): Promise<void> {
         if (twin === undefined) continue;
         const t = await run(opts, child, engine, bareUrl, f.token, twin);
         rows.push({ scenario: twin.name, engine, request: twin.request, ...t, ratio: t.okPerSecond / baseline!.okPerSecond });
-        row.barePg = { ratio: r.okPerSecond / t.okPerSecond, target: BARE_PG_TARGET };
+        row.twin = { ratio: r.okPerSecond / t.okPerSecond, target: BARE_TWIN_TARGET };
         console.log(`${engine.padEnd(8)}  ${twin.name.padEnd(12)} ${line(t)}`);
-        console.log(`${engine.padEnd(8)}  ${s.name}: ${row.barePg.ratio.toFixed(2)} of its bare-pg twin (target ≥ ${BARE_PG_TARGET})`);
+        console.log(`${engine.padEnd(8)}  ${s.name}: ${row.twin.ratio.toFixed(2)} of its ${twinKind} twin (target ≥ ${BARE_TWIN_TARGET})`);
       }
       if (baseline !== undefined && wanted('memory')) {
         const m = await memoryScenario(opts, engine, child, f);
@@ -613,6 +677,13 @@ async function main(): Promise<void> {
           if (c.failures.length > 0) failed = true;
         }
         await child.call('releaseCorpus');
+        const r = await rankingFigure(engine, f.url, f.token, f.writableNotes[0]!);
+        ranking.push(r);
+        console.log(
+          `  (ranking: ${r.top3} of ${r.searches} common searches have their expected concept in the top 3, ${r.top1} first; ICD-10-CM ${r.icd10.top3} and ${r.icd10.top1} of ${r.icd10.searches})`,
+        );
+        for (const m of r.misses.filter((x) => x.rank === null || x.rank > 3))
+          console.log(`    ${JSON.stringify(m.term)} ${m.code}: ${m.rank ?? 'not in the page'}; ${m.top.join(' | ')}`);
         // At BENCH_CONNECTIONS the latencies are mostly queueing on the server's one event loop;
         // over a single connection they are what one user typing sees.
         for (const s of scenarios) {
@@ -637,7 +708,18 @@ async function main(): Promise<void> {
         console.log('sqlite    workers: not measured; --workers above 1 is refused on SQLite (docs/configuration.md, "Multi-process serving")');
       } else if (workersWanted) {
         const paths = chartaScenarios(opts, f).filter((x) => x.name === 'get' || x.name === 'create');
-        workerRows.push(...(await workersScenario(opts, { engine, databaseUrl: f.databaseUrl, token: f.token, paths })));
+        workerRows.push(...(await workersScenario(opts, { engine, databaseUrl: f.databaseUrl, databaseEnv: f.databaseEnv, token: f.token, paths })));
+      }
+      if (metricsWanted) {
+        const get = chartaScenarios(opts, f).find((x) => x.name === 'get')!;
+        const target = { engine, databaseUrl: f.databaseUrl, databaseEnv: f.databaseEnv, token: f.token, request: get.request, requests: get.requests };
+        metricsRows.push(...(await metricsScenario(opts, target, opts.metricsRounds)));
+      }
+      if (wanted(BACKUP_SCENARIO) && f.sqliteFile === undefined) {
+        console.log(`${engine.padEnd(8)}  backup: not measured; on PostgreSQL a backup is pg_dump's (docs/operations.md, "Backup and restore")`);
+      } else if (wanted(BACKUP_SCENARIO)) {
+        const target = { url: f.url, token: f.token, databaseUrl: f.databaseUrl, sqliteFile: f.sqliteFile!, pid: child.pid, sampleUuids: f.sampleUuids };
+        backupReport = await backupScenario(opts, target);
       }
       const target = { engine, child, url: f.url, apiKey: f.apiKey, baseline: baselineChild, baselineUrl };
       if (packages !== undefined) installs.push(...(await installScenario(opts, target, packages)));
@@ -674,6 +756,9 @@ async function main(): Promise<void> {
   const scale = scaleWanted ? await scaleScenario(opts) : undefined;
   if (scale?.failed) failed = true;
 
+  const audit = auditWanted ? await auditScenario(opts) : undefined;
+  if (audit?.failed) failed = true;
+
   // On SQLite, the engine of a first `npm start` (its figures are the browser's and the page's, not the database's).
   let consoleRow: ConsoleRow | undefined;
   if (wanted(CONSOLE_SCENARIO)) {
@@ -701,6 +786,7 @@ async function main(): Promise<void> {
       connections: opts.connections,
       commands: opts.commands,
       sqliteAnalyze: opts.sqliteAnalyze,
+      server,
       ...(opts.scenarios ? { scenarios: opts.scenarios } : {}),
       ...(packages ? { pluginInstalls: opts.pluginInstalls, pluginConnections: opts.pluginConnections } : {}),
       ...(wanted('log-fanout') ? { fanoutSubscribers: opts.fanoutSubscribers, fanoutRates: opts.fanoutRates } : {}),
@@ -719,6 +805,9 @@ async function main(): Promise<void> {
         : {}),
       ...(scaleWanted ? { scales: opts.scales, scaleRounds: opts.scaleRounds } : {}),
       ...(consoleRow ? { consoleLoads: opts.consoleLoads, consoleRate: opts.consoleRate } : {}),
+      ...(metricsWanted ? { metricsRounds: opts.metricsRounds } : {}),
+      ...(backupReport ? { backupQuiet: opts.backupQuiet, backupRounds: opts.backupRounds } : {}),
+      ...(audit ? { auditRows: opts.auditRows, auditRounds: opts.auditRounds } : {}),
     },
     seeding,
     rows,
@@ -742,9 +831,13 @@ async function main(): Promise<void> {
       ...(isolationPlugins ? { isolation } : {}),
     },
     ...(workerRows.length > 0 ? { workers: workerRows } : {}),
-    ...(autocompleteWanted ? { autocomplete: { concepts: opts.concepts, loads: terminology, checks, worst } } : {}),
+    ...(metricsRows.length > 0 ? { metrics: metricsRows } : {}),
+    ...(metricsHook ? { metricsHook } : {}),
+    ...(autocompleteWanted ? { autocomplete: { concepts: opts.concepts, loads: terminology, checks, ranking, worst } } : {}),
     ...(scale ? { scale: { seeds: scale.seeds, rows: scale.rows } } : {}),
     ...(consoleRow ? { console: consoleRow } : {}),
+    ...(backupReport ? { backup: backupReport } : {}),
+    ...(audit ? { audit: audit.report } : {}),
   };
   if (rows.length > 0) console.log('\n' + textTable(rows));
   if (installs.length > 0) console.log('\n' + installTextTable(installs));
@@ -754,9 +847,12 @@ async function main(): Promise<void> {
   if (routeRows.length > 0) console.log('\n' + routesTextTable(routeRows));
   if (isolation.memory.length + isolation.noisy.length > 0) console.log('\n' + isolationTextTables(isolation));
   if (workerRows.length > 0) console.log('\n' + workersTextTable(workerRows));
+  if (metricsRows.length > 0) console.log('\n' + metricsTextTable(metricsRows));
   if (worst.length > 0) console.log('\n' + worstTextTable(worst));
   if (scale !== undefined && scale.rows.length > 0) console.log('\n' + scaleSeedTextTable(scale.seeds) + '\n\n' + scaleTextTable(scale.rows));
   if (consoleRow !== undefined) console.log('\n' + consoleTextTable(consoleRow));
+  if (backupReport !== undefined) console.log('\n' + backupTextTables(backupReport));
+  if (audit !== undefined && audit.report.rows.length > 0) console.log('\n' + auditTextTables(audit.report));
   write(RESULTS, report);
   console.log(`\nWrote ${path.relative(process.cwd(), RESULTS)}/latest.json and latest.md in ${((performance.now() - started) / 1000).toFixed(0)} s total`);
   if (failed) process.exitCode = 1;

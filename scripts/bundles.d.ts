@@ -1,5 +1,5 @@
 // Types of scripts/bundles.js (plain JavaScript: the bins import it before tsx is loaded) for the tests that import it.
-export type EntryName = 'charta' | 'charta-server' | 'runner-child' | 'local-runtime';
+export type EntryName = 'charta' | 'charta-server' | 'runner-child' | 'local-runtime' | 'server';
 export const ROOT: string;
 export const ENTRIES: Record<EntryName, { source: string; bundle: string }>;
 export function sourcesFile(bundle: string): string;

@@ -17,6 +17,8 @@ export const ENTRIES = {
   'runner-child': { source: 'packages/server/src/runtime/runner/child.ts', bundle: 'packages/server/dist/runner-child.mjs' },
   // Not a process: the module `charta plugin test` and `charta plugin run` load when they run (importEntry).
   'local-runtime': { source: 'packages/server/src/runtime/local.ts', bundle: 'packages/server/dist/local-runtime.mjs' },
+  // Not a process either: the server as a module (startServer), which the benchmark loads to measure the code as it ships (bench/lib/charta-server.ts).
+  server: { source: 'packages/server/src/server.ts', bundle: 'packages/server/dist/server.mjs' },
 };
 
 /** The file beside a bundle listing the source files it was built from and their digest. */

@@ -1,5 +1,5 @@
 // Whether the console's build (packages/console/dist) is there and newer than every file of its
-// source (docs/console.md, "How it is built and served"). The test runner rebuilds a stale one
+// source, src/ and public/ (docs/console.md, "How it is built and served"). The test runner rebuilds a stale one
 // before any test starts; the browser tests refuse one (they run side by side, and a rebuild
 // empties the directory another test's instance serves).
 import { execFileSync } from 'node:child_process';
@@ -14,7 +14,10 @@ export function consoleBuildState() {
   const index = path.join(CONSOLE_DIST, 'index.html');
   if (!fs.existsSync(index)) return 'missing';
   const built = fs.statSync(index).mtimeMs;
-  const sources = fs.readdirSync(path.join(CONSOLE_PACKAGE, 'src'), { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+  // src/ and public/ (the favicon, copied to the build as it is).
+  const sources = ['src', 'public'].flatMap((dir) =>
+    fs.readdirSync(path.join(CONSOLE_PACKAGE, dir), { recursive: true, withFileTypes: true }).filter((e) => e.isFile()),
+  );
   const newer = sources.find((e) => fs.statSync(path.join(e.parentPath, e.name)).mtimeMs > built);
   return newer === undefined ? null : path.join(newer.parentPath, newer.name);
 }

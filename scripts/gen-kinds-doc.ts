@@ -5,7 +5,7 @@
 import { pathToFileURL } from 'node:url';
 import { commandKinds } from '../packages/server/src/commands/kinds/index.ts';
 import type { CommandKind, FieldDef } from '../packages/server/src/commands/kinds/types.ts';
-import { CodeSystems } from '@charta/api/constants';
+import { CodeSystems, codeSystemName } from '@charta/api/constants';
 
 const systemNames = new Map<string, string>(Object.entries(CodeSystems).map(([name, system]) => [system, name]));
 
@@ -89,9 +89,11 @@ export function render(): string {
     ...kinds.flatMap(renderKind),
     '## Coding systems',
     '',
-    '| Name | `system` string |',
-    '|---|---|',
-    ...Object.entries(CodeSystems).map(([name, system]) => `| ${name} | ${code(system)} |`),
+    'The short name is what the console shows beside a code.',
+    '',
+    '| Name | `system` string | Short name |',
+    '|---|---|---|',
+    ...Object.entries(CodeSystems).map(([name, system]) => `| ${name} | ${code(system)} | ${codeSystemName(system)} |`),
     '',
   ];
   return lines.join('\n');

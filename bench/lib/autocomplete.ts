@@ -6,9 +6,13 @@
 //  * autocomplete-code: the exact code of an existing concept, in mixed case, with or without its dot;
 // all through GET …/commands/{uuid}/fields/diagnose/autocomplete/ on a staged diagnose command.
 // Before measuring, a sample of the answers is checked against a brute-force count in the server
-// child; after, single requests with the worst terms are timed one at a time (worstCases).
+// child, and the ranking figure is taken (rankingFigure: the common clinical searches of the
+// server's ranking test, each expected concept's place in its field's answer); after, single
+// requests with the worst terms are timed one at a time (worstCases).
 import type autocannon from 'autocannon';
+import { CodeSystems } from '@charta/api/constants';
 import { codeKey, matchesAllWords, normalizeText, parseSearchTerm } from '../../packages/server/src/terminology/normalize.ts';
+import { rankingFigure as countRanks, readRankingSearches, runRankingSearches, type RankingFigure } from '../../packages/server/test/support/ranking.ts';
 import type { Child } from './child.ts';
 import { mulberry32 } from './random.ts';
 import { vocabulary, zipfSampler } from './terminology.ts';
@@ -235,4 +239,31 @@ export async function worstCases(engine: string, url: string, token: string, uui
     rows.push({ engine, term, why, matches: counts[i]!, options, requests, p50: at(0.5), p99: at(0.99), max: ms[ms.length - 1]! });
   }
   return rows;
+}
+
+export interface RankingRow extends RankingFigure {
+  engine: string;
+  /** The ICD-10-CM searches alone: those that compete with the generated concepts. */
+  icd10: RankingFigure;
+  /** Searches whose expected concept is not first: its place (null: not in the page) and the top 3. */
+  misses: Array<{ term: string; field: string; code: string; rank: number | null; top: string[] }>;
+}
+
+/**
+ * The ranking figure: the searches of packages/server/test/fixtures/ranking-searches.json (the
+ * server's ranking test) through the autocomplete endpoint of the loaded instance, each on a
+ * staged command of its kind in `noteKey`: how many have their expected concept first and in the
+ * top 3. The expected ICD-10-CM concepts are the starter set's, stored among the generated ones
+ * (charta-server.ts, loadTerminology); the other systems hold only the starter set.
+ */
+export async function rankingFigure(engine: string, url: string, token: string, noteKey: string): Promise<RankingRow> {
+  const results = await runRankingSearches({ url, token, noteKey }, readRankingSearches());
+  return {
+    engine,
+    ...countRanks(results),
+    icd10: countRanks(results.filter((r) => r.search.system === CodeSystems.ICD10)),
+    misses: results
+      .filter((r) => r.rank !== 1)
+      .map((r) => ({ term: r.search.term, field: `${r.search.command}.${r.search.field}`, code: r.search.code, rank: r.rank, top: r.top })),
+  };
 }

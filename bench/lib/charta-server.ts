@@ -7,9 +7,13 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { prepareStorage, startServer, type Running } from '../../packages/server/src/server.ts';
+import type { Running } from '../../packages/server/src/server.ts';
+import { entryFor, importEntry } from '../../scripts/bundles.js';
 import { CodeSystems } from '@charta/api/constants';
 import { storeConcepts } from '../../packages/server/src/terminology/store.ts';
+import { STARTER_FILES, readStarterRows } from '../../packages/server/src/terminology/starter.ts';
+import type { ConceptRecord } from '../../packages/server/src/terminology/systems.ts';
+import { loadDemoReference } from '../../packages/server/src/reference/starter.ts';
 import { nowMicros } from '../../packages/server/src/lib/time.ts';
 import type { RunnerStats } from '../../packages/server/src/runtime/runner/client.ts';
 import { matchesAllWords, parseSearchTerm } from '../../packages/server/src/terminology/normalize.ts';
@@ -21,6 +25,18 @@ import { startProfile, stopProfile } from './profiler.ts';
 import type { SeedPlan, Seeded } from './seed.ts';
 import { generateConcepts } from './terminology.ts';
 import { barePg, closeBarePg } from './bare-pg.ts';
+import { bareSqlite, bareSqliteBatches, closeBareSqlite } from './bare-sqlite.ts';
+import type { WriteCounters } from './writes.ts';
+
+// The server as it ships: the bundle `npm start` runs (scripts/bundles.js, entry `server`, which
+// bench/run.ts brings up to date before it starts this process), not the TypeScript sources through
+// tsx, whose keepNames wraps every named closure each time it is made (docs/performance.md, "Speed,
+// second pass"). BENCH_SERVER=sources measures the sources instead; the report says which ran.
+const fromSources = process.env.BENCH_SERVER === 'sources';
+if (!fromSources && entryFor('server').needsTsx) throw new Error('the server bundle is stale: run npm run build:bins (bench/run.ts does)');
+const { prepareStorage, startServer } = (
+  fromSources ? await import('../../packages/server/src/server.ts') : await importEntry('server')
+) as typeof import('../../packages/server/src/server.ts');
 
 // The server's own pg: the bare-pg routes (lib/bare-pg.ts) use Charta's pool, and the SQL
 // capture below sees every statement Charta sends through it.
@@ -43,6 +59,25 @@ pg.Client.prototype.query = function (this: import('pg').Client, ...args: any[])
   }
   return (clientQuery as (...a: any[]) => any).apply(this, args);
 } as typeof clientQuery;
+// The same on SQLite: every statement run on any of Charta's better-sqlite3 connections. Wrapped
+// only once a capture is asked for (bench/capture-sql.ts): the wrapper would cost every statement
+// of a measured run about 5 % of the server's time.
+const BetterSqlite3 = createRequire(serverPackage)('better-sqlite3') as typeof import('better-sqlite3');
+let sqliteWrapped = false;
+function wrapSqlite(): void {
+  if (sqliteWrapped) return;
+  sqliteWrapped = true;
+  const probe = new BetterSqlite3(':memory:');
+  const statement = Object.getPrototypeOf(probe.prepare('select 1')) as Record<'all' | 'get' | 'run' | 'iterate', (...a: unknown[]) => unknown>;
+  probe.close();
+  for (const method of ['all', 'get', 'run', 'iterate'] as const) {
+    const original = statement[method]!;
+    statement[method] = function (this: { source: string }, ...values: unknown[]) {
+      if (captured !== undefined) captured.push({ text: this.source, values });
+      return original.apply(this, values);
+    };
+  }
+}
 
 export interface SetupArgs {
   engine: Engine;
@@ -60,6 +95,8 @@ export interface SetupResult extends Seeded {
   postgresDatabase: string | undefined;
   /** The database's URL, for other server processes on it (the workers scenario). */
   databaseUrl: string;
+  /** What else such a process needs in its environment: the secret key's file on PostgreSQL (docs/operations.md, "Sealed secrets"). */
+  databaseEnv: Record<string, string>;
   /** Rows in the commands table once seeded (base + fixtures). */
   totalCommands: number;
 }
@@ -67,11 +104,14 @@ export interface SetupResult extends Seeded {
 let running: Running | undefined;
 let database: TestDatabase | undefined;
 let staffKey: string | undefined;
+/** The SQLite `synchronous` setting the server was started with (the bare-sqlite twins use the same). */
+let synchronous: 'normal' | 'full' = 'normal';
 
 async function setup({ engine, plan }: SetupArgs): Promise<SetupResult> {
   database = await createDatabase(engine);
   // The route rate limit (docs/plugins.md, "HTTP routes") would cap plugin-route's load: raised.
   const config = testConfig(database, { logLevel: 'silent', pluginRouteRateLimit: 1_000_000_000 });
+  synchronous = config.sqliteSynchronous;
   // Migrations and the bootstrap client first; then the bulk load (lib/seed.ts, in a process of its
   // own) with the database to itself; then the server, on the seeded database.
   const prepared = (await prepareStorage(config)).storage;
@@ -111,6 +151,7 @@ async function setup({ engine, plan }: SetupArgs): Promise<SetupResult> {
     sqliteFile: sqliteFile(),
     postgresDatabase: engine === 'postgres' ? new URL(database.url).pathname.slice(1) : undefined,
     databaseUrl: database.url,
+    databaseEnv: database.env,
     totalCommands: Number(n),
   };
 }
@@ -134,6 +175,8 @@ async function databaseBytes(): Promise<number> {
 
 export interface TerminologyLoad {
   stored: number;
+  /** Of which the starter set's ICD-10-CM concepts, stored again among the generated ones. */
+  injected: number;
   /** storeConcepts, and the statistics refresh after it (PRAGMA optimize / VACUUM ANALYZE concepts). */
   seconds: { store: number; analyze: number };
   /** SQLite: the database file with its WAL; PostgreSQL: the concepts table with its indexes and TOAST. */
@@ -144,17 +187,33 @@ export interface TerminologyLoad {
 
 /**
  * The generated ICD-10-like terminology (lib/terminology.ts), written the way an import writes a
- * release: storeConcepts, batches of 500 upserts, each batch a transaction.
+ * release: storeConcepts, batches of 500 upserts, each batch a transaction. The starter set's
+ * ICD-10-CM concepts (with their usage ranks), which the server loaded on start, are deleted and
+ * stored again spread evenly among the generated ones, so that they sit among them in every index
+ * (not first in rowid or heap order) for the ranking figure (lib/autocomplete.ts); a generated
+ * code equal to one of theirs is skipped. The demo reference data is loaded too: the ranking
+ * searches' lab tests are its lab partners' catalogues.
  */
 async function loadTerminology({ concepts }: { concepts: number }): Promise<TerminologyLoad> {
   const storage = running!.storage;
+  const icd = STARTER_FILES.find((f) => f.system === CodeSystems.ICD10)!;
+  const starter = readStarterRows(icd.file, icd.columns).map(icd.record);
+  const starterCodes = new Set(starter.map((c) => c.code));
+  await storage.db.deleteFrom('concepts').where('system', '=', CodeSystems.ICD10).execute();
+  await loadDemoReference(storage);
+  const every = Math.max(1, Math.floor(concepts / starter.length));
   const sampleCodes: string[] = [];
-  const records = (function* () {
+  const records = (function* (): Generator<ConceptRecord> {
     let i = 0;
-    for (const c of generateConcepts(concepts)) {
+    let injected = 0;
+    for (const c of generateConcepts(concepts + starter.length)) {
+      if (starterCodes.has(c.code)) continue;
+      if (i === concepts) break;
       if (i++ % 100 === 0) sampleCodes.push(c.code);
       yield c;
+      if (i % every === 0 && injected < starter.length) yield starter[injected++]!;
     }
+    yield* starter.slice(injected);
   })();
   const started = performance.now();
   const stored = await storeConcepts(storage, CodeSystems.ICD10, records);
@@ -172,7 +231,7 @@ async function loadTerminology({ concepts }: { concepts: number }): Promise<Term
     const { rows } = await sql<{ n: string }>`SELECT pg_total_relation_size('concepts') AS n`.execute(storage.db);
     bytes = Number(rows[0]!.n);
   }
-  return { stored, seconds: { store: (storedAt - started) / 1000, analyze: (analyzed - storedAt) / 1000 }, bytes, sampleCodes };
+  return { stored, injected: starter.length, seconds: { store: (storedAt - started) / 1000, analyze: (analyzed - storedAt) / 1000 }, bytes, sampleCodes };
 }
 
 let corpus: string[] | undefined;
@@ -393,8 +452,9 @@ serve({
   releaseCorpus: () => {
     corpus = undefined;
   },
-  /** Every statement Charta sends to PostgreSQL while `captureSql` is on (text and values). */
+  /** Every statement Charta sends to the database while `captureSql` is on (text and values). */
   captureSql: ({ on }: { on: boolean }) => {
+    if (on) wrapSqlite();
     const out = captured;
     captured = on ? [] : undefined;
     return out ?? [];
@@ -405,11 +465,33 @@ serve({
     if (pool === undefined) throw new Error("bare-pg: Charta's pg pool not found");
     return barePg(pool, { staffKey: staffKey!, credential: `client:${TEST_CLIENT_ID}` });
   },
+  /** What the database has written so far (lib/writes.ts); the parent adds its process's write_bytes. */
+  writeCounters: async (): Promise<Omit<WriteCounters, 'writeBytes'> & { synchronous: 'normal' | 'full' }> => {
+    const storage = running!.storage;
+    if (storage.engine === 'sqlite') {
+      const c = storage.checkpoints?.() ?? { checkpoints: 0, pages: 0 };
+      const transactions = (storage.groupCommit?.batches ?? 0) + bareSqliteBatches();
+      return { transactions, checkpoints: c.checkpoints, pages: c.pages, walBytes: 0, walSyncs: 0, synchronous };
+    }
+    // Statistics reach pg_stat_* up to a second after a transaction: the caller waits that long first.
+    await sql`SELECT pg_stat_clear_snapshot()`.execute(storage.db);
+    const { rows } = await sql<{ xact: string; wal_bytes: string; wal_sync: string }>`
+      SELECT (SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()) AS xact, wal_bytes, wal_sync FROM pg_stat_wal`.execute(storage.db);
+    const r = rows[0]!;
+    return { transactions: Number(r.xact), checkpoints: 0, pages: 0, walBytes: Number(r.wal_bytes), walSyncs: Number(r.wal_sync), synchronous };
+  },
+  /** The bare-sqlite twins on Charta's file with its pragmas (lib/bare-sqlite.ts); answers its URL. */
+  bareSqlite: () => {
+    const file = sqliteFile();
+    if (file === undefined) throw new Error('bare-sqlite: not on SQLite');
+    return bareSqlite({ file, synchronous, staffKey: staffKey!, credential: `client:${TEST_CLIENT_ID}` });
+  },
   profileStart: () => startProfile(),
   profileStop: ({ file }: { file: string }) => stopProfile(file),
   close: async () => {
     watch?.unsubscribe();
     await closeBarePg();
+    await closeBareSqlite();
     await running?.close();
     await database?.drop();
   },

@@ -18,6 +18,7 @@ import { chromiumStatus, consoleBuild, launch } from '../../packages/console/tes
 import { Child } from './child.ts';
 import type { BenchOptions } from './options.ts';
 import type { PaceResult } from './fanout.ts';
+import { median } from './format.ts';
 
 export const CONSOLE_SCENARIO = 'console';
 /** The issue's targets: under 150 KB of compressed JavaScript; no dropped frame at 1,000 lines/s. */
@@ -232,7 +233,6 @@ export async function consoleScenario(opts: BenchOptions, engine: string): Promi
     browser = await launch(chromium.executable);
     const loads: ConsoleLoad[] = [];
     for (let i = 0; i < opts.consoleLoads; i++) loads.push(await firstLoad(browser, url, apiKey));
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
     const first = loads[0]!;
     const emit = (seconds: number, tag: string) => child.call<PaceResult>('emitLogs', { rate: opts.consoleRate, seconds, tag });
     const { paced, idle, loaded, received, domRows, serverDropped } = await logsFrameRate(browser, url, apiKey, emit, opts);

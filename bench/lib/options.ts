@@ -54,6 +54,16 @@ export interface BenchOptions {
   isolationAttackers: Array<'pre' | 'post'>;
   /** plugin-isolation: the attacks run, by name (BENCH_ISOLATION_ATTACKS; all by default). */
   isolationAttacks: string[] | undefined;
+  /** metrics: rounds of GET a command with metrics off and on, in turn (BENCH_METRICS_ROUNDS). */
+  metricsRounds: number;
+  /** backup: backups taken with no load, for the throughput (BENCH_BACKUP_QUIET). */
+  backupQuiet: number;
+  /** backup: rounds of GET windows without and during backups (BENCH_BACKUP_ROUNDS). */
+  backupRounds: number;
+  /** audit: the audit trail's sizes, in rows, one database grown through them in order (BENCH_AUDIT_ROWS=1000000,10000000). */
+  auditRows: number[];
+  /** audit: each request measured at every size in turn, this many times over (BENCH_AUDIT_ROUNDS). */
+  auditRounds: number;
 }
 
 function positive(name: string, fallback: number, integer = false): number {
@@ -127,5 +137,10 @@ export function loadOptions(): BenchOptions {
     isolationRate: positive('BENCH_ISOLATION_RATE', 50),
     isolationAttackers: attackersOf(list('BENCH_ISOLATION_ATTACKERS') ?? ['pre', 'post']),
     isolationAttacks: list('BENCH_ISOLATION_ATTACKS'),
+    metricsRounds: positive('BENCH_METRICS_ROUNDS', 3, true),
+    backupQuiet: positive('BENCH_BACKUP_QUIET', 3, true),
+    backupRounds: positive('BENCH_BACKUP_ROUNDS', 3, true),
+    auditRows: [...new Set(positives('BENCH_AUDIT_ROWS', [1_000_000, 10_000_000]))].sort((a, b) => a - b),
+    auditRounds: positive('BENCH_AUDIT_ROUNDS', 3, true),
   };
 }

@@ -5,13 +5,18 @@ import path from 'node:path';
 import type { CpuShare } from './cpu.ts';
 import type { LoadResult } from './load.ts';
 import type { UploadResult } from './uploads.ts';
-import type { CheckResult, WorstRow } from './autocomplete.ts';
+import type { CheckResult, RankingRow, WorstRow } from './autocomplete.ts';
 import type { TerminologyLoad } from './charta-server.ts';
 import { targetCell } from './targets.ts';
 import type { RssSample } from './memory.ts';
-import { SCALE_TARGET, type ScaleSeed } from './scale.ts';
+import { GROWTH_HEAD, SCALE_TARGET, type ScaleSeed } from './scale.ts';
 import { CONSOLE_TARGETS, type ConsoleRow } from './console.ts';
 import { ATTACKS as ATTACK_CODE } from './plugin-isolation.ts';
+import { metricsSummary, type HookCost } from './metrics.ts';
+import { writesCell, type WriteFigures } from './writes.ts';
+import { backupMarkdown, type BackupReport } from './backup.ts';
+import { auditMarkdown, type AuditReport } from './audit.ts';
+import { f0, f1, f2, mdTable, table } from './format.ts';
 
 export interface Row extends LoadResult {
   scenario: string;
@@ -29,8 +34,10 @@ export interface Row extends LoadResult {
   profiled: boolean;
   /** The server's resident memory during the measurement (peak) and at its end, MiB. */
   rss?: RssSample;
-  /** PostgreSQL: okPerSecond ÷ that of the path's bare-pg twin measured right after it, and issue 12's target for it. */
-  barePg?: { ratio: number; target: number };
+  /** okPerSecond ÷ that of the path's bare twin (bare-pg, bare-sqlite) measured right after it, and the target for it. */
+  twin?: { ratio: number; target: number };
+  /** What the database wrote per request in the window (lib/writes.ts). */
+  writes?: WriteFigures;
 }
 
 /** One `workers` measurement (lib/workers.ts): a path against `charta-server start --workers N`. */
@@ -47,6 +54,23 @@ export interface WorkersRow extends LoadResult {
   serverMicrosPerRequest: number;
   /** okPerSecond ÷ that of the same path with 1 worker, measured just before (1 for that row). */
   scaling: number;
+}
+
+/** One `metrics` measurement (lib/metrics.ts): GET a command against the server with metrics off, or on and scraped every second. */
+export interface MetricsRow extends LoadResult {
+  engine: string;
+  variant: 'off' | 'on';
+  /** 1 to BENCH_METRICS_ROUNDS; each round measures both variants, in turn. */
+  round: number;
+  request: string;
+  cpu: CpuShare;
+  /** Server CPU time (with PostgreSQL's) per 2xx response, µs. */
+  serverMicrosPerRequest: number;
+  /** `on`: GET /metrics answered 200 during the measurement, failed, their median time and the size of the last. */
+  scrapes: number;
+  scrapeFailures: number;
+  scrapeP50Ms: number;
+  scrapeBytes: number;
 }
 
 /** One plugin-install measurement: `installs` uploads over `connections` connections. */
@@ -266,6 +290,8 @@ export interface Report {
     connections: number;
     commands: number;
     sqliteAnalyze: boolean;
+    /** What the in-process server ran: the bundle `npm start` runs, or the TypeScript sources through tsx (BENCH_SERVER=sources). */
+    server?: 'bundle' | 'sources';
     scenarios?: string[];
     pluginInstalls?: number;
     pluginConnections?: number[];
@@ -279,6 +305,11 @@ export interface Report {
     scaleRounds?: number;
     consoleLoads?: number;
     consoleRate?: number;
+    metricsRounds?: number;
+    backupQuiet?: number;
+    backupRounds?: number;
+    auditRows?: number[];
+    auditRounds?: number;
   };
   seeding: Record<string, { commands: number; totalCommands: number; seconds: { base: number; fixtures: number; indexes?: number; analyze: number } }>;
   /** The Commands API scenarios (and their baselines). */
@@ -295,12 +326,26 @@ export interface Report {
   };
   /** The `workers` scenario: GET and create with 1 and 2 worker processes (absent in reports from before it existed). */
   workers?: WorkersRow[];
+  /** The `metrics` scenario: GET a command with metrics off and on, in turn (absent in reports from before it existed). */
+  metrics?: MetricsRow[];
+  /** The `metrics` scenario: the per-request work of metrics timed alone in a loop (lib/metrics.ts hookCost). */
+  metricsHook?: HookCost;
   /** The scale scenario: each size's seeding and size on disk, and each request's figures at each size. */
   scale?: { seeds: ScaleSeed[]; rows: ScaleRow[] };
-  /** The autocomplete scenarios' terminology, answer checks and worst terms (their load rows are in `rows`). */
-  autocomplete?: { concepts: number; loads: Record<string, Omit<TerminologyLoad, 'sampleCodes'>>; checks: CheckResult[]; worst: WorstRow[] };
+  /** The autocomplete scenarios' terminology, answer checks, ranking figure (absent before it existed) and worst terms (their load rows are in `rows`). */
+  autocomplete?: {
+    concepts: number;
+    loads: Record<string, Omit<TerminologyLoad, 'sampleCodes'>>;
+    checks: CheckResult[];
+    ranking?: RankingRow[];
+    worst: WorstRow[];
+  };
   /** The console scenario (lib/console.ts): first load and the live logs page's frame rate. */
   console?: ConsoleRow;
+  /** The backup scenario (lib/backup.ts): `charta-server backup`'s throughput, and GET's latency without and during backups. */
+  backup?: BackupReport;
+  /** The audit scenario (lib/audit.ts): GET /core/api/v1/audit/'s pages on a trail grown through BENCH_AUDIT_ROWS. */
+  audit?: AuditReport;
 }
 
 export function machine(): Report['machine'] {
@@ -314,10 +359,6 @@ export function machine(): Report['machine'] {
   };
 }
 
-const f0 = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '–');
-const f2 = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '–');
-
-const f1 = (n: number) => n.toFixed(1);
 const HEAD = [
   'scenario',
   'engine',
@@ -333,6 +374,7 @@ const HEAD = [
   'CPU client',
   'CPU server',
   'CPU other',
+  'writes per request',
 ];
 const cells = (r: Row) => [
   r.scenario + (r.profiled ? ' (profiled)' : ''),
@@ -349,6 +391,7 @@ const cells = (r: Row) => [
   f1(r.cpu.client),
   f1(r.engine === 'postgres' ? r.cpu.server + r.cpu.postgres : r.cpu.server),
   f1(r.engine === 'postgres' ? r.cpu.other : r.cpu.other + r.cpu.postgres),
+  writesCell(r.writes),
 ];
 
 export function textTable(rows: Row[]): string {
@@ -436,18 +479,6 @@ const fanoutCells = (r: FanoutRow) => [
   f1(r.engine === 'postgres' ? r.cpu.server + r.cpu.postgres : r.cpu.server),
   f1(r.engine === 'postgres' ? r.cpu.other : r.cpu.other + r.cpu.postgres),
 ];
-
-function table<R>(head: string[], rows: R[], cellsOf: (r: R) => string[], textColumns: number): string {
-  const body = rows.map(cellsOf);
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
-  const line = (c: string[]) => c.map((v, i) => (i < textColumns ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join('  ');
-  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
-}
-
-function mdTable<R>(head: string[], rows: R[], cellsOf: (r: R) => string[], textColumns: number): string {
-  const align = head.map((_, i) => (i < textColumns ? ':--' : '--:'));
-  return [`| ${head.join(' | ')} |`, `| ${align.join(' | ')} |`, ...rows.map((r) => `| ${cellsOf(r).join(' | ')} |`)].join('\n');
-}
 
 const WORST_HEAD = ['engine', 'term', 'why', 'matches', 'options', 'requests', 'p50 ms', 'p99 ms', 'max ms'];
 const worstCells = (r: WorstRow) => [
@@ -754,22 +785,70 @@ function workersMarkdown(report: Report): string[] {
   ];
 }
 
-const mib = (bytes: number) => `${Math.round(bytes / 2 ** 20).toLocaleString('en-US')}`;
-const SCALE_HEAD = [
-  'request',
+const METRICS_HEAD = [
   'engine',
-  'commands',
+  'metrics',
+  'round',
   'req/s',
   'p50 ms',
   'p99 ms',
   'non-2xx',
   'server µs/req',
-  'growth',
-  'growth per round',
-  `target (≤ ${SCALE_TARGET})`,
+  'scrapes',
+  'scrape p50 ms',
+  'CPU client',
   'CPU server',
   'CPU other',
 ];
+const metricsCells = (r: MetricsRow) => [
+  r.engine,
+  r.variant,
+  String(r.round),
+  f0(r.okPerSecond),
+  f2(r.p50),
+  f2(r.p99),
+  String(r.non2xx + r.errors + r.timeouts),
+  f0(r.serverMicrosPerRequest),
+  r.variant === 'on' ? `${r.scrapes}${r.scrapeFailures > 0 ? ` (${r.scrapeFailures} failed)` : ''}` : '–',
+  r.variant === 'on' ? f1(r.scrapeP50Ms) : '–',
+  f1(r.cpu.client),
+  f1(r.engine === 'postgres' ? r.cpu.server + r.cpu.postgres : r.cpu.server),
+  f1(r.engine === 'postgres' ? r.cpu.other : r.cpu.other + r.cpu.postgres),
+];
+const METRICS_SUMMARY_HEAD = ['engine', 'rounds', 'req/s on ÷ off', 'p99 on ÷ off', 'server µs/req on ÷ off'];
+const metricsSummaryCells = (s: ReturnType<typeof metricsSummary>[number]) => [s.engine, String(s.rounds), f2(s.rateRatio), f2(s.p99Ratio), f2(s.cpuRatio)];
+
+export function metricsTextTable(rows: MetricsRow[]): string {
+  return table(METRICS_HEAD, rows, metricsCells, 2) + '\n\n' + table(METRICS_SUMMARY_HEAD, metricsSummary(rows), metricsSummaryCells, 1);
+}
+
+function metricsMarkdown(report: Report): string[] {
+  const rows = report.metrics ?? [];
+  if (rows.length === 0) return [];
+  const scraped = rows.find((r) => r.variant === 'on');
+  return [
+    '## Metrics cost',
+    '',
+    `GET a command (\`${rows[0]!.request.split(',')[0]}\`) against two \`charta-server start\` processes on the seeded database, one with \`CHARTA_METRICS=off\`, one with metrics on and GET /metrics scraped every second; ` +
+      `both loaded at once, ${report.settings.connections} connections each, for ${report.settings.duration} s after ${report.settings.warmup} s of warm-up, ${report.settings.metricsRounds ?? '?'} rounds. ` +
+      `On ÷ off: the median over the rounds of each round's ratio. server µs/req: the server process's own CPU (PostgreSQL serves both at once); CPU other includes the other server. ${scraped ? `One scrape's answer: ${(scraped.scrapeBytes / 1024).toFixed(0)} KiB.` : ''}`,
+    '',
+    mdTable(METRICS_SUMMARY_HEAD, metricsSummary(rows), metricsSummaryCells, 1),
+    '',
+    ...(report.metricsHook
+      ? [
+          `Alone in a loop (no server; the median of five runs of 1M calls): a request's counter and histogram ${report.metricsHook.requestMicros.toFixed(2)} µs, ` +
+            `a pool wait's histogram ${report.metricsHook.connectionWaitMicros.toFixed(2)} µs; prom-client's part of a scrape ${report.metricsHook.scrapeMs.toFixed(1)} ms.`,
+          '',
+        ]
+      : []),
+    mdTable(METRICS_HEAD, rows, metricsCells, 2),
+    '',
+  ];
+}
+
+const mib = (bytes: number) => `${Math.round(bytes / 2 ** 20).toLocaleString('en-US')}`;
+const SCALE_HEAD = ['request', 'engine', 'commands', ...GROWTH_HEAD, 'CPU server', 'CPU other'];
 const scaleCells = (r: ScaleRow) => {
   const largest = r.commands >= 10_000_000 && r.baseCommands <= 100_000;
   return [
@@ -844,6 +923,23 @@ function autocompleteMarkdown(report: Report): string[] {
     }),
     '',
   );
+  if (a.ranking !== undefined && a.ranking.length > 0) {
+    const share = (f: { searches: number; top1: number; top3: number }) =>
+      `${f.top3} of ${f.searches} in the top 3 (${((100 * f.top3) / f.searches).toFixed(0)} %), ${f.top1} first (${((100 * f.top1) / f.searches).toFixed(0)} %)`;
+    out.push(
+      '### Ranking',
+      '',
+      `The common clinical searches of packages/server/test/fixtures/ranking-searches.json through each field's autocomplete endpoint (limit 20), the starter set's ICD-10-CM concepts stored among the generated ones; the other systems hold only the starter set.`,
+      '',
+      ...a.ranking.flatMap((r) => [
+        `- ${r.engine}: ${share(r)}; the ICD-10-CM searches: ${share(r.icd10)}`,
+        ...r.misses.map(
+          (m) => `  - \`${m.term}\` (${m.field}) ${m.code}: ${m.rank === null ? 'not in the page' : `number ${m.rank}`}; top 3: ${m.top.join(' | ')}`,
+        ),
+      ]),
+      '',
+    );
+  }
   if (a.worst.length > 0) {
     out.push(
       '### Worst terms',
@@ -931,13 +1027,19 @@ export function markdown(report: Report): string {
     '# Benchmark results',
     '',
     `${report.date}${report.commit ? `, commit ${report.commit.slice(0, 12)}` : ''}. ${m.cpus} CPUs (${m.cpuModel}), ${m.memoryGb} GB, Node ${m.node}, ${m.platform}.`,
+    ...(s.server === 'sources'
+      ? ['The in-process server ran its TypeScript sources through tsx (BENCH_SERVER=sources), not the bundle `npm start` runs.']
+      : []),
     ...(s.scenarios ? [`Only the scenarios ${s.scenarios.join(', ')} (BENCH_SCENARIOS).`] : []),
     ...(commands.length > 0 ? commands : ['']),
     ...pluginMarkdown(report),
     ...workersMarkdown(report),
+    ...metricsMarkdown(report),
     ...autocompleteMarkdown(report),
     ...scaleMarkdown(report),
     ...consoleMarkdown(report),
+    ...backupMarkdown(report.backup, report.settings),
+    ...auditMarkdown(report.audit, report.settings),
     '## Seeding',
     '',
     seeding,

@@ -14,6 +14,8 @@ import { seedShape, type SeedSeconds } from './seed.ts';
 export const SCALE_SCENARIO = 'scale';
 /** Issue 12: server µs per request at 10M ≤ this × that at 100k, for GET, each list filter and the count. */
 export const SCALE_TARGET = 1.3;
+/** The columns of a request measured at several sizes in rounds (the scale and audit tables), between its name columns and its own. */
+export const GROWTH_HEAD = ['req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'server µs/req', 'growth', 'growth per round', `target (≤ ${SCALE_TARGET})`];
 
 const API = '/core/api/v1/commands';
 

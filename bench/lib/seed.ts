@@ -318,17 +318,24 @@ async function fill(writer: BulkWriter, plan: SeedPlan): Promise<Seeded> {
   };
 }
 
-function sqliteWriter(file: string, analyze: boolean): BulkWriter {
+/**
+ * The SQLite file opened for a bulk fill, its server closed: nobody else has the file. Out of WAL
+ * mode (every page would be written twice, to the log and back) into a rollback journal kept in
+ * memory (better-sqlite3's defensive mode refuses OFF); the caller gives WAL back at the end.
+ */
+export function openForBulkWrites(file: string): BetterSqlite3.Database {
   const db = new Sqlite(file);
-  // The server is closed: nobody else has the file. Out of WAL mode (every page would be written
-  // twice, to the log and back) into a rollback journal kept in memory (better-sqlite3's
-  // defensive mode refuses OFF); WAL is given back at the end.
   db.pragma('locking_mode = EXCLUSIVE');
   db.pragma('journal_mode = DELETE');
   db.pragma('journal_mode = MEMORY');
   db.pragma('synchronous = OFF');
   db.pragma('cache_size = -2097152');
   db.pragma('temp_store = FILE');
+  return db;
+}
+
+function sqliteWriter(file: string, analyze: boolean): BulkWriter {
+  const db = openForBulkWrites(file);
   let dropped: string[] = [];
   return {
     async dropIndexes() {

@@ -27,19 +27,21 @@ export interface WorkersPath {
 export interface WorkersTarget {
   engine: string;
   databaseUrl: string;
+  /** The rest of a process's environment on that database (its secret key's file). */
+  databaseEnv: Record<string, string>;
   /** A bearer token of the bootstrap client (valid on any process on the database). */
   token: string;
   paths: WorkersPath[];
 }
 
-interface Served {
+export interface Served {
   child: ChildProcess;
   url: string;
   exited: Promise<number | null>;
 }
 
-/** `charta-server start --workers N` on the database; resolves once it listens (all workers). */
-async function startServed(databaseUrl: string, workers: number): Promise<Served> {
+/** `charta-server start --workers N` on the database (with `extraEnv`); resolves once it listens (all workers). */
+export async function startServed(databaseUrl: string, workers: number, extraEnv: NodeJS.ProcessEnv = {}): Promise<Served> {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('CHARTA_')) env[k] = v;
   Object.assign(env, {
@@ -51,6 +53,7 @@ async function startServed(databaseUrl: string, workers: number): Promise<Served
     CHARTA_BOOTSTRAP_API_KEY: TEST_API_KEY,
     CHARTA_BOOTSTRAP_CLIENT_ID: TEST_CLIENT_ID,
     CHARTA_BOOTSTRAP_CLIENT_SECRET: TEST_CLIENT_SECRET,
+    ...extraEnv,
   });
   const child = spawn(process.execPath, [BIN, 'start', '--workers', String(workers)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
@@ -74,10 +77,17 @@ async function startServed(databaseUrl: string, workers: number): Promise<Served
   return { child, url, exited };
 }
 
+/** SIGTERM, and its exit awaited; an exit other than 0 is said. */
+export async function stopServed(served: Served, what: string): Promise<void> {
+  served.child.kill('SIGTERM');
+  const code = await served.exited;
+  if (code !== 0) console.log(`  (${what} exited with ${code} after SIGTERM)`);
+}
+
 export async function workersScenario(opts: BenchOptions, target: WorkersTarget): Promise<WorkersRow[]> {
   const rows: WorkersRow[] = [];
   for (const workers of WORKER_COUNTS) {
-    const served = await startServed(target.databaseUrl, workers);
+    const served = await startServed(target.databaseUrl, workers, target.databaseEnv);
     try {
       // The tree is taken once the workers listen: the primary, its workers (and any plugin runner).
       const pids = processTree(served.child.pid!);
@@ -114,9 +124,7 @@ export async function workersScenario(opts: BenchOptions, target: WorkersTarget)
         );
       }
     } finally {
-      served.child.kill('SIGTERM');
-      const code = await served.exited;
-      if (code !== 0) console.log(`  (--workers ${workers} exited with ${code} after SIGTERM)`);
+      await stopServed(served, `--workers ${workers}`);
     }
   }
   return rows;

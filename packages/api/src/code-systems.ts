@@ -13,3 +13,19 @@ export const CodeSystems = {
   NDC: 'http://hl7.org/fhir/sid/ndc',
   UNSTRUCTURED: 'UNSTRUCTURED',
 } as const;
+
+/** The short name a person reads for each coding system (docs/command-kinds.md, "Coding systems"). */
+export const CODE_SYSTEM_NAMES: Readonly<Record<string, string>> = {
+  [CodeSystems.SNOMED]: 'SNOMED CT',
+  [CodeSystems.RXNORM]: 'RxNorm',
+  [CodeSystems.LOINC]: 'LOINC',
+  [CodeSystems.FDB]: 'FDB',
+  [CodeSystems.ICD10]: 'ICD-10',
+  [CodeSystems.CPT]: 'CPT',
+  [CodeSystems.HCPCS]: 'HCPCS',
+  [CodeSystems.NDC]: 'NDC',
+  [CodeSystems.UNSTRUCTURED]: 'free text',
+};
+
+/** A coding system's short name; a system of no known name reads as it is. */
+export const codeSystemName = (system: string): string => CODE_SYSTEM_NAMES[system] ?? system;

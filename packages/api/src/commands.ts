@@ -69,7 +69,13 @@ export const FieldsSchema = Type.Object(
         name: Type.String(),
         type: Type.Union(FIELD_TYPES.map((t) => Type.Literal(t))),
         required: Type.Boolean(),
-        choices: Type.Array(Type.Object({ value: Type.String(), text: Type.String() })),
+        choices: Type.Array(
+          Type.Object({
+            value: Type.String(),
+            text: Type.String(),
+            score: Type.Optional(Type.Integer({ description: 'A scored questionnaire\'s answer: the points it adds to the total (docs/api.md, "Fields")' })),
+          }),
+        ),
         max_items: Type.Optional(Type.Integer({ minimum: 1, description: 'Only on an AutocompleteField holding a list of options: how many it takes' })),
         free_text: Type.Optional(
           Type.Literal(true, { description: 'Only on an AutocompleteField that also takes free text: an option whose coding has the system UNSTRUCTURED' }),

@@ -5,8 +5,12 @@
 export * from './events.ts';
 export * from './effects.ts';
 import type { CommandKindKey } from './events.ts';
-export { CodeSystems } from './code-systems.ts';
+export { CodeSystems, CODE_SYSTEM_NAMES, codeSystemName } from './code-systems.ts';
 export { LANGUAGE_CODES, LANGUAGE_NAMES, languageName } from './languages.ts';
+
+/** A patient's sex at birth (docs/api.md, "Patients"): the values of FHIR's administrative gender. */
+export const SEXES_AT_BIRTH = ['female', 'male', 'other', 'unknown'] as const;
+export type SexAtBirth = (typeof SEXES_AT_BIRTH)[number];
 
 /** The name a person reads of each command kind (the kinds are the keys of COMMAND_EVENT_PREFIXES; docs/command-kinds.md). */
 export const COMMAND_KIND_LABELS: Readonly<Record<CommandKindKey, string>> = {

@@ -12,6 +12,7 @@ export * from './chart.ts';
 export * from './plugins.ts';
 export * from './logs.ts';
 export * from './reference.ts';
+export * from './audit.ts';
 export * from './auth.ts';
 export * from './data.ts';
 export * from './health.ts';

@@ -1,10 +1,22 @@
 // Schemas of the Patients API (docs/api.md, Patients).
 import { Type, type Static } from '@sinclair/typebox';
 import { Key, Nullable, Timestamp, PageOf, PageParams } from './common.ts';
+import { SEXES_AT_BIRTH, type SexAtBirth } from './constants.ts';
 import { PATIENT_METADATA_KEY_MAX, PATIENT_METADATA_KEY_PATTERN, PATIENT_METADATA_VALUE_MAX } from './effects.ts';
 
 export const PatientSchema = Type.Object(
-  { key: Key, first_name: Type.String(), last_name: Type.String(), birth_date: Nullable(Type.String({ format: 'date' })), created_at: Timestamp },
+  {
+    key: Key,
+    first_name: Type.String(),
+    last_name: Type.String(),
+    birth_date: Nullable(Type.String({ format: 'date' })),
+    sex_at_birth: Type.Unsafe<SexAtBirth | null>({
+      type: ['string', 'null'],
+      enum: [...SEXES_AT_BIRTH, null],
+      description: 'female, male, other or unknown (FHIR administrative gender); null when not given',
+    }),
+    created_at: Timestamp,
+  },
   { $id: 'Patient' },
 );
 export type Patient = Static<typeof PatientSchema>;
@@ -15,6 +27,12 @@ export const CreatePatientBody = Type.Object(
     firstName: Type.String({ minLength: 1, maxLength: 100 }),
     lastName: Type.String({ minLength: 1, maxLength: 100 }),
     birthDate: Type.Optional(Type.String({ format: 'date', description: 'YYYY-MM-DD' })),
+    sexAtBirth: Type.Optional(
+      Type.Union(
+        SEXES_AT_BIRTH.map((s) => Type.Literal(s)),
+        { description: 'female, male, other or unknown' },
+      ),
+    ),
   },
   { additionalProperties: false },
 );

@@ -1,6 +1,6 @@
 // Schemas of the reference data admin API (docs/api.md): closed bodies (additionalProperties:
 // false), every string bounded.
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, PageParams } from './common.ts';
 import { CodeSystems, INTERNAL_SYSTEM, LANGUAGE_CODES, QUESTION_KINDS, STAFF_ROLES } from './constants.ts';
 
@@ -37,6 +37,23 @@ export const Staff = Type.Object({
   active: Type.Boolean(),
   created_at: Timestamp,
 });
+
+/**
+ * A staff member as the clinical pages read one (`GET /core/api/v1/staff/{key}`, docs/api.md,
+ * "Staff"): who wrote or committed a command, by name.
+ */
+export const StaffMemberSchema = Type.Object(
+  {
+    key: Type.String(),
+    name: Type.String({ description: 'First and last name; the name given to a staff member made for credentials' }),
+    credentials: Type.String({ description: 'e.g. MD, NP (may be empty)' }),
+    role: Type.String({ description: 'provider, nurse or staff' }),
+    active: Type.Boolean(),
+  },
+  { $id: 'StaffMember' },
+);
+export type StaffMember = Static<typeof StaffMemberSchema>;
+export const StaffParams = Type.Object({ key: Type.String({ maxLength: 64 }) });
 
 export const LabPartnerBody = Type.Object({ name: Text(200) }, closed);
 export const LabPartner = Type.Object({ id: Id, name: Type.String(), created_at: Timestamp });
@@ -105,7 +122,23 @@ export const QuestionnaireBody = Type.Object(
           label: Text(500),
           kind: Enum(QUESTION_KINDS, 'TXT free text, INT integer, SING one option, MULT several options'),
           options: Type.Optional(
-            Type.Array(Type.Object({ code: Text(50), text: Text(200) }, closed), { maxItems: 50, description: 'SING and MULT only (at least 2)' }),
+            Type.Array(
+              Type.Object(
+                {
+                  code: Text(50),
+                  text: Text(200),
+                  score: Type.Optional(
+                    Type.Integer({
+                      minimum: 0,
+                      maximum: 1000,
+                      description: "The points this answer adds to the questionnaire's total score: on every option of a SING question, or on none",
+                    }),
+                  ),
+                },
+                closed,
+              ),
+              { maxItems: 50, description: 'SING and MULT only (at least 2)' },
+            ),
           ),
         },
         closed,
@@ -126,7 +159,7 @@ export const Questionnaire = Type.Object({
       code: Type.String(),
       label: Type.String(),
       kind: Type.String(),
-      options: Type.Array(Type.Object({ id: Id, code: Type.String(), text: Type.String() })),
+      options: Type.Array(Type.Object({ id: Id, code: Type.String(), text: Type.String(), score: Type.Optional(Type.Integer()) })),
     }),
   ),
   created_at: Timestamp,

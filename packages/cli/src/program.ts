@@ -10,6 +10,7 @@ import * as getApiKey from './commands/auth/get-api-key.ts';
 import * as removeApiKey from './commands/auth/remove-api-key.ts';
 import * as setDefaultHost from './commands/auth/set-default-host.ts';
 import * as logs from './commands/logs.ts';
+import * as audit from './commands/audit.ts';
 import * as pluginBuild from './commands/plugin/build.ts';
 import * as deadLettersDiscard from './commands/plugin/dead-letters/discard.ts';
 import * as deadLettersList from './commands/plugin/dead-letters/list.ts';
@@ -66,6 +67,7 @@ export function buildProgram(session: Session, captured: { out: string; err: str
   deadLettersReplay.register(deadLetters, session);
   deadLettersDiscard.register(deadLetters, session);
   logs.register(program, session);
+  audit.register(program, session);
   printConfig.register(program, session);
   return program;
 }

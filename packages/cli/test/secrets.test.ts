@@ -46,7 +46,7 @@ for (const engine of ENGINES) {
       fs.writeFileSync(full, await pluginTarball(version, secrets));
       return full;
     };
-    const values = () => pluginSecretValues(api.storage.db, NAME);
+    const values = () => pluginSecretValues(api.storage.db, api.app.keyring, NAME);
 
     before(async () => {
       api = await startInstance(engine);

@@ -33,7 +33,7 @@ import { CommandsApi } from './commands.ts';
 import { LogsApi } from './logs.ts';
 import { ChangesApi } from './changes.ts';
 import { paths } from './paths.ts';
-import { NotesApi, PatientsApi } from './resources.ts';
+import { AuditApi, NotesApi, PatientsApi, StaffApi } from './resources.ts';
 import { PluginsApi } from './plugins.ts';
 import { ClientCredentials, Transport, staticCredentials, type AnswerSeen, type Credentials, type FetchLike } from './transport.ts';
 
@@ -110,6 +110,10 @@ export class ChartaClient {
   readonly commands: CommandsApi;
   readonly patients: PatientsApi;
   readonly notes: NotesApi;
+  /** Staff members by key: who wrote or committed a command (a token). */
+  readonly staff: StaffApi;
+  /** The audit trail (an API key with the admin scope). */
+  readonly audit: AuditApi;
   /** Plugins (an API key client: `new ChartaClient({ baseUrl, apiKey })`, or a token with system/Plugins.*). */
   readonly plugins: PluginsApi;
   /** The admin reference catalogues (an API key). */
@@ -132,6 +136,8 @@ export class ChartaClient {
     this.commands = new CommandsApi(this.transport);
     this.patients = new PatientsApi(this.transport);
     this.notes = new NotesApi(this.transport);
+    this.staff = new StaffApi(this.transport);
+    this.audit = new AuditApi(this.transport);
     this.plugins = new PluginsApi(this.transport);
     this.admin = new AdminApi(this.transport);
     this.logs = new LogsApi(this.transport);

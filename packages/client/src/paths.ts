@@ -25,6 +25,8 @@ export const paths = {
 
   patients: () => `${API}/patients`,
   patient: (key: string) => `${API}/patients/${seg(key)}`,
+  staffMember: (key: string) => `${API}/staff/${seg(key)}`,
+  audit: () => `${API}/audit/`,
 
   patientBannerAlerts: (key: string) => `${API}/patients/${seg(key)}/banner-alerts/`,
   patientMetadata: (key: string) => `${API}/patients/${seg(key)}/metadata/`,

@@ -1,5 +1,5 @@
-// Patients and notes: what a note needs before commands can be written into it.
-import type { BannerAlert, CreateNote, CreatePatient, Note, Paginated, Patient, PatientMetadata } from '@charta/api';
+// Patients and notes: what a note needs before commands can be written into it; and staff, who write them.
+import type { AuditFilters, AuditPage, BannerAlert, CreateNote, CreatePatient, Note, Paginated, Patient, PatientMetadata, StaffMember } from '@charta/api';
 import { paths, type ChartList } from './paths.ts';
 import type { Transport } from './transport.ts';
 
@@ -36,6 +36,24 @@ export interface NoteListOptions {
   patientKey?: string;
   limit?: number;
   offset?: number;
+}
+
+export class StaffApi {
+  constructor(private readonly transport: Transport) {}
+
+  /** GET /core/api/v1/staff/{key}: a staff member's name, credentials and role (a clinical token). */
+  async get(key: string): Promise<StaffMember> {
+    return (await this.transport.send<StaffMember>('GET', paths.staffMember(key))).data;
+  }
+}
+
+export class AuditApi {
+  constructor(private readonly transport: Transport) {}
+
+  /** GET /core/api/v1/audit/: one page of the audit trail, newest first, filtered; `next` carries the cursor (an API key with the admin scope). */
+  async list(filters: AuditFilters = {}): Promise<AuditPage> {
+    return (await this.transport.send<AuditPage>('GET', paths.audit(), { query: { ...filters } })).data;
+  }
 }
 
 export class PatientsApi {

@@ -172,13 +172,11 @@ for (const engine of ENGINES) {
       });
       try {
         await until('live', () => statuses.find((s) => s.state === 'live'));
-        const patient = await charta.patients.create({ firstName: 'Streamed', lastName: 'One' });
-        await until(
-          'the first entry',
-          () =>
-            entries.find((e) => e.event.includes(patient.key)) ??
-            entries.find((e) => /patient/i.test(e.event)) ??
-            (entries.length > 0 ? entries[0] : undefined),
+        // An install logs two lines of its plugin: installed, and running (in either order).
+        await admin.plugins.install({ name: 'p.tar.gz', data: new Uint8Array(await pluginTarball('client-streamed-first', '1.0.0')) });
+        const first = () => entries.filter((e) => e.plugin === 'client-streamed-first');
+        await until('the installed and running lines', () =>
+          first().some((e) => e.event.includes('installed')) && first().some((e) => e.event.includes('running')) ? true : undefined,
         );
         const before = entries.length;
 

@@ -13,13 +13,17 @@ import { NotePage } from './notes/note.tsx';
 import { LogsPage } from './logs/page.tsx';
 import { locate, useLocation, type Location, type Section } from './router.ts';
 import { forgetRecent } from './patients/recent.ts';
+import { Activity, Icon, LogOut, Puzzle, ScrollText, ShieldCheck, Users } from './icon.tsx';
+import { AuditPage } from './audit/page.tsx';
+import type { IconNode } from 'lucide';
 
 export const SESSION_ENDED = 'Your session has expired or was revoked; sign in again.';
 
-const NAV: Array<{ section: Section; href: string; text: string }> = [
-  { section: 'plugins', href: '#plugins', text: 'Plugins' },
-  { section: 'logs', href: '#logs', text: 'Live logs' },
-  { section: 'patients', href: '#patients', text: 'Patients' },
+const NAV: Array<{ section: Section; href: string; text: string; icon: IconNode }> = [
+  { section: 'plugins', href: '#plugins', text: 'Plugins', icon: Puzzle },
+  { section: 'logs', href: '#logs', text: 'Live logs', icon: ScrollText },
+  { section: 'patients', href: '#patients', text: 'Patients', icon: Users },
+  { section: 'audit', href: '#audit', text: 'Audit', icon: ShieldCheck },
 ];
 
 function Page({ where, who }: { where: Location; who: Credentials }) {
@@ -35,11 +39,25 @@ function Page({ where, who }: { where: Location; who: Credentials }) {
       </>
     );
   }
+  // The audit trail takes an API key with the admin scope (a token is refused 403 there): said at once.
+  if (where.route?.section === 'audit' && who.kind === 'oauth') {
+    return (
+      <>
+        <h2>Audit trail</h2>
+        <p class="hint" id="needs-admin-key">
+          You signed in with an OAuth client, which reaches patients and notes. The audit trail needs a sign-in with an API key that has the admin scope: sign
+          out and sign in with one.
+        </p>
+      </>
+    );
+  }
   switch (where.route?.name) {
     case 'plugins':
       return <PluginsPage />;
     case 'logs':
       return <LogsPage />;
+    case 'audit':
+      return <AuditPage />;
     case 'patients':
       return <PatientSearch />;
     case 'patient':
@@ -95,16 +113,21 @@ export function App() {
   return (
     <>
       <header class="bar">
-        <h1>Charta console</h1>
+        <h1>
+          <Icon node={Activity} />
+          Charta console
+        </h1>
         <nav aria-label="Pages">
           {NAV.map((n) => (
             <a key={n.section} href={n.href} aria-current={where.route?.section === n.section ? 'page' : undefined}>
+              <Icon node={n.icon} />
               {n.text}
             </a>
           ))}
         </nav>
         <span class="who">{who.kind === 'api-key' ? 'Signed in with an API key' : `Signed in as client ${who.clientId}`}</span>
         <button type="button" class="secondary" onClick={signOut}>
+          <Icon node={LogOut} />
           Sign out
         </button>
       </header>

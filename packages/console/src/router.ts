@@ -4,7 +4,7 @@
 import { useEffect, useState } from 'preact/hooks';
 
 /** The nav entries; a route names the one it belongs to, marked with aria-current. */
-export type Section = 'plugins' | 'patients' | 'logs';
+export type Section = 'plugins' | 'patients' | 'logs' | 'audit';
 
 export interface Route {
   /** The hash it answers, without `#`; groups are the parameters. */
@@ -19,6 +19,7 @@ export const ROUTES: Route[] = [
   // `#logs?plugin=NAME`: filtered to one plugin (logs/address.ts).
   { pattern: /^logs(?:\?[^/#]*)?$/, section: 'logs', name: 'logs' },
   { pattern: /^patients$/, section: 'patients', name: 'patients' },
+  { pattern: /^audit$/, section: 'audit', name: 'audit' },
   { pattern: /^patients\/([0-9a-f]{32})$/, section: 'patients', name: 'patient' },
   { pattern: /^notes\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/, section: 'patients', name: 'note' },
 ];

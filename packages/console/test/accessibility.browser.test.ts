@@ -1,36 +1,49 @@
 // The console's automated accessibility audit in headless Chromium (docs/console.md,
 // "Accessibility"): axe-core's WCAG 2 A and AA rules (contrast included) on every page, as it
 // shows with data, at 1280 and 375 px wide, against a real instance on port 0 with the demo data
-// and its real Content-Security-Policy: the sign-in form (and its error), the plugins page with a
+// and its real Content-Security-Policy, in the light and the dark scheme (prefers-color-scheme,
+// docs/console.md "Design system"), with a screenshot of each (test-results/console/a11y-*.png):
+// the sign-in form (and its error), the plugins page with a
 // plugin listed, its dead letters, secrets and logs open, the live logs with lines and one picked, the patient
 // search with a result, a patient, a note with commands, the command editor with a picker's
 // options open, with a refusal and with Delete's confirmation, the chart panel beside the patient
 // and the note, and the page for an unknown address. Every violation is a failure.
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startInstance, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type Instance } from '../../server/test/support/harness.ts';
 import { installPlugin } from '../../server/test/support/plugins.ts';
 import { insertDeadLetter } from '../../server/src/storage/plugin-dead-letters-repository.ts';
 import { nowMicros } from '../../server/src/lib/time.ts';
-import { describeInChromium, consoleBuild, launch, watchPage } from './support/browser.ts';
+import { describeInChromium, consoleBuild, launch, outputDir, watchPage } from './support/browser.ts';
 import { audit } from './support/axe.ts';
 
 const WIDTHS = [1280, 375];
+const SCHEMES = ['light', 'dark'] as const;
 
 describeInChromium('console in Chromium: accessibility audit', (executable) => {
   let instance: Instance;
   let browser: Browser;
   let page: Page;
   const failures: string[] = [];
+  const shots = outputDir();
 
-  /** The violations of what the page shows, at each width (back at 1280 px after). */
-  const auditAtEachWidth = async () => {
+  /**
+   * The violations of what the page shows, at each width in each colour scheme, with a screenshot
+   * of each (`a11y-<shot>-<width>-<scheme>.png`); back at 1280 px in the light scheme after.
+   */
+  const auditAtEachWidth = async (shot: string) => {
     const found: string[] = [];
-    for (const width of WIDTHS) {
-      await page.setViewportSize({ width, height: 900 });
-      for (const v of await audit(page)) found.push(`${width} px: ${v}`);
+    for (const colorScheme of SCHEMES) {
+      await page.emulateMedia({ colorScheme });
+      for (const width of WIDTHS) {
+        await page.setViewportSize({ width, height: 900 });
+        for (const v of await audit(page)) found.push(`${width} px, ${colorScheme}: ${v}`);
+        await page.screenshot({ path: path.join(shots, `a11y-${shot}-${width}-${colorScheme}.png`), fullPage: true });
+      }
     }
+    await page.emulateMedia({ colorScheme: 'light' });
     await page.setViewportSize({ width: WIDTHS[0]!, height: 900 });
     return found;
   };
@@ -92,14 +105,15 @@ describeInChromium('console in Chromium: accessibility audit', (executable) => {
     await instance?.stop();
   });
 
-  it('the sign-in form, and its error', async () => {
+  it('the sign-in form, and its error', async (t) => {
+    t.diagnostic(`screenshots of every page at ${WIDTHS.join(' and ')} px, light and dark: ${shots}/a11y-*.png`);
     await page.goto(`${instance.url}/console/`);
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
-    const found = await auditAtEachWidth();
+    const found = await auditAtEachWidth('sign-in');
     await page.getByLabel('API key', { exact: true }).fill('not-a-key');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('alert').waitFor();
-    found.push(...(await auditAtEachWidth()));
+    found.push(...(await auditAtEachWidth('sign-in-error')));
     assert.deepEqual(found, []);
   });
 
@@ -116,7 +130,7 @@ describeInChromium('console in Chromium: accessibility audit', (executable) => {
     await card.getByRole('button', { name: /^Replay #\d+$/ }).waitFor();
     await card.getByRole('button', { name: 'Secrets and logs' }).click();
     await card.getByText('API_TOKEN').waitFor();
-    assert.deepEqual(await auditAtEachWidth(), []);
+    assert.deepEqual(await auditAtEachWidth('plugins'), []);
   });
 
   it('the live logs with lines, one picked', async () => {
@@ -129,7 +143,7 @@ describeInChromium('console in Chromium: accessibility audit', (executable) => {
     const row = page.locator('#log-lines .vlist-row').filter({ hasText: 'handler failed' });
     await row.click();
     await page.getByRole('button', { name: 'Copy as JSON' }).waitFor();
-    assert.deepEqual(await auditAtEachWidth(), []);
+    assert.deepEqual(await auditAtEachWidth('logs'), []);
   });
 
   it('the patient search with a result', async () => {
@@ -137,21 +151,21 @@ describeInChromium('console in Chromium: accessibility audit', (executable) => {
     await page.getByLabel('Patient name').fill('ada');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.getByRole('link', { name: 'Ada Demo' }).waitFor();
-    assert.deepEqual(await auditAtEachWidth(), []);
+    assert.deepEqual(await auditAtEachWidth('patients'), []);
   });
 
   it('a patient, their notes and the chart panel', async () => {
     await page.getByRole('link', { name: 'Ada Demo' }).click();
     await page.locator('#conditions-title').filter({ hasText: 'Active conditions (1)' }).waitFor();
     await page.locator('ul.notes > li').first().waitFor();
-    assert.deepEqual(await auditAtEachWidth(), []);
+    assert.deepEqual(await auditAtEachWidth('patient'), []);
   });
 
   it('a note with commands and the chart panel', async () => {
     await page.getByRole('link', { name: 'Office visit (demo)' }).click();
     await page.locator('li[data-kind="diagnose"] .state-committed').waitFor();
     await page.locator('#conditions-title').filter({ hasText: 'Active conditions (1)' }).waitFor();
-    assert.deepEqual(await auditAtEachWidth(), []);
+    assert.deepEqual(await auditAtEachWidth('note'), []);
   });
 
   it("the command editor with a picker's options open", async () => {
@@ -163,29 +177,33 @@ describeInChromium('console in Chromium: accessibility audit', (executable) => {
     await editor().getByRole('listbox').getByRole('option').nth(1).waitFor();
     await page.keyboard.press('ArrowDown');
     assert.equal(await picker.getAttribute('aria-expanded'), 'true');
-    assert.deepEqual(await auditAtEachWidth(), []);
+    assert.deepEqual(await auditAtEachWidth('editor-picker'), []);
     assert.equal(await picker.getAttribute('aria-expanded'), 'true', 'the options were open throughout');
   });
 
   it("the command editor showing a refusal next to its field, and Delete's confirmation", async () => {
     await page.keyboard.press('Escape');
+    // The searched text is cleared: left unpicked, it would stop Save (docs/console.md, "The command editor").
+    await editor()
+      .getByRole('combobox', { name: /Diagnose/ })
+      .fill('');
     // Something stored (a command with nothing in it offers Discard, not Delete and its question).
     await editor().getByLabel('Background').fill('Since childhood');
     await editor().getByRole('button', { name: 'Save' }).click();
     await editor().getByRole('status').filter({ hasText: 'Saved' }).waitFor();
     await editor().getByRole('button', { name: 'Commit' }).click();
-    await editor().getByRole('alert').filter({ hasText: 'Required to commit' }).waitFor();
-    const found = await auditAtEachWidth();
+    await editor().getByRole('alert').filter({ hasText: 'Not accepted: see Diagnose below.' }).waitFor();
+    const found = await auditAtEachWidth('editor-refusal');
     await editor().getByRole('button', { name: 'Delete' }).click();
     await editor().getByRole('button', { name: 'Cancel' }).waitFor();
-    found.push(...(await auditAtEachWidth()));
+    found.push(...(await auditAtEachWidth('editor-confirm')));
     assert.deepEqual(found, []);
   });
 
   it('the page for an unknown address', async () => {
     await page.evaluate(() => void (location.hash = '#nowhere'));
     await page.getByRole('heading', { name: 'Page not found' }).waitFor();
-    assert.deepEqual(await auditAtEachWidth(), []);
+    assert.deepEqual(await auditAtEachWidth('not-found'), []);
     assert.deepEqual(failures, [], 'no script error, no CSP violation');
   });
 });

@@ -9,10 +9,10 @@ import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { startInstance, TEST_API_KEY, TEST_CLIENT_ID, TEST_CLIENT_SECRET, type Instance } from '../../server/test/support/harness.ts';
+import { startInstance, TEST_API_KEY, type Instance } from '../../server/test/support/harness.ts';
 import { createProject } from '../../cli/src/scaffold/project.ts';
 import { buildProject } from '../../cli/src/packaging/index.ts';
-import { describeInChromium, consoleBuild, launch, outputDir, tempDir, watchPage } from './support/browser.ts';
+import { describeInChromium, consoleBuild, launch, outputDir, signInWithClient, tempDir, watchPage } from './support/browser.ts';
 
 const C = '/core/api/v1/commands';
 
@@ -41,14 +41,6 @@ const KINDS = [
 /** What a picker with no default options is given to search for: one letter, what a newcomer types first. */
 const TERM = 'a';
 
-const signInWithClient = async (p: Page) => {
-  await p.getByLabel('OAuth client credentials').check();
-  await p.getByLabel('Client id').fill(TEST_CLIENT_ID);
-  await p.getByLabel('Client secret').fill(TEST_CLIENT_SECRET);
-  await p.getByRole('button', { name: 'Sign in' }).click();
-  await p.getByText(`Signed in as client ${TEST_CLIENT_ID}`).waitFor();
-};
-
 /** From the patients page to the demo encounter note. */
 const openEncounter = async (p: Page) => {
   await p.getByRole('navigation').getByRole('link', { name: 'Patients' }).click();
@@ -72,7 +64,9 @@ async function pickFirst(p: Page, uuid: string, field: Locator) {
     p.waitForResponse(
       (r) => r.url().includes(`/${uuid}/fields/`) && r.url().includes('/autocomplete/') && new URL(r.url()).searchParams.get('search_term') === term,
     );
-  // Focused with nothing typed, it lists the field's default options, if it has any.
+  // Focused with nothing typed, it lists the field's default options, if it has any (a new
+  // command's first field has the focus already: it is left first, so that focusing it asks).
+  await combobox.evaluate((el) => (el as HTMLElement).blur());
   const defaults = autocomplete('');
   await combobox.focus();
   const listed = (await (await defaults).json()) as Array<{ text: string }>;

@@ -276,6 +276,25 @@ describeInChromium('console in Chromium: live logs', (executable) => {
     await following();
   });
 
+  it('holds the rows still while a pointer is pressed on one: a line arriving then does not move another under it', async () => {
+    for (let i = 0; i < 40; i++) emit(`filler line ${i} before the pressed one`);
+    emit('the line to be pressed');
+    await row('the line to be pressed').waitFor();
+    await page.getByRole('button', { name: 'Jump to the newest line' }).waitFor({ state: 'detached' });
+    const pressedAt = (await row('the line to be pressed').boundingBox())!;
+    await page.mouse.move(pressedAt.x + 40, pressedAt.y + pressedAt.height / 2);
+    await page.mouse.down();
+    for (let i = 0; i < 3; i++) emit(`arrived while pressed ${i}`);
+    await row('arrived while pressed 2').waitFor({ state: 'attached' });
+    assert.deepEqual(await row('the line to be pressed').boundingBox(), pressedAt, 'the pressed row stayed under the pointer');
+    await page.mouse.up();
+    await page.locator('#log-lines .vlist-row.active', { hasText: 'the line to be pressed' }).waitFor();
+    await following();
+    // Released, the list follows the newest line again.
+    emit('after the release');
+    await row('after the release').waitFor();
+  });
+
   it('wraps a line at 375 px: no id cut with an ellipsis', async () => {
     await page.setViewportSize({ width: 375, height: 800 });
     await page.getByLabel('Text', { exact: true }).fill(command.uuid);

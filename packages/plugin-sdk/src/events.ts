@@ -430,6 +430,7 @@ export function createPatientEvent<N extends PatientEventName>(type: N, options:
     first_name: 'Ada',
     last_name: 'Example',
     birth_date: null,
+    sex_at_birth: null,
     created_at: EXAMPLE_IDS.time,
     ...options.patient,
   };

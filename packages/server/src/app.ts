@@ -7,6 +7,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { AjvCompiler } from '@fastify/ajv-compiler';
 import type { Config } from './config.ts';
 import type { Storage } from './storage/db.ts';
+import { lazyRequestLogger } from './http/request-logger.ts';
 import { sharedSchemas } from './http/schemas.ts';
 import { registerBodyParsers } from './http/body.ts';
 import { redactLogArguments, serializeError, serializeRequest } from './http/log-redaction.ts';
@@ -14,6 +15,7 @@ import { registerHttpHooks } from './http/hooks.ts';
 import { frameworkErrors, registerErrorHandling } from './http/error-handler.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import type { FeatureOptions } from './http/request.ts';
+import { credentialRoutes } from './auth/credential-routes.ts';
 import { registerAuthentication } from './auth/hook.ts';
 import { authRoutes } from './auth/routes.ts';
 import { commandRoutes } from './commands/routes.ts';
@@ -23,6 +25,8 @@ import { chartRoutes } from './chart/routes.ts';
 import { pluginRoutes } from './plugins/routes.ts';
 import { pluginIoRoutes } from './plugin-io/routes.ts';
 import { referenceRoutes } from './reference/routes.ts';
+import { auditRoutes } from './audit/routes.ts';
+import { registerReadAudit } from './audit/reads.ts';
 import { LogBus } from './logs/bus.ts';
 import { SignalBus } from './signals/bus.ts';
 import { logRoutes } from './logs/routes.ts';
@@ -32,6 +36,9 @@ import { consoleRoutes } from './console/routes.ts';
 import { createPluginRuntime } from './runtime/index.ts';
 import { registerAutocompleteProviders } from './autocomplete-providers.ts';
 import type { PluginHost } from './runtime/host.ts';
+import { Metrics } from './metrics/registry.ts';
+import { metricsRoutes, recordRequests } from './metrics/routes.ts';
+import type { Keyring } from './lib/sealing.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -39,6 +46,10 @@ declare module 'fastify' {
     pluginRuntime: PluginHost;
     /** The signal channel of this process (signals/): what the runtime reacts to. */
     signals: SignalBus;
+    /** The metrics of this app (metrics/), null with CHARTA_METRICS=off. */
+    metrics: Metrics | null;
+    /** The secret keys of this process (secret-key.ts): plugin secrets are sealed and opened with them. */
+    keyring: Keyring;
   }
 }
 
@@ -89,7 +100,7 @@ const queryCoercingValidator: ValidatorPool = (externalSchemas, options) => {
   };
 };
 
-export async function buildApp(config: Config, storage: Storage): Promise<FastifyInstance> {
+export async function buildApp(config: Config, storage: Storage, keyring: Keyring): Promise<FastifyInstance> {
   // The options of AutocompleteFields come from the features that own the data (autocomplete-providers.ts).
   registerAutocompleteProviders();
   const verbose = config.logLevel === 'debug' || config.logLevel === 'trace';
@@ -104,6 +115,8 @@ export async function buildApp(config: Config, storage: Storage): Promise<Fastif
     },
     // Request logging at info costs most of the throughput; it is there at debug.
     logController: new LogController({ disableRequestLogging: !verbose }),
+    // request.log is made at its first log call, not for every request (http/request-logger.ts).
+    childLoggerFactory: lazyRequestLogger,
     bodyLimit: config.bodyLimit,
     // A client that takes longer than this to send its whole request (a slow body on a plugin's
     // route, a trickled upload) is answered 408 and its connection closed (docs/configuration.md).
@@ -121,16 +134,27 @@ export async function buildApp(config: Config, storage: Storage): Promise<Fastif
 
   app.decorate('logs', new LogBus()); // the log stream's bus (logs/): a sink
   app.decorate('signals', new SignalBus()); // what the runtime reacts to (signals/)
-  const runtime = createPluginRuntime(config, storage, app.logs, app.signals);
+  app.decorate('keyring', keyring); // plugin secrets are sealed with it (docs/operations.md, "Sealed secrets")
+  const runtime = createPluginRuntime(config, storage, app.logs, app.signals, keyring);
   app.decorate('pluginRuntime', runtime);
   app.addHook('onReady', () => runtime.start());
   app.addHook('onClose', () => runtime.close());
+  // GET /metrics and what feeds it (docs/operations.md, "Monitoring"): counters on the request's
+  // path and the plugin calls, gauges read at a scrape; nothing at all with CHARTA_METRICS=off.
+  const metrics = config.metrics ? new Metrics({ storage, logs: app.logs, runnerStats: () => runtime.runner.stats() }) : null;
+  app.decorate('metrics', metrics);
+  if (metrics !== null) {
+    storage.observe(metrics.storage);
+    runtime.calls.onCall = (handler, outcome, seconds) => metrics.pluginCall(handler.plugin, handler.id, outcome, seconds);
+    recordRequests(app, metrics);
+  }
   // Shared schemas at the root, before any feature, so every encapsulated feature can $ref them.
   for (const schema of sharedSchemas) app.addSchema(schema);
   registerBodyParsers(app);
   registerHttpHooks(app);
   registerAuthentication(app, storage);
   registerErrorHandling(app);
+  registerReadAudit(app, storage);
   await registerOpenApi(app, VERSION, config.publicUrl);
 
   const features: FeatureOptions = { storage, publicUrl: config.publicUrl, listCountCap: config.listCountCap };
@@ -142,9 +166,12 @@ export async function buildApp(config: Config, storage: Storage): Promise<Fastif
   await app.register(pluginRoutes, features);
   await app.register(pluginIoRoutes, { ...features, pluginRouteRateLimit: config.pluginRouteRateLimit });
   await app.register(referenceRoutes, features);
+  await app.register(auditRoutes, features);
+  await app.register(credentialRoutes, features);
   await app.register(logRoutes);
   await app.register(changeRoutes);
   await app.register(healthRoutes, features);
+  if (metrics !== null) await app.register(metricsRoutes, { metrics, tokenHash: config.metricsTokenHash });
   await app.register(consoleRoutes, { dir: config.consoleDir });
   return app;
 }

@@ -1,8 +1,10 @@
 // Environment variables (and `charta-server start` flags) → one typed, validated config object.
 import path from 'node:path';
+import { digest } from './lib/secrets.ts';
 import { DEFAULT_LIST_COUNT_CAP } from './http/pagination.ts';
 import { DEFAULT_EFFECTS_PER_CHANGE, DEFAULT_MAX_EFFECTS_PER_ANSWER } from './runtime/effect-limits.ts';
 import { DEFAULT_DATA_READS_PER_CALL, DEFAULT_DATA_ROWS_PER_CALL } from '@charta/api/constants';
+import { SecretKey, SecretKeyFormatError } from './lib/sealing.ts';
 
 export interface Config {
   host: string;
@@ -50,6 +52,17 @@ export interface Config {
   listCountCap: number;
   /** The built console served at /console/ (docs/console.md); default packages/console/dist. */
   consoleDir: string;
+  /** GET /metrics and what feeds it (CHARTA_METRICS, on unless `off`: docs/operations.md, "Monitoring"). */
+  metrics: boolean;
+  /** SHA-256 of CHARTA_METRICS_TOKEN, the bearer token a scraper may send instead of an admin API key; the token itself is not kept. */
+  metricsTokenHash: string | undefined;
+  /**
+   * CHARTA_SECRET_KEY, parsed (its bytes private: it prints as its id), or CHARTA_SECRET_KEY_FILE,
+   * the file holding it (docs/operations.md, "Sealed secrets"); neither: `<data dir>/secret.key`
+   * on SQLite (secret-key.ts).
+   */
+  secretKey: SecretKey | undefined;
+  secretKeyFile: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -135,6 +148,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
   const listCountCap = integer('listCountCap', 'CHARTA_LIST_COUNT_CAP', DEFAULT_LIST_COUNT_CAP, 1, 1_000_000_000);
   const consoleText = get('consoleDir', 'CHARTA_CONSOLE_DIR');
   const consoleDir = consoleText === undefined ? DEFAULT_CONSOLE_DIR : path.resolve(consoleText);
+  const metricsText = (get('metrics', 'CHARTA_METRICS') ?? 'on').toLowerCase();
+  if (metricsText !== 'on' && metricsText !== 'off') throw new ConfigError(`CHARTA_METRICS must be on or off, got ${metricsText}`);
+  const metricsToken = get('metricsToken', 'CHARTA_METRICS_TOKEN');
+  // docs/configuration.md: a token a scraper sends as `Authorization: Bearer <token>`; never printed.
+  if (metricsToken !== undefined && (metricsToken.length < 16 || metricsToken.length > 512 || /\s/.test(metricsToken)))
+    throw new ConfigError('CHARTA_METRICS_TOKEN must be 16 to 512 characters without spaces');
+  const secretKeyText = get('secretKey', 'CHARTA_SECRET_KEY');
+  const secretKeyFileText = get('secretKeyFile', 'CHARTA_SECRET_KEY_FILE');
+  if (secretKeyText !== undefined && secretKeyFileText !== undefined) {
+    throw new ConfigError('set CHARTA_SECRET_KEY or CHARTA_SECRET_KEY_FILE, not both: one key seals the plugin secrets');
+  }
+  let secretKey: SecretKey | undefined;
+  try {
+    secretKey = secretKeyText === undefined ? undefined : SecretKey.parse(secretKeyText, 'CHARTA_SECRET_KEY');
+  } catch (err) {
+    throw err instanceof SecretKeyFormatError ? new ConfigError(err.message) : err;
+  }
+  const secretKeyFile = secretKeyFileText === undefined ? undefined : path.resolve(secretKeyFileText);
   const demoText = get('demo', 'CHARTA_DEMO');
   const demo = demoText === undefined ? databaseUrl.startsWith('sqlite:') : demoText === '1' || demoText === 'true';
   return {
@@ -166,6 +197,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
     workers,
     listCountCap,
     consoleDir,
+    metrics: metricsText === 'on',
+    metricsTokenHash: metricsToken === undefined ? undefined : digest(metricsToken),
+    secretKey,
+    secretKeyFile,
   };
 }
 

@@ -7,6 +7,7 @@ import type { Storage } from './storage/db.ts';
 import type { LogBus } from './logs/bus.ts';
 import type { Signals } from './signals/bus.ts';
 import type { PluginRuntime } from './runtime/types.ts';
+import type { Keyring } from './lib/sealing.ts';
 
 export interface Ctx {
   storage: Storage;
@@ -16,6 +17,8 @@ export interface Ctx {
   logs?: LogBus;
   /** The signal channel (signals/): what the runtime reacts to, emitted after the transaction committed. */
   signals?: Signals;
+  /** The process's secret keys, which seal plugin secrets (docs/operations.md, "Sealed secrets"); absent: no secret can be set. */
+  keyring?: Keyring;
   /** The plugin runtime (runtime/): absent where no plugin may run (unit tests of operations). */
   runtime?: PluginRuntime;
   /** How deep in a chain of plugin effects this operation runs (0, or absent, for a client's request). */

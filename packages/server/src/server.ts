@@ -1,5 +1,6 @@
-// Starting an instance: open storage, migrate, make sure credentials exist, listen.
-// On a first start (no credentials at all) prints the generated ones exactly once.
+// Starting an instance: open storage, migrate, find and check the secret key (secret-key.ts), make
+// sure credentials exist, listen. On a first start (no credentials at all) prints the generated
+// ones exactly once, and the path of the secret key it made (never the key).
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import { redactUrl } from './config.ts';
@@ -19,6 +20,7 @@ import { nowMicros } from './lib/time.ts';
 import { buildApp } from './app.ts';
 import { startPgRelay, type PgRelay } from './logs/pg-relay.ts';
 import { startSignalRelay, type SignalRelay } from './signals/pg-relay.ts';
+import { openSecretKey, prepareSecretKey, type SecretKeyReady } from './secret-key.ts';
 
 export interface Running {
   app: FastifyInstance;
@@ -39,11 +41,16 @@ export interface FirstStart {
   demo?: DemoData;
 }
 
-/** Storage ready for use: migrated, bootstrap credentials in place, first-start credentials made. */
-export async function prepareStorage(config: Config): Promise<{ storage: Storage; firstStart?: FirstStart }> {
+/**
+ * Storage ready for use: migrated, the secret key checked against it (a wrong or missing key
+ * refuses the start: SecretKeyError) and plaintext of an earlier version sealed, bootstrap
+ * credentials in place, first-start credentials made.
+ */
+export async function prepareStorage(config: Config): Promise<{ storage: Storage; firstStart?: FirstStart; secretKey: SecretKeyReady }> {
   const storage = openStorage(config.databaseUrl, { synchronous: config.sqliteSynchronous });
   try {
     await migrate(storage);
+    const secretKey = await prepareSecretKey(storage, config);
     await loadStarterTerminology(storage);
     const fresh = (await countApiKeys(storage.db)) === 0;
     await ensureBootstrap(storage, config);
@@ -60,7 +67,7 @@ export async function prepareStorage(config: Config): Promise<{ storage: Storage
     }
     await purgeExpired(storage);
     await storage.optimize();
-    return { storage, firstStart };
+    return { storage, firstStart, secretKey };
   } catch (err) {
     await storage.close();
     throw err;
@@ -90,10 +97,15 @@ export async function startServer(
   announce: (text: string) => void = (t) => process.stdout.write(t),
   options: StartOptions = {},
 ): Promise<Running> {
-  const { storage, firstStart } = options.prepared
-    ? { storage: openStorage(config.databaseUrl, { synchronous: config.sqliteSynchronous }), firstStart: undefined }
+  // A worker's primary has prepared the storage and checked the key: the worker only reads the key.
+  const { storage, firstStart, secretKey } = options.prepared
+    ? {
+        secretKey: { keyring: openSecretKey(config), lines: [] },
+        storage: openStorage(config.databaseUrl, { synchronous: config.sqliteSynchronous }),
+        firstStart: undefined,
+      }
     : await prepareStorage(config);
-  const app = await buildApp(config, storage);
+  const app = await buildApp(config, storage, secretKey.keyring);
   // The log stream and the signals across processes (PostgreSQL LISTEN/NOTIFY, each on its own
   // channel and dedicated connection: docs/architecture.md, "Signals"). On SQLite there is one
   // process (`--workers` above 1 is refused): the signals stay in it.
@@ -147,7 +159,7 @@ export async function startServer(
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  announce(welcome(url, config, firstStart));
+  announce(welcome(url, config, firstStart, secretKey.lines));
   return {
     app,
     storage,
@@ -176,13 +188,17 @@ export async function startServer(
   };
 }
 
-/** What a start prints on stdout: where it listens, and on a first start the credentials and demo keys. */
-export function welcome(url: string, config: Config, first: FirstStart | undefined): string {
+/**
+ * What a start prints on stdout: where it listens, the secret key's lines (where it is, a key made,
+ * values sealed: never a key), and on a first start the credentials and demo keys.
+ */
+export function welcome(url: string, config: Config, first: FirstStart | undefined, secretKeyLines: string[] = []): string {
   const served = config.workers > 1 ? `, ${config.workers} worker processes` : '';
   const lines = [
     `Charta is listening on ${url} (database ${redactUrl(config.databaseUrl)}${served})`,
     `API reference: ${url}/docs`,
     `Console: ${url}/console/ (sign in with the API key or the OAuth client)`,
+    ...secretKeyLines,
   ];
   const c = first?.credentials;
   if (c) {

@@ -10,6 +10,7 @@ import os from 'node:os';
 import type { Config } from './config.ts';
 import { prepareStorage, startServer, welcome } from './server.ts';
 import { stopOnSignals } from './shutdown.ts';
+import { answerPrimary, gatherForWorkers, joinWorkers } from './metrics/cluster.ts';
 
 /** Set by the primary in each worker's environment: the worker's slot, 1 to N. */
 const SLOT_VARIABLE = 'CHARTA_WORKER_SLOT';
@@ -31,7 +32,10 @@ export function isWorker(): boolean {
 
 /** The worker side: serve on the prepared database, tell the primary where, stop on its SIGTERM. */
 export async function runWorker(config: Config): Promise<void> {
+  // A scrape reaching any worker answers every worker's metrics, each labelled with its slot (metrics/cluster.ts).
+  if (config.metrics) answerPrimary();
   const running = await startServer(config, () => undefined, { prepared: true });
+  if (running.app.metrics !== null) joinWorkers(running.app.metrics, Number(process.env[SLOT_VARIABLE]));
   stopOnSignals(running, config);
   // If the primary dies, node:cluster ends its workers at once (nothing would hand them connections).
   process.send!({ type: LISTENING, url: running.url });
@@ -52,8 +56,9 @@ interface Slot {
 export async function runPrimary(config: Config, announce: (text: string) => void = (t) => process.stdout.write(t)): Promise<void> {
   if (!cluster.isPrimary) throw new Error('--workers needs charta-server to be the primary process, not a worker of another cluster manager');
   const log = primaryLog(config.logLevel);
-  const { storage, firstStart } = await prepareStorage(config);
+  const { storage, firstStart, secretKey } = await prepareStorage(config);
   await storage.close();
+  if (config.metrics) gatherForWorkers();
 
   const slots: Slot[] = Array.from({ length: config.workers }, (_, i) => ({
     n: i + 1,
@@ -78,7 +83,7 @@ export async function runPrimary(config: Config, announce: (text: string) => voi
       if (phase === 'serving') log('info', { worker: slot.n, workerPid: worker.process.pid }, 'worker replaced: the new one listens');
       if (phase === 'starting' && slots.every((s) => s.listening)) {
         phase = 'serving';
-        announce(welcome(message.url!, config, firstStart));
+        announce(welcome(message.url!, config, firstStart, secretKey.lines));
         startup.resolve();
       }
     });

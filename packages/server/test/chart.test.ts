@@ -96,6 +96,42 @@ for (const engine of ENGINES) {
       assert.equal((await api.call('GET', `${C}/${again}`)).json.state, 'staged', 'nothing changed');
     });
 
+    it("labOrder.diagnosis and prescribe.indications offer the patient's active conditions first, marked, without repeating them", async () => {
+      const mine = await api.note();
+      const diagnose = async (term: string) => {
+        const uuid = await stage('diagnose', {}, mine.noteKey);
+        const [first] = await options(uuid, 'diagnose', term);
+        await patch(uuid, { diagnose: first!.value });
+        await commit(uuid);
+      };
+      await diagnose('E11.9');
+      await diagnose('M54.50');
+      const order = await stage('labOrder', {}, mine.noteKey);
+      const all = await options(order, 'diagnosis');
+      assert.deepEqual(
+        all.map((o) => [doc(o).extra.coding[0]!.code, (doc(o) as { description?: string }).description]),
+        [
+          ['E11.9', 'Active condition on the chart'],
+          ['M54.50', 'Active condition on the chart'],
+        ],
+      );
+      const diabetes = await options(order, 'diagnosis', 'diabetes');
+      assert.equal(doc(diabetes[0]!).extra.coding[0]!.code, 'E11.9', 'the active condition leads');
+      assert.ok(diabetes.length > 1, 'then the terminology');
+      assert.equal(diabetes.filter((o) => doc(o).extra.coding[0]!.code === 'E11.9').length, 1, 'not offered twice');
+      await patch(order, { diagnosis: [diabetes[0]!.value] });
+      const rx = await stage('prescribe', {}, mine.noteKey);
+      const back = await options(rx, 'indications', 'back');
+      assert.equal(doc(back[0]!).extra.coding[0]!.code, 'M54.50');
+      // Another patient's conditions are never offered.
+      const stranger = await api.note();
+      assert.deepEqual(
+        await options(await stage('labOrder', {}, stranger.noteKey), 'diagnosis'),
+        [],
+        'a patient with no condition is offered none of the others',
+      );
+    });
+
     it('concurrent commits diagnosing the same condition: one adds it, the others are refused', async () => {
       const drafts = await Promise.all(Array.from({ length: 6 }, () => stage('diagnose')));
       const [asthma] = await options(drafts[0]!, 'diagnose', 'J45.909');

@@ -12,6 +12,9 @@ import { startInstance, type Instance } from './support/harness.ts';
 import { welcome } from '../src/server.ts';
 import { loadConfig } from '../src/config.ts';
 
+/** The start of an ICO file (a header for one image), as the console's public/favicon.ico begins. */
+const FAKE_ICON = Buffer.from([0, 0, 1, 0, 1, 0, 16, 16, 0, 0, 1, 0, 32, 0]);
+
 /** A build as Vite writes it: index.html and hashed assets; a file beside it that must never be served. */
 function fakeBuild(): { root: string; dir: string } {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'charta-console-'));
@@ -24,6 +27,7 @@ function fakeBuild(): { root: string; dir: string } {
   fs.writeFileSync(path.join(dir, 'assets', 'index-AbC123.js'), `console.log(${JSON.stringify('x'.repeat(4000))});`);
   fs.writeFileSync(path.join(dir, 'assets', 'index-AbC123.css'), 'body { color: black }');
   fs.writeFileSync(path.join(dir, 'assets', 'index-AbC123.js.map'), '{}');
+  fs.writeFileSync(path.join(dir, 'favicon.ico'), FAKE_ICON);
   fs.writeFileSync(path.join(root, 'secret.txt'), 'not for the web');
   return { root, dir };
 }
@@ -126,6 +130,15 @@ describe('console: serving the build', () => {
     }
   });
 
+  it("answers /favicon.ico with the build's icon, without credentials", async () => {
+    for (const p of ['/favicon.ico', '/console/favicon.ico']) {
+      const res = await rawGet(instance.url, p);
+      assert.equal(res.status, 200, p);
+      assert.equal(res.headers['content-type'], 'image/x-icon', p);
+      assert.deepEqual(res.body, FAKE_ICON, p);
+    }
+  });
+
   it('leaves the API as it was: authenticated, no-store, no console CSP', async () => {
     const res = await rawGet(instance.url, '/core/api/v1/plugins/');
     assert.equal(res.status, 401);
@@ -153,6 +166,8 @@ describe('console: a missing build', () => {
     const body = JSON.parse(res.body.toString());
     assert.equal(body.code, 'console_not_built');
     assert.match(body.detail, /npm run build -w @charta\/console/);
+    const icon = await rawGet(instance.url, '/favicon.ico');
+    assert.equal(icon.status, 503, 'nor its icon');
     const health = await rawGet(instance.url, '/healthz');
     assert.equal(health.status, 200);
   });

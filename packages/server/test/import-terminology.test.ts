@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ENGINES, createDatabase, testConfig, type TestDatabase } from './support/harness.ts';
+import { runBinary } from './support/processes.ts';
 import { CodeSystems } from '@charta/api/constants';
 import { openStorage, type Storage } from '../src/storage/db.ts';
 import { findConcept, countConcepts } from '../src/storage/concepts-repository.ts';
@@ -33,18 +34,8 @@ const release = (hypertension: string, extra: string[] = []) =>
 const RELEASE_1 = release('Essential (primary) hypertension');
 const RELEASE_2 = release('Essential (primary) hypertension (revised)', [icd(5, 'R7303', true, 'Prediabetes', 'Prediabetes')]);
 
-function run(args: string[], db: TestDatabase): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env, CHARTA_DATABASE_URL: db.url, CHARTA_DATA_DIR: db.dataDir };
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** `charta-server …` on the database, to its exit. */
+const run = (args: string[], db: TestDatabase) => runBinary(args, { CHARTA_DATABASE_URL: db.url, CHARTA_DATA_DIR: db.dataDir });
 
 for (const engine of ENGINES) {
   describe(`charta-server import-terminology (${engine})`, () => {

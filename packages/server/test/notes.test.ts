@@ -14,16 +14,19 @@ for (const engine of ENGINES) {
     });
     after(async () => api?.stop());
 
-    it('creates and reads a patient', async () => {
-      const r = await api.call('POST', `${P}/`, { body: { firstName: 'Grace', lastName: 'Hopper', birthDate: '1906-12-09' } });
+    it('creates and reads a patient, with a sex at birth or without one (null)', async () => {
+      const r = await api.call('POST', `${P}/`, { body: { firstName: 'Grace', lastName: 'Hopper', birthDate: '1906-12-09', sexAtBirth: 'female' } });
       assert.equal(r.status, 201);
       assert.match(r.json.key, /^[0-9a-f]{32}$/);
       assert.deepEqual(
         { ...r.json, key: undefined, created_at: undefined },
-        { key: undefined, first_name: 'Grace', last_name: 'Hopper', birth_date: '1906-12-09', created_at: undefined },
+        { key: undefined, first_name: 'Grace', last_name: 'Hopper', birth_date: '1906-12-09', sex_at_birth: 'female', created_at: undefined },
       );
       const got = await api.call('GET', `${P}/${r.json.key}`);
       assert.deepEqual(got.json, r.json);
+      const unsaid = await api.call('POST', `${P}/`, { body: { firstName: 'Alan', lastName: 'Turing' } });
+      assert.equal(unsaid.json.sex_at_birth, null);
+      assert.equal((await api.call('GET', `${P}/${unsaid.json.key}`)).json.sex_at_birth, null);
       assert.equal((await api.call('GET', `${P}/${'0'.repeat(32)}`)).status, 404);
     });
 
@@ -34,6 +37,8 @@ for (const engine of ENGINES) {
         { firstName: 'A', lastName: 'B', birthDate: '1990-02-30' },
         { firstName: 'A', lastName: 'B', birthDate: '2999-01-01' },
         { firstName: 'A', lastName: 'B', age: 3 },
+        { firstName: 'A', lastName: 'B', sexAtBirth: 'F' },
+        { firstName: 'A', lastName: 'B', sexAtBirth: null },
       ]) {
         const r = await api.call('POST', `${P}/`, { body });
         assert.equal(r.status, 400, JSON.stringify(body));

@@ -95,6 +95,12 @@ class ResponseChecker {
     }
     if (content[mediaType] === undefined) return fail(`media type ${mediaType} not declared (declared: ${Object.keys(content).join(', ')})`);
     if (content[mediaType].schema?.format === 'binary') return;
+    // A text body (GET /metrics: the Prometheus format) is checked as the string it is.
+    if (mediaType.startsWith('text/') && content[mediaType].schema?.type === 'string') {
+      const error = this.validate(pointer('paths', schemaPath, m, 'responses', statusKey, 'content', mediaType, 'schema'), text);
+      if (error !== undefined) fail(`body ${text.slice(0, 300)}: ${error}`);
+      return;
+    }
     let body: unknown;
     try {
       body = JSON.parse(text);

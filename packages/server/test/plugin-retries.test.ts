@@ -87,7 +87,8 @@ for (const engine of ENGINES) {
       let reserved = false;
       let failed = 0;
       storage.transact = ((work: Parameters<typeof transact>[0]) => {
-        if (reserved && failed === 0) {
+        // (Not the audit rows of the test's own reads: AuditBatch writes them through transact too.)
+        if (reserved && failed === 0 && !String(work).includes('writeAuditBatch')) {
           failed++;
           return Promise.reject(new DatabaseUnavailableError('the database went away (test)'));
         }

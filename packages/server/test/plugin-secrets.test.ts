@@ -68,7 +68,7 @@ for (const engine of ENGINES) {
       assert.equal(r.status, 200, r.text);
       return r.json.results as Array<{ name: string; declared: boolean; is_set: boolean; updated_at: string | null }>;
     };
-    const values = () => pluginSecretValues(api.storage.db, NAME);
+    const values = () => pluginSecretValues(api.storage.db, api.app.keyring, NAME);
     const pluginRow = () => api.storage.db.selectFrom('plugins').select(['updated_at', 'version']).where('name', '=', NAME).executeTakeFirst();
     const auditCount = async () =>
       Number(
@@ -211,7 +211,7 @@ for (const engine of ENGINES) {
       assert.equal(refused.status, 400, refused.text);
       assert.match(refused.json.detail, /secrets\.B: is not declared/);
       assert.equal((await call('GET', `${P}/other-keeper/`)).status, 404);
-      assert.deepEqual(await pluginSecretValues(api.storage.db, 'other-keeper'), {});
+      assert.deepEqual(await pluginSecretValues(api.storage.db, api.app.keyring, 'other-keeper'), {});
     });
 
     it('404 for an unknown plugin; 401 without credentials; 403 for a token without the plugin scope', async () => {

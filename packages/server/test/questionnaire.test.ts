@@ -88,6 +88,48 @@ for (const engine of ENGINES) {
       );
     });
 
+    it("a scored questionnaire's answers carry their points in /fields/; an unscored one's carry none", async () => {
+      const often = (code: string, label: string) => ({
+        code,
+        label,
+        kind: 'SING',
+        options: ['Not at all', 'Several days', 'More than half the days', 'Nearly every day'].map((text, score) => ({ code: String(score), text, score })),
+      });
+      const made = await api.call('POST', '/core/api/v1/admin/questionnaires/', {
+        body: {
+          code: 'TEST-SCORED',
+          name: 'Test scored',
+          questions: [often('s1', 'Nervous'), often('s2', 'Worrying'), { code: 'note', label: 'Notes', kind: 'TXT' }],
+        },
+        authorization: TEST_API_KEY,
+      });
+      assert.equal(made.status, 201, made.text);
+      assert.deepEqual(
+        made.json.questions[0].options.map((o: { score: number }) => o.score),
+        [0, 1, 2, 3],
+      );
+      const { uuid } = await api.command('questionnaire');
+      const [scored] = (await api.call('GET', `${C}/${uuid}/fields/questionnaire/autocomplete/?search_term=scored`)).json as Array<{ value: string }>;
+      await api.call('PATCH', `${C}/${uuid}/`, { body: { values: { questionnaire: scored!.value } } });
+      const questions = (await api.call('GET', `${C}/${uuid}/fields/`)).json.fields.slice(2) as Array<{ choices: Array<{ text: string; score?: number }> }>;
+      for (const q of questions.slice(0, 2))
+        assert.deepEqual(
+          q.choices.map((c) => [c.text, c.score]),
+          [
+            ['Not at all', 0],
+            ['Several days', 1],
+            ['More than half the days', 2],
+            ['Nearly every day', 3],
+          ],
+        );
+      assert.deepEqual(questions[2]!.choices, []);
+      // An unscored questionnaire's answers carry none.
+      const plain = await api.command('questionnaire');
+      await api.call('PATCH', `${C}/${plain.uuid}/`, { body: { values: { questionnaire: intake.value } } });
+      const smoker = (await api.call('GET', `${C}/${plain.uuid}/fields/`)).json.fields[4] as { choices: Array<Record<string, unknown>> };
+      assert.ok(smoker.choices.every((c) => !('score' in c)));
+    });
+
     it('answers are checked against their questions; the questionnaire and its answers may come together', async () => {
       const { uuid } = await api.command('questionnaire');
       const yes = q('smoker').options[0]!.pk;

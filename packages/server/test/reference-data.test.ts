@@ -150,6 +150,28 @@ for (const engine of ENGINES) {
       assert.equal((await api.call('POST', `${A}/staff/`, { token: null, body: { first_name: 'A', last_name: 'B', role: 'provider' } })).status, 401);
     });
 
+    it('GET /core/api/v1/staff/{key}: a staff member by name for a clinical token; 401, 403 with an API key, 404 unknown or malformed', async () => {
+      const read = await api.call('GET', `/core/api/v1/staff/${alex.key}`);
+      assert.equal(read.status, 200, read.text);
+      assert.deepEqual(read.json, { key: alex.key, name: 'Alex Demo', credentials: 'MD', role: 'provider', active: true });
+      // The staff member the test token acts for (made for credentials, no first or last name): its name.
+      const me = (await api.call('POST', '/core/api/v1/patients/', { body: { firstName: 'Who', lastName: 'Wrote' } })).json;
+      const note = (await api.call('POST', '/core/api/v1/notes/', { body: { patientKey: me.key, noteType: 'encounter' } })).json;
+      const command = (await api.call('POST', '/core/api/v1/commands/', { body: { schemaKey: 'plan', noteKey: note.uuid, values: {} } })).json;
+      const author = await api.call('GET', `/core/api/v1/staff/${command.originated_by}`);
+      assert.equal(author.status, 200, author.text);
+      assert.ok(author.json.name.length > 0, 'named');
+      assert.equal((await api.call('GET', `/core/api/v1/staff/${alex.key}`, { token: null })).status, 401);
+      const key = await api.call('GET', `/core/api/v1/staff/${alex.key}`, { authorization: TEST_API_KEY });
+      assert.equal(key.status, 403);
+      assert.equal(key.json.code, 'forbidden');
+      for (const unknown of ['0'.repeat(32), 'not-a-key', alex.key.toUpperCase()]) {
+        const r = await api.call('GET', `/core/api/v1/staff/${unknown}`);
+        assert.equal(r.status, 404, unknown);
+        assert.equal(r.json.code, 'staff_not_found');
+      }
+    });
+
     it('bad input is a 400 naming the field; unknown fields are refused', async () => {
       const cases: Array<[string, unknown, string]> = [
         ['/staff/', { first_name: 'A', last_name: 'B' }, 'role'],
@@ -163,6 +185,63 @@ for (const engine of ENGINES) {
         ['/reason-for-visit-codings/', { system: 'http://example.org', code: 'X', display: 'Y' }, 'system'],
         ['/questionnaires/', { code: 'Q', name: 'Q', questions: [] }, 'questions'],
         ['/questionnaires/', { code: 'Q', name: 'Q', questions: [{ code: 'a', label: 'A', kind: 'SING' }] }, 'questions[0].options'],
+        [
+          '/questionnaires/',
+          {
+            code: 'Q',
+            name: 'Q',
+            questions: [
+              {
+                code: 'a',
+                label: 'A',
+                kind: 'SING',
+                options: [
+                  { code: 'y', text: 'Y', score: 1 },
+                  { code: 'n', text: 'N' },
+                ],
+              },
+            ],
+          },
+          'questions[0].options',
+        ],
+        [
+          '/questionnaires/',
+          {
+            code: 'Q',
+            name: 'Q',
+            questions: [
+              {
+                code: 'a',
+                label: 'A',
+                kind: 'MULT',
+                options: [
+                  { code: 'y', text: 'Y', score: 1 },
+                  { code: 'n', text: 'N', score: 0 },
+                ],
+              },
+            ],
+          },
+          'questions[0].options',
+        ],
+        [
+          '/questionnaires/',
+          {
+            code: 'Q',
+            name: 'Q',
+            questions: [
+              {
+                code: 'a',
+                label: 'A',
+                kind: 'SING',
+                options: [
+                  { code: 'y', text: 'Y', score: -1 },
+                  { code: 'n', text: 'N', score: 0 },
+                ],
+              },
+            ],
+          },
+          'questions.0.options.0.score',
+        ],
         [
           '/questionnaires/',
           {

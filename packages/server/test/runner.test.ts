@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { PluginRunner, type NoticeLevel } from '../src/runtime/runner/client.ts';
+import { Bindings } from '../src/runtime/bindings.ts';
+import { PluginRunner, type NoticeLevel, type RunnerStats } from '../src/runtime/runner/client.ts';
 import { batchedSender, unbatched } from '../src/runtime/runner/protocol.ts';
 import type { CallResult } from '../src/runtime/sandbox/types.ts';
 import { effectsOf, event, probePlugin, EVENT_TYPE, PROBE_ENTRY } from './support/sandbox.ts';
@@ -16,9 +17,9 @@ const plugin = probePlugin;
 
 const COUNTER = { prelude: 'let calls = 0;', body: "calls++; return [{ type: 'COUNT', calls, secret: this.secrets.TOKEN ?? null }];" };
 
-function runner(): { runner: PluginRunner; notices: { level: NoticeLevel; message: string }[] } {
+function runner(options: ConstructorParameters<typeof PluginRunner>[0] = {}): { runner: PluginRunner; notices: { level: NoticeLevel; message: string }[] } {
   const notices: { level: NoticeLevel; message: string }[] = [];
-  const r = new PluginRunner({ onNotice: (level, message) => notices.push({ level, message }) });
+  const r = new PluginRunner({ onNotice: (level, message) => notices.push({ level, message }), ...options });
   runners.push(r);
   return { runner: r, notices };
 }
@@ -115,7 +116,7 @@ describe('the plugin runner process', () => {
     assert.deepEqual((await r.call('faulty', ENTRY, 'Probe', event(), {})).outcome, { kind: 'threw', message: 'TypeError: nope' });
   });
 
-  it('check loads a plugin in fresh runtimes and disposes them: nothing stays loaded', async () => {
+  it('check loads a plugin in fresh runtimes: nothing is loaded, its calls answer unavailable', async () => {
     const { runner: r } = runner();
     const answer = await r.check(await plugin('checked', 'return [];'));
     assert.equal(answer.ok, true);
@@ -229,6 +230,70 @@ describe('the plugin runner process', () => {
     assert.deepEqual((await r.call('closing', ENTRY, 'Probe', event(), {})).outcome, { kind: 'unavailable', message: 'the plugin runner is closed' });
     assert.deepEqual(await r.load(await plugin('closing', 'return [];')), { ok: false, reasons: ['the plugin runner is closed'] });
     assert.equal(r.pid, undefined, 'no child was started after close');
+  });
+});
+
+describe('the isolate of a check, taken by the load of the same code (docs/plugins.md, "The install check")', () => {
+  const binding = '(globalThis as unknown as { __charta_binding(name: string, args?: unknown): Promise<unknown> }).__charta_binding';
+  const stats = async (r: PluginRunner): Promise<RunnerStats> => (await r.stats())!;
+  /** What the child counts of its isolates, without its memory. */
+  const counts = ({ isolatesStarted, checkedTaken, checkedKept }: RunnerStats) => ({ isolatesStarted, checkedTaken, checkedKept });
+
+  it('a load of exactly what was checked takes the checked isolate: its modules are not evaluated again, its state is fresh and its bindings reach the host', async () => {
+    const bindings = new Bindings();
+    bindings.register('test.echo', (plugin, args) => ({ plugin, args }));
+    const { runner: r } = runner({ bindings });
+    const p = await plugin(
+      'taken',
+      `calls++; const answer = await ${binding}('test.echo', { calls }); return [{ type: 'COUNT', calls, answer }];`,
+      'let calls = 0;',
+    );
+    const handlers = [{ entry: ENTRY, name: 'Probe', respondsTo: [EVENT_TYPE] }];
+    assert.deepEqual(await r.check(p), { ok: true, handlers });
+    assert.deepEqual(counts(await stats(r)), { isolatesStarted: 1, checkedTaken: 0, checkedKept: 1 });
+    assert.deepEqual(await r.load(p), { ok: true, handlers });
+    assert.deepEqual(counts(await stats(r)), { isolatesStarted: 1, checkedTaken: 1, checkedKept: 0 }, 'no second isolate evaluated the modules');
+    // Nothing ran in it since its modules were evaluated once; a binding goes to the host under the plugin's name.
+    assert.deepEqual(effectsOf(await r.call('taken', ENTRY, 'Probe', event(), {})), [
+      { type: 'COUNT', calls: 1, answer: { plugin: 'taken', args: { calls: 1 } } },
+    ]);
+    assert.equal(countOf(await r.call('taken', ENTRY, 'Probe', event(), {})), 2);
+    // A load with no check before it starts an isolate of its own: the check's is not taken twice.
+    assert.deepEqual(await r.load(p), { ok: true, handlers });
+    assert.deepEqual(counts(await stats(r)), { isolatesStarted: 2, checkedTaken: 1, checkedKept: 0 });
+    assert.equal(countOf(await r.call('taken', ENTRY, 'Probe', event(), {})), 1);
+  });
+
+  it('a load of anything but what was checked never takes its isolate: one character of the text, the limits, the name', async () => {
+    const { runner: r } = runner();
+    const checked = await plugin('changed', "return [{ type: 'V1' }];");
+    const source = checked.modules[0]!.source;
+    assert.equal(source.split('V1').length, 2, 'the bundle names V1 once');
+    assert.equal((await r.check(checked)).ok, true);
+    // The package changed between the check and the load (another update, a row changed): the load runs its own text.
+    const changed = { ...checked, modules: [{ entry: ENTRY, source: source.replace('V1', 'V2') }] };
+    assert.equal((await r.load(changed)).ok, true);
+    assert.deepEqual(effectsOf(await r.call('changed', ENTRY, 'Probe', event(), {})), [{ type: 'V2' }]);
+    assert.deepEqual(counts(await stats(r)), { isolatesStarted: 2, checkedTaken: 0, checkedKept: 1 });
+    assert.equal((await r.load({ ...checked, limits: { deadlineMs: 900 } })).ok, true);
+    assert.equal((await r.load({ ...checked, name: 'renamed' })).ok, true);
+    assert.deepEqual(counts(await stats(r)), { isolatesStarted: 4, checkedTaken: 0, checkedKept: 1 });
+    // What was checked, exactly: its isolate.
+    assert.equal((await r.load(checked)).ok, true);
+    assert.deepEqual(counts(await stats(r)), { isolatesStarted: 4, checkedTaken: 1, checkedKept: 0 });
+    assert.deepEqual(effectsOf(await r.call('changed', ENTRY, 'Probe', event(), {})), [{ type: 'V1' }]);
+  });
+
+  it('keeps the isolates of the last 4 checks that passed, and none of a check that failed', async () => {
+    const { runner: r } = runner();
+    const plugins = await Promise.all([1, 2, 3, 4, 5].map((i) => plugin(`checked-${i}`, 'return [];')));
+    for (const p of plugins) assert.equal((await r.check(p)).ok, true);
+    assert.equal((await r.check(await plugin('failing', 'return [];', "throw new Error('boom at load');"))).ok, false);
+    assert.deepEqual(counts(await stats(r)), { isolatesStarted: 6, checkedTaken: 0, checkedKept: 4 });
+    // The oldest was ended: its load starts an isolate; a later one's is taken.
+    assert.equal((await r.load(plugins[0]!)).ok, true);
+    assert.equal((await r.load(plugins[4]!)).ok, true);
+    assert.deepEqual(counts(await stats(r)), { isolatesStarted: 7, checkedTaken: 1, checkedKept: 3 });
   });
 });
 

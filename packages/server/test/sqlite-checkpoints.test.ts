@@ -33,6 +33,7 @@ describe('SQLite checkpoints (sqlite)', () => {
     assert.equal(autocheckpoint, 0, "the writer's automatic checkpoints are off");
 
     const sizeBefore = fs.statSync(file).size;
+    const countsBefore = storage.checkpoints!();
     await storage.transact(async (trx) => {
       for (let i = 0; i < 2000; i++)
         await trx
@@ -47,5 +48,14 @@ describe('SQLite checkpoints (sqlite)', () => {
       .select((eb) => eb.fn.countAll().as('n'))
       .executeTakeFirstOrThrow();
     assert.equal(Number(staff.n), 2000);
+    // And it counts its work (the bench's writes figures): at least the ~250 pages of those rows.
+    // The file grows while a checkpoint copies; its count comes when that checkpoint ends.
+    await until('the checkpointer to count its checkpoints and pages', () => {
+      const now = storage.checkpoints!();
+      return now.checkpoints > countsBefore.checkpoints && now.pages - countsBefore.pages >= 200;
+    });
+    const counts = storage.checkpoints!();
+    assert.ok(counts.checkpoints > countsBefore.checkpoints, JSON.stringify(counts));
+    assert.ok(counts.pages - countsBefore.pages >= 200, JSON.stringify(counts));
   });
 });

@@ -45,7 +45,7 @@ async function setUp(tmpfsMb?: number): Promise<Setup> {
     }
   }
   const file = path.join(dir, 'charta.db');
-  const server = await startServer(testConfig({ url: `sqlite:${file}`, dataDir: dir, drop: async () => undefined }), () => undefined);
+  const server = await startServer(testConfig({ url: `sqlite:${file}`, dataDir: dir, env: {}, drop: async () => undefined }), () => undefined);
   const token = await tokenFor(server.url);
   const call = (method: string, urlPath: string, body?: unknown) => request(server.url, method, urlPath, { body }, token);
   const patient = await call('POST', '/core/api/v1/patients/', { firstName: 'Disk', lastName: 'Fault' });

@@ -16,6 +16,21 @@ describe('starter set files', () => {
       for (const row of rows) for (const cell of row) assert.doesNotMatch(cell, /[\u0000-\u001f]/, 'no control characters');
     });
   }
+
+  it('icd10cm.tsv: usage ranks are 1, 2, 3… each given once (README.md, "Usage ranks")', () => {
+    const icd = STARTER_FILES.find((f) => f.file === 'icd10cm.tsv')!;
+    const ranks = readStarterRows(icd.file, icd.columns)
+      .map((r) => icd.record(r).usageRank)
+      .filter((r) => r !== undefined)
+      .sort((a, b) => a - b);
+    assert.ok(ranks.length > 0);
+    assert.deepEqual(
+      ranks,
+      ranks.map((_, i) => i + 1),
+    );
+    assert.throws(() => icd.record(['I10', 'Essential (primary) hypertension', 'first']), /usage_rank of I10 is not a positive integer/);
+    assert.throws(() => icd.record(['I10', 'Essential (primary) hypertension', '0']), /not a positive integer/);
+  });
 });
 
 for (const engine of ENGINES) {

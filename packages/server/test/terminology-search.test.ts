@@ -1,16 +1,19 @@
 // Autocomplete over the terminologies, on both engines: concepts written by storeConcepts, then
-// searched through the API — exact code first, then display starts, then words anywhere in any
-// order by prefix; case and accents ignored; inactive codes never offered; query syntax in a
-// search term is plain text; the option shape of the spec; a picked option round-trips through
-// PATCH and commit, and a value that is not an option is a 400 naming the field. The query plans
-// of the three searches are index lookups, never table scans.
+// searched through the API — every word matches a word prefix, in any order; case and accents
+// ignored; inactive codes never offered; query syntax in a search term is plain text; the option
+// shape of the spec; a picked option round-trips through PATCH and commit, and a value that is not
+// an option is a 400 naming the field. The ranking rules of docs/api.md ("How a search matches
+// and ranks") one by one, and the usage rank kept across imports. The query plans of the searches
+// are index lookups, never table scans. (The ranking measured over the starter set with common
+// clinical searches: terminology-ranking.test.ts.)
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { CompiledQuery, sql } from 'kysely';
 import { ENGINES, startInstance, type Instance } from './support/harness.ts';
 import { CodeSystems } from '@charta/api/constants';
 import { storeConcepts } from '../src/terminology/store.ts';
-import { conceptSearchQueries, withWordIndex } from '../src/storage/concepts-repository.ts';
+import { searchConcepts } from '../src/terminology/search.ts';
+import { conceptSearchQueries, conceptSearchValues, findConcept, withWordIndex } from '../src/storage/concepts-repository.ts';
 import type { ConceptRecord } from '../src/terminology/systems.ts';
 
 const ICD: ConceptRecord[] = [
@@ -64,7 +67,7 @@ for (const engine of ENGINES) {
       assert.deepEqual(codes(await search(diagnose, 'diagnose', 'i10')), ['I10']);
     });
 
-    it('display starts rank before matches elsewhere; every word must match a word prefix', async () => {
+    it('a display starting with the word ranks before matches elsewhere; every word must match a word prefix', async () => {
       const found = codes(await search(diagnose, 'diagnose', 'diab'));
       assert.equal(found[0], 'E23.2', 'the display that starts with the word comes first');
       assert.deepEqual(new Set(found), new Set(['E23.2', 'E11.9', 'E11.65', 'E11.21', 'E10.9', 'Z83.3']));
@@ -225,11 +228,79 @@ for (const engine of ENGINES) {
       assert.deepEqual(after.json, before.json);
     });
 
-    it('the three searches are index lookups (query plans over 20,000 concepts)', async () => {
+    describe('ranking rules (docs/api.md, "How a search matches and ranks")', () => {
+      const RULES = 'urn:test:ranking-rules';
+      const rank = async (term: string, limit = 20) => (await searchConcepts(api.storage.db, engine, [RULES], term, limit)).map((c) => c.display);
+      const concept = (code: string, display: string, more: Partial<ConceptRecord> = {}): ConceptRecord => ({ code, display, active: true, ...more });
+
+      before(async () => {
+        await storeConcepts(api.storage, RULES, [
+          concept('R1', 'Family history of gout'),
+          concept('R2', 'Idiopathic gout'),
+          concept('R3', 'Gout due to renal impairment'),
+          concept('R4', 'Gout, unspecified'),
+          concept('R5', 'Gout', { extra: { billable: false } }),
+          concept('R6', 'Goutte de lait', { usageRank: 1 }),
+          concept('R7', 'Obesity, class 1'),
+          concept('R8', 'Obesity, unspecified'),
+          concept('R9', 'Asthmatic bronchitis'),
+          concept('R10', 'Cough variant asthma'),
+          concept('R11', 'Resistant hypertension'),
+          concept('R12', 'Renovascular hypertension'),
+          concept('R13', 'Essential (primary) hypertension', { usageRank: 2 }),
+          concept('Q42', 'Zygomatic arch fracture'),
+        ]);
+      });
+
+      it('the exact code first, whatever its display', async () => {
+        assert.equal((await rank('q42'))[0], 'Zygomatic arch fracture');
+      });
+
+      it('a header code after every billable one; a display that is the term (no-detail words aside) first', async () => {
+        const found = await rank('gout');
+        assert.equal(found[0], 'Gout, unspecified');
+        assert.equal(found.at(-1), 'Gout', 'a header (extra.billable false), though its display is the term');
+        assert.equal((await rank('obesity'))[0], 'Obesity, unspecified', '"unspecified" is no extra word: shorter "Obesity, class 1" comes after');
+      });
+
+      it('whole-word matches before prefix matches, even of a used concept', async () => {
+        assert.deepEqual(await rank('asthma'), ['Cough variant asthma', 'Asthmatic bronchitis']);
+        const gout = await rank('gout');
+        assert.equal(gout.at(-2), 'Goutte de lait', 'ranked 1, but "gout" only starts a word of it');
+      });
+
+      it('among matches of the same quality, the used concept first', async () => {
+        assert.equal((await rank('hypertension'))[0], 'Essential (primary) hypertension');
+        assert.equal((await rank('hypert'))[0], 'Essential (primary) hypertension');
+      });
+
+      it('then the display starting with the term, then the term’s words earlier, then fewer extra words, then shorter', async () => {
+        assert.deepEqual((await rank('gout')).slice(1, 4), ['Gout due to renal impairment', 'Idiopathic gout', 'Family history of gout']);
+        assert.deepEqual((await rank('hypertension')).slice(1), ['Resistant hypertension', 'Renovascular hypertension']);
+      });
+
+      it('a used concept is found however many others match first in every index (the usage-rank query)', async () => {
+        const many = Array.from({ length: 300 }, (_, i) => concept(`M${i}`, `Migraine variant ${i} with aura`));
+        await storeConcepts(api.storage, `${RULES}:many`, [...many, concept('M-used', 'Chronic migraine without aura', { usageRank: 1 })]);
+        const found = await searchConcepts(api.storage.db, engine, [`${RULES}:many`], 'migraine', 5);
+        assert.equal(found[0]?.code, 'M-used');
+      });
+
+      it('an import without usage ranks keeps the stored ones; the starter set gives its rank to an imported concept', async () => {
+        await storeConcepts(api.storage, RULES, [concept('R13', 'Essential (primary) hypertension', { extra: { billable: true } })]);
+        assert.equal((await findConcept(api.storage.db, RULES, 'R13'))?.usage_rank, 2);
+        await storeConcepts(api.storage, RULES, [concept('R11', 'Starter wording', { usageRank: 3 })], undefined, 'keep');
+        const kept = await findConcept(api.storage.db, RULES, 'R11');
+        assert.deepEqual([kept?.display, kept?.usage_rank], ['Resistant hypertension', 3]);
+      });
+    });
+
+    it('the searches are index lookups (query plans over 20,000 concepts)', async () => {
       const many: ConceptRecord[] = Array.from({ length: 20_000 }, (_, i) => ({
         code: `T${String(i).padStart(5, '0')}`,
         display: `Test concept ${i} of the ${['alpha', 'beta', 'gamma'][i % 3]} family`,
         active: true,
+        ...(i % 10 === 0 ? { usageRank: i / 10 + 1 } : {}),
       }));
       await storeConcepts(api.storage, 'urn:test:plans', many);
       const db = api.storage.db;
@@ -242,10 +313,12 @@ for (const engine of ENGINES) {
           const { rows } = await q.executeQuery<Record<string, unknown>>(CompiledQuery.raw(prefix + compiled.sql, [...compiled.parameters]));
           return rows.map((r) => String(r.detail ?? r['QUERY PLAN'])).join('\n');
         });
+      const [S, V, Q] = ['urn:test:plans', conceptSearchValues, conceptSearchQueries];
       const plans = [
-        await explain(conceptSearchQueries.byCodeKey(db, ['urn:test:plans'], 'T00042', 20).compile()),
-        await explain(conceptSearchQueries.byDisplayStart(db, 'urn:test:plans', 'test', ['beta'], 20, 2000).compile()),
-        await explain(conceptSearchQueries.byWords(engine, 'urn:test:plans', ['4242', 'alpha'], 60).compile(db), true),
+        await explain(Q.byCodeKey(db, V.byCodeKey([S], 'T00042', 20)).compile()),
+        await explain(Q.byDisplayStart(db, V.byDisplayStart(S, 'test', ['beta'], 20, 2000)).compile()),
+        await explain(Q.byWords(engine, V.byWords(engine, S, ['4242', 'alpha'], 60)).compile(db), true),
+        await explain(Q.byUsageRank(db, V.byUsageRank(S, ['alpha'], 60, 2000)).compile()),
       ];
       for (const plan of plans) {
         if (engine === 'sqlite') assert.doesNotMatch(plan, /SCAN concepts(?! VIRTUAL)|SCAN c\b(?! VIRTUAL)/, plan);
@@ -253,6 +326,7 @@ for (const engine of ENGINES) {
       }
       if (engine === 'sqlite') assert.match(plans[2]!, /VIRTUAL TABLE INDEX/, plans[2]);
       else assert.match(plans[2]!, /concepts_search/, plans[2]);
+      assert.match(plans[3]!, /concepts_usage_rank/, plans[3]);
     });
   });
 }

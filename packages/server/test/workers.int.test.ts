@@ -5,20 +5,18 @@
 // concurrent load through both is stored; a worker killed with SIGKILL is replaced while the
 // service keeps answering; SIGTERM stops every worker and the primary exits 0, or 1 when a worker
 // had to cut a request off. On SQLite, more than one worker is refused with exit 2 and the
-// reason; so is any value that is not 1 to 64.
+// reason; so is any value that is not 1 to 64. GET /metrics through either worker answers both.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { openStorage } from '../src/storage/db.ts';
 import { startServer } from '../src/server.ts';
 import { createDatabase, ENGINES, TEST_API_KEY, testConfig, type TestDatabase, describeOnPostgres } from './support/harness.ts';
-import { startServerProcess, stopAll, tokenFor, type ServerProcess } from './support/processes.ts';
+import { runBinary, startServerProcess, stopAll, tokenFor, type ServerProcess } from './support/processes.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '../../..');
-const BIN = path.join(ROOT, 'packages/server/bin/charta-server.js');
 const BASE = '/core/api/v1/commands';
 
 interface Answer {
@@ -101,21 +99,6 @@ const alive = (pid: number) => {
     return false;
   }
 };
-
-/** `charta-server` with these arguments and environment, to its exit. */
-function runBinary(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const clean: NodeJS.ProcessEnv = {};
-    for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('CHARTA_') && k !== 'NODE_TEST_CONTEXT') clean[k] = v;
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...clean, CHARTA_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 /** Commands in the database among these uuids, read directly (not through the workers). */
 async function stored(db: TestDatabase, uuids: string[]): Promise<number> {
@@ -219,6 +202,23 @@ describeOnPostgres('charta-server start --workers 2 on PostgreSQL', () => {
     );
   });
 
+  it('GET /metrics through either worker answers every worker, each series labelled with its worker (docs/operations.md, "Monitoring")', async () => {
+    for (let i = 0; i < 4; i++) {
+      const answer = await call(server.url, 'GET', '/metrics', TEST_API_KEY);
+      assert.equal(answer.status, 200);
+      const text = String(answer.json);
+      const writes = [...text.matchAll(/^charta_http_requests_total\{method="POST",route="\/core\/api\/v1\/commands\/",status="201",worker="(\d)"\} (\d+)$/gm)];
+      assert.deepEqual(writes.map((m) => m[1]).sort(), ['1', '2'], text.slice(0, 3000));
+      assert.equal(
+        writes.reduce((sum, m) => sum + Number(m[2]), 0),
+        80,
+        "the load's 80 writes, between the two workers",
+      );
+      assert.match(text, /^nodejs_eventloop_lag_seconds\{worker="1"\} /m);
+      assert.match(text, /^charta_db_connections\{pool="main",state="idle",worker="2"\} \d+$/m);
+    }
+  });
+
   it('replaces a worker killed with SIGKILL, and keeps answering meanwhile', async () => {
     const [victim, survivor] = workerPids as [number, number];
     process.kill(victim, 'SIGKILL');
@@ -291,6 +291,7 @@ describeOnPostgres('charta-server start --workers 2 on PostgreSQL', () => {
     try {
       const port = (taken.address() as net.AddressInfo).port;
       const r = await runBinary(['start', '--workers', '2'], {
+        ...db.env,
         CHARTA_DATABASE_URL: db.url,
         CHARTA_PORT: String(port),
         CHARTA_BOOTSTRAP_API_KEY: TEST_API_KEY,
@@ -326,10 +327,12 @@ for (const engine of ENGINES) {
     it('opens the database the primary prepared and changes nothing in it: on an empty one it fails, having migrated nothing', async () => {
       const db = await createDatabase(engine);
       try {
+        // On SQLite it stops at the key the primary would have made (a worker makes none); on PostgreSQL at the tables.
         await assert.rejects(
           startServer(testConfig(db), () => undefined, { prepared: true }),
-          /plugins/,
+          engine === 'sqlite' ? /no secret key: .*secret\.key does not exist/ : /plugins/,
         );
+        assert.ok(!fs.existsSync(path.join(db.dataDir, 'secret.key')), 'no key made');
         const storage = openStorage(db.url);
         try {
           assert.deepEqual(await storage.db.introspection.getTables({ withInternalKyselyTables: true }), [], 'no table, not even the migrations table');

@@ -1,13 +1,18 @@
 // The chart side panel (docs/console.md, "The chart panel"): the patient's active conditions,
 // active medications, open goals, banner alerts and the metadata plugins keep on them, from the
 // chart endpoints and the metadata list (docs/api.md, "The patient's chart", "Patient metadata").
-// `version` changes after each commit or entry in error, which reloads it.
+// `version` changes after each commit or entry in error, which reloads it. Beside the note on a
+// wide screen (sticky, note.css); on a phone, above the note, folded to a line of counts until
+// "Show" opens it (docs/console.md, "The chart panel").
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { apiAs, messageOf } from '../api.ts';
 import type { Coding, Page } from '../clinical/types.ts';
 import { codingText } from '../clinical/format.ts';
 import { Alert } from '../alert.tsx';
+import { useNarrow } from '../narrow.ts';
+import './chart.css';
+import { Icon, RefreshCw } from '../icon.tsx';
 
 interface Condition {
   id: string;
@@ -54,6 +59,9 @@ export function ChartPanel({ patientKey, version }: { patientKey: string; versio
   const [error, setError] = useState<string | undefined>();
   // Plugins add banner alerts and metadata after a commit, asynchronously: "Refresh chart" reads it again.
   const [refreshed, setRefreshed] = useState(0);
+  const narrow = useNarrow();
+  const [unfolded, setUnfolded] = useState(false);
+  const shown = !narrow || unfolded;
 
   useEffect(() => {
     let live = true;
@@ -80,14 +88,22 @@ export function ChartPanel({ patientKey, version }: { patientKey: string; versio
     <aside class="chart panel" aria-labelledby="chart-title">
       <div class="chart-head">
         <h2 id="chart-title">Chart</h2>
-        <button type="button" class="secondary small" onClick={() => setRefreshed(refreshed + 1)}>
+        {narrow && (
+          <button type="button" class="secondary small" aria-expanded={unfolded} aria-controls="chart-body" onClick={() => setUnfolded(!unfolded)}>
+            {unfolded ? 'Hide' : 'Show'}
+            <span class="sr-only"> the chart</span>
+          </button>
+        )}
+        <button type="button" class="quiet small" onClick={() => setRefreshed(refreshed + 1)}>
+          <Icon node={RefreshCw} />
           Refresh chart
         </button>
       </div>
+      {narrow && chart !== undefined && <p class="chart-counts">{countsOf(chart)}</p>}
       <Alert message={error} />
       {chart === undefined && error === undefined && <p>Loading the chart…</p>}
       {chart !== undefined && (
-        <>
+        <div id="chart-body" hidden={!shown}>
           {chart.alerts.results.length > 0 && (
             <section aria-labelledby="alerts-title">
               <h3 id="alerts-title">Banner alerts</h3>
@@ -149,9 +165,37 @@ export function ChartPanel({ patientKey, version }: { patientKey: string; versio
             )}
           />
           {chart.alerts.results.length === 0 && <p class="meta">No banner alert.</p>}
-        </>
+        </div>
       )}
     </aside>
+  );
+}
+
+const counted = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/** The chart folded to one line: `2 conditions · 1 medication · 0 goals · 1 alert`. */
+function countsOf(chart: Chart): string {
+  return [
+    counted(chart.conditions.count, 'condition', 'conditions'),
+    counted(chart.medications.count, 'medication', 'medications'),
+    counted(chart.goals.count, 'goal', 'goals'),
+    counted(chart.alerts.count, 'alert', 'alerts'),
+  ].join(' · ');
+}
+
+/**
+ * A page's content with the patient's chart: beside it on a wide screen, above it (folded) on a
+ * phone, first in the reading order there too.
+ */
+export function WithChart({ patientKey, version, children }: { patientKey: string | undefined; version: number; children: ComponentChildren }) {
+  const narrow = useNarrow();
+  const chart = patientKey === undefined ? null : <ChartPanel patientKey={patientKey} version={version} />;
+  return (
+    <div class="with-chart">
+      {narrow && chart}
+      <div class="content">{children}</div>
+      {!narrow && chart}
+    </div>
   );
 }
 

@@ -1,4 +1,5 @@
 // How the clinical pages write times, names, states and keys.
+import { codeSystemName, type SexAtBirth } from '@charta/api/constants';
 import { UNSTRUCTURED, type Coding, type CommandState, type Note, type Patient } from './types.ts';
 
 /** `2026-11-22T06:15:46.705662Z` as `2026-11-22 06:15 UTC`: what `<time>`'s title shows on hover. */
@@ -34,6 +35,17 @@ export function ageOf(birthDate: string, today = new Date()): number | undefined
 
 export const fullName = (p: Patient) => `${p.first_name} ${p.last_name}`;
 
+/** A patient's sex at birth as a person reads it (docs/api.md, "Patients"). */
+export const SEX_TEXT: Record<SexAtBirth, string> = { female: 'Female', male: 'Male', other: 'Other', unknown: 'Unknown' };
+
+/** Age and sex in one line (`46 years · Female`), what is known of them; '' when neither is. */
+export function ageAndSex(p: Patient, today = new Date()): string {
+  const age = p.birth_date === null ? undefined : ageOf(p.birth_date, today);
+  return [age === undefined ? undefined : `${age} year${age === 1 ? '' : 's'}`, p.sex_at_birth === null ? undefined : SEX_TEXT[p.sex_at_birth]]
+    .filter((x): x is string => x !== undefined)
+    .join(' · ');
+}
+
 export const STATE_TEXT: Record<CommandState, string> = { staged: 'Staged', committed: 'Committed', entered_in_error: 'Entered in error' };
 
 export function noteState(note: Note): string {
@@ -64,8 +76,8 @@ export function labelOf(name: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
-/** `code · system` of a coding, or `free text`. */
-export const codingText = (c: Coding) => (c.system === UNSTRUCTURED ? 'free text' : `${c.code} · ${c.system}`);
+/** `code · system` of a coding with the system's short name (`I10 · ICD-10`, `860975 · RxNorm`), or `free text`. */
+export const codingText = (c: Coding) => (c.system === UNSTRUCTURED ? 'free text' : `${c.code} · ${codeSystemName(c.system)}`);
 
 /** A picked option's text (`{text, value, extra}`), or a string as it is. */
 function textOf(value: unknown): string | undefined {

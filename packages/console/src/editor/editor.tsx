@@ -11,6 +11,8 @@ import { kindLabel } from '../clinical/kinds.ts';
 import { STATE_TEXT, labelOf } from '../clinical/format.ts';
 import { FieldInput } from './field.tsx';
 import { sortProblems, type Sorted } from './problems.ts';
+import './editor.css';
+import { Check, Icon, Trash2 } from '../icon.tsx';
 
 interface Props {
   uuid: string;
@@ -18,6 +20,61 @@ interface Props {
   noteWritable: boolean;
   /** After a save, commit, entry in error or delete: the command as it is now (undefined once deleted). */
   onChanged: (command: Command | undefined, what: 'saved' | 'committed' | 'entered_in_error' | 'deleted') => void;
+  /** Just added: once its fields are there, the editor scrolls into view and its first field takes the focus. */
+  focusFirst?: boolean;
+}
+
+/**
+ * Fields the form puts on one row, by kind (docs/console.md, "The command editor"): short values
+ * that are read together. A row stands where the first of its fields would; on a phone it wraps.
+ */
+const ROWS: Record<string, string[][]> = {
+  prescribe: [['quantity_to_dispense', 'type_to_dispense', 'refills', 'days_supply']],
+  goal: [
+    ['start_date', 'due_date'],
+    ['achievement_status', 'priority'],
+  ],
+  updateGoal: [['due_date', 'achievement_status', 'priority']],
+};
+
+/**
+ * A scored questionnaire's total (docs/console.md, "The command editor"): the points of the
+ * answers given, the most the scored questions can add up to, and how many of them are answered.
+ * Undefined when no question is scored.
+ */
+export function scoreOf(fields: Field[], values: Record<string, unknown>): { total: number; max: number; answered: number; questions: number } | undefined {
+  const scored = fields.filter((f) => f.type === 'ChoiceField' && f.choices.length > 0 && f.choices.every((c) => typeof c.score === 'number'));
+  if (scored.length === 0) return undefined;
+  let total = 0;
+  let max = 0;
+  let answered = 0;
+  for (const f of scored) {
+    max += Math.max(...f.choices.map((c) => c.score ?? 0));
+    const picked = f.choices.find((c) => c.value === values[f.name]);
+    if (picked === undefined) continue;
+    total += picked.score ?? 0;
+    answered++;
+  }
+  return { total, max, answered, questions: scored.length };
+}
+
+/** The fields in the order the form shows them: one field, or a row of them. */
+function layoutOf(kind: string, fields: Field[]): Array<Field | Field[]> {
+  const rows = ROWS[kind] ?? [];
+  const placed = new Set<string>();
+  const out: Array<Field | Field[]> = [];
+  for (const f of fields) {
+    if (placed.has(f.name)) continue;
+    const row = rows.find((r) => r.includes(f.name));
+    if (row === undefined) {
+      out.push(f);
+      continue;
+    }
+    const members = row.map((name) => fields.find((x) => x.name === name)).filter((x): x is Field => x !== undefined);
+    for (const m of members) placed.add(m.name);
+    out.push(members);
+  }
+  return out;
 }
 
 interface Refusal {
@@ -38,7 +95,7 @@ function toWire(field: Field, value: unknown): unknown {
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
-export function CommandEditor({ uuid, noteWritable, onChanged }: Props) {
+export function CommandEditor({ uuid, noteWritable, onChanged, focusFirst = false }: Props) {
   const [command, setCommand] = useState<Command | undefined>();
   // The ETag of the command as last read or written: a ref, as a commit right after a save needs the new one at once.
   const etag = useRef<string | undefined>(undefined);
@@ -50,6 +107,16 @@ export function CommandEditor({ uuid, noteWritable, onChanged }: Props) {
   const [busy, setBusy] = useState(false);
   const [confirming, setConfirming] = useState<'delete' | 'enter-in-error' | 'unanswered' | undefined>();
   const cancel = useRef<HTMLButtonElement>(null);
+  const form = useRef<HTMLFormElement>(null);
+  const ready = command !== undefined && fields !== undefined;
+  // A command just added: its editor in sight, its first field focused (not left on "Add command").
+  useEffect(() => {
+    if (!ready || !focusFirst || form.current === null) return;
+    (form.current.closest('li') ?? form.current).scrollIntoView({ block: 'start' });
+    form.current.querySelector<HTMLElement>('input, textarea, select')?.focus({ preventScroll: true });
+  }, [ready, focusFirst]);
+  /** Text typed in a coded field and not picked, by field: Save and Commit refuse to go over it. */
+  const pending = useRef<Record<string, string>>({});
   // The question takes the focus from the button that asked it, on Cancel.
   useEffect(() => {
     if (confirming !== undefined) cancel.current?.focus();
@@ -92,7 +159,6 @@ export function CommandEditor({ uuid, noteWritable, onChanged }: Props) {
   };
 
   const refused = (err: unknown) => {
-    const names = (fields ?? []).map((f) => f.name);
     if (err instanceof ApiError && err.status === 412) {
       setByField({});
       return setRefusal({
@@ -101,9 +167,10 @@ export function CommandEditor({ uuid, noteWritable, onChanged }: Props) {
         general: [],
       });
     }
-    const sorted: Sorted = err instanceof ApiError ? sortProblems(err.errors, names) : { byField: {}, general: [] };
+    // Each reason once: at its field with the field's label, the banner saying where (editor/problems.ts).
+    const sorted: Sorted = err instanceof ApiError ? sortProblems(err.errors, fields ?? []) : { byField: {}, general: [] };
     setByField(sorted.byField);
-    setRefusal({ text: messageOf(err), conflict: false, general: sorted.general });
+    setRefusal({ text: sorted.summary ?? messageOf(err), conflict: false, general: sorted.general });
   };
 
   /** One write with If-Match; answers the command as it is now, or undefined when deleted. */
@@ -148,8 +215,30 @@ export function CommandEditor({ uuid, noteWritable, onChanged }: Props) {
     return `Saved: ${labels.join(', ')}.`;
   };
 
+  /**
+   * Typed text a coded field would lose: each such field says so next to it and takes the focus,
+   * and nothing is sent (docs/console.md, "The command editor"). True when there is some.
+   */
+  const unpickedText = (): boolean => {
+    const typed = Object.entries(pending.current).filter(([, text]) => text.trim() !== '');
+    if (typed.length === 0) return false;
+    setDone(undefined);
+    setRefusal(undefined);
+    setByField(
+      Object.fromEntries(
+        typed.map(([name, text]) => {
+          const free = fields?.find((f) => f.name === name)?.free_text === true;
+          return [name, [`"${text.trim()}" is typed but not picked: pick one of the options${free ? ' (or use it as free text)' : ''}, or clear the box.`]];
+        }),
+      ),
+    );
+    document.getElementById(`field-${uuid}-${typed[0]![0]}`)?.focus();
+    return true;
+  };
+
   const save = (event?: Event) => {
     event?.preventDefault();
+    if (unpickedText()) return;
     void run(async () => (await saveValues(values)) ?? 'Nothing to save.');
   };
   const pick = (name: string, value: Option | Option[] | null) => {
@@ -167,6 +256,7 @@ export function CommandEditor({ uuid, noteWritable, onChanged }: Props) {
       });
   /** Commit, after a warning when questions are unanswered (docs/console.md, "The command editor"). */
   const askToCommit = () => {
+    if (unpickedText()) return;
     if (unanswered().length > 0) setConfirming('unanswered');
     else commit();
   };
@@ -200,9 +290,23 @@ export function CommandEditor({ uuid, noteWritable, onChanged }: Props) {
     );
   }
   const dirty = Object.keys(changes(values)).length > 0;
+  const score = scoreOf(fields, values);
+  const input = (f: Field) => (
+    <FieldInput
+      key={f.name}
+      commandUuid={uuid}
+      field={f}
+      value={values[f.name]}
+      editable={editable}
+      errors={byField[f.name] ?? []}
+      onChange={(v) => setValues({ ...values, [f.name]: v })}
+      onPick={(v) => pick(f.name, v)}
+      onPending={(text) => (pending.current[f.name] = text)}
+    />
+  );
   const titleId = `editor-${uuid}`;
   return (
-    <form class="editor" aria-labelledby={titleId} onSubmit={save} data-command={uuid}>
+    <form class="editor" ref={form} aria-labelledby={titleId} onSubmit={save} data-command={uuid}>
       <h4 id={titleId}>
         {kindLabel(command.schema_key)} — {STATE_TEXT[command.state]}
       </h4>
@@ -229,26 +333,35 @@ export function CommandEditor({ uuid, noteWritable, onChanged }: Props) {
           {done}
         </p>
       )}
-      {fields.map((f) => (
-        <FieldInput
-          key={f.name}
-          commandUuid={uuid}
-          field={f}
-          value={values[f.name]}
-          editable={editable}
-          errors={byField[f.name] ?? []}
-          onChange={(v) => setValues({ ...values, [f.name]: v })}
-          onPick={(v) => pick(f.name, v)}
-        />
-      ))}
+      {layoutOf(command.schema_key, fields).map((item) =>
+        Array.isArray(item) ? (
+          <div key={item.map((f) => f.name).join(' ')} class="field-row">
+            {item.map(input)}
+          </div>
+        ) : (
+          input(item)
+        ),
+      )}
+      {score !== undefined && (
+        <p class="score">
+          <output aria-live="polite">
+            Total score: <strong>{score.total}</strong> of {score.max}
+          </output>
+          <span class="meta">
+            {' '}
+            · {score.answered} of {score.questions} scored question{score.questions === 1 ? '' : 's'} answered
+          </span>
+        </p>
+      )}
       {noteWritable && command.state !== 'entered_in_error' && confirming === undefined && (
         <div class="actions">
           {command.state === 'staged' && (
             <>
-              <button type="submit" disabled={busy || !dirty}>
+              <button type="submit" class="secondary" disabled={busy || !dirty}>
                 Save
               </button>
               <button type="button" onClick={askToCommit} disabled={busy}>
+                <Icon node={Check} />
                 Commit
               </button>
               {Object.keys(command.data).length === 0 && !dirty ? (
@@ -258,6 +371,7 @@ export function CommandEditor({ uuid, noteWritable, onChanged }: Props) {
                 </button>
               ) : (
                 <button type="button" class="danger" onClick={() => setConfirming('delete')} disabled={busy}>
+                  <Icon node={Trash2} />
                   Delete
                 </button>
               )}

@@ -15,11 +15,13 @@ interface Props {
   onChange: (value: unknown) => void;
   /** A pick of an AutocompleteField: saved at once, as other fields' options and questions may depend on it. */
   onPick: (value: Option | Option[] | null) => void;
+  /** A coded field's text typed and not picked ('' once picked or cleared). */
+  onPending: (text: string) => void;
 }
 
 const text = (value: unknown) => (value === undefined || value === null ? '' : String(value));
 
-export function FieldInput({ commandUuid, field, value, editable, errors, onChange, onPick }: Props) {
+export function FieldInput({ commandUuid, field, value, editable, errors, onChange, onPick, onPending }: Props) {
   const id = `field-${commandUuid}-${field.name}`;
   const errorId = `${id}-error`;
   const invalid = errors.length > 0;
@@ -119,7 +121,17 @@ export function FieldInput({ commandUuid, field, value, editable, errors, onChan
       break;
     case 'AutocompleteField':
       input = editable ? (
-        <Picker id={id} commandUuid={commandUuid} field={field} value={value} disabled={false} describedBy={describedBy} invalid={invalid} onPick={onPick} />
+        <Picker
+          id={id}
+          commandUuid={commandUuid}
+          field={field}
+          value={value}
+          disabled={false}
+          describedBy={describedBy}
+          invalid={invalid}
+          onPick={onPick}
+          onPending={onPending}
+        />
       ) : (
         <output id={id} class="value">
           {readOnlyOptions(value)}

@@ -3,12 +3,26 @@
 // system, and is driven by the keyboard: ArrowDown/ArrowUp move, Enter picks, Escape closes. A
 // field holding a list (`max_items`) adds each pick to the list. A field that takes free text
 // (`free_text`) offers, after the server's options, the typed text as an UNSTRUCTURED option.
+// Options of an earlier keystroke cannot be picked while the new ones are on their way (they are
+// dimmed, "Searching…" shows), and text typed but not picked is reported to the editor
+// (`onPending`), which refuses to save or commit over it (docs/console.md, "The command editor").
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, messageOf } from '../api.ts';
 import { UNSTRUCTURED, type Field, type Option } from '../clinical/types.ts';
 import { codingText } from '../clinical/format.ts';
 
 export const DEBOUNCE_MS = 250;
+
+/**
+ * Whether a mouse button or a finger is down now. A picker left by a click closes its options once
+ * the click is done, not on the press: closing them moves what follows, and a click whose press and
+ * release land on different things is lost (Commit or Discard pressed, the page shifted, released
+ * beside it).
+ */
+let pressing = false;
+addEventListener('pointerdown', () => (pressing = true), true);
+addEventListener('pointerup', () => (pressing = false), true);
+addEventListener('pointercancel', () => (pressing = false), true);
 
 interface Props {
   id: string;
@@ -19,6 +33,8 @@ interface Props {
   describedBy: string | undefined;
   invalid: boolean;
   onPick: (value: Option | Option[] | null) => void;
+  /** The text typed and not picked ('' once picked or cleared). */
+  onPending: (text: string) => void;
 }
 
 /** `code · system` of an option's first coding, when it has one. */
@@ -37,7 +53,7 @@ const asOptions = (value: unknown): Option[] =>
     (o): o is Option => typeof o === 'object' && o !== null && typeof (o as Option).text === 'string',
   );
 
-export function Picker({ id, commandUuid, field, value, disabled, describedBy, invalid, onPick }: Props) {
+export function Picker({ id, commandUuid, field, value, disabled, describedBy, invalid, onPick, onPending }: Props) {
   const [term, setTerm] = useState('');
   const [open, setOpen] = useState(false);
   const [found, setFound] = useState<Option[]>([]);
@@ -45,6 +61,8 @@ export function Picker({ id, commandUuid, field, value, disabled, describedBy, i
   const [answered, setAnswered] = useState('');
   const [active, setActive] = useState(-1);
   const [status, setStatus] = useState<string | undefined>();
+  /** The options shown answer an earlier term: a search for the typed one is on its way. */
+  const [stale, setStale] = useState(false);
   const asked = useRef(0);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const listId = `${id}-options`;
@@ -69,15 +87,22 @@ export function Picker({ id, commandUuid, field, value, disabled, describedBy, i
       // No option is active until an arrow key moves to one (the ARIA list autocomplete with manual selection).
       setActive(-1);
       setOpen(true);
+      setStale(false);
       setStatus(statusOf(answer.length, text, typed));
     } catch (err) {
-      if (mine === asked.current) setStatus(messageOf(err));
+      if (mine === asked.current) {
+        setStale(false);
+        setStatus(messageOf(err));
+      }
     }
   };
 
   const type = (text: string) => {
     setTerm(text);
+    onPending(text);
     setActive(-1);
+    setStale(true);
+    setStatus('Searching…');
     clearTimeout(timer.current);
     timer.current = setTimeout(() => void ask(text), DEBOUNCE_MS);
   };
@@ -86,12 +111,15 @@ export function Picker({ id, commandUuid, field, value, disabled, describedBy, i
     asked.current++;
     clearTimeout(timer.current);
     setOpen(false);
+    setStale(false);
     setActive(-1);
   };
 
   const pick = (option: Option) => {
+    if (stale) return;
     close();
     setTerm('');
+    onPending('');
     setStatus(undefined);
     if (!list) return onPick(option);
     if (picked.some((p) => p.value === option.value)) return;
@@ -112,7 +140,7 @@ export function Picker({ id, commandUuid, field, value, disabled, describedBy, i
       case 'Enter':
         // Enter picks; it never submits the form around the picker.
         event.preventDefault();
-        if (open && options[active] !== undefined) pick(options[active]);
+        if (open && !stale && options[active] !== undefined) pick(options[active]);
         return;
       case 'Escape':
         if (open) {
@@ -131,7 +159,9 @@ export function Picker({ id, commandUuid, field, value, disabled, describedBy, i
         <ul class="picked" aria-label={`Picked for ${field.name}`}>
           {picked.map((o) => (
             <li key={String(o.value)}>
-              <span class="picked-text">{o.text}</span> {codeOf(o) && <span class="meta">{codeOf(o)}</span>}{' '}
+              <span class="picked-value">
+                <span class="picked-text">{o.text}</span> {codeOf(o) && <span class="meta">{codeOf(o)}</span>}
+              </span>{' '}
               {!disabled && (
                 <button
                   type="button"
@@ -148,32 +178,49 @@ export function Picker({ id, commandUuid, field, value, disabled, describedBy, i
       )}
       {!disabled && !full && (
         <>
-          <input
-            id={id}
-            type="text"
-            role="combobox"
-            autocomplete="off"
-            maxLength={200}
-            aria-autocomplete="list"
-            aria-expanded={open && options.length > 0}
-            aria-controls={listId}
-            aria-activedescendant={open && active >= 0 ? `${listId}-${active}` : undefined}
-            aria-describedby={describedBy}
-            aria-invalid={invalid || undefined}
-            placeholder={picked.length > 0 && !list ? 'Type to pick another' : 'Type to search'}
-            value={term}
-            onInput={(e) => type(e.currentTarget.value)}
-            onFocus={() => term === '' && void ask('')}
-            onBlur={close}
-            onKeyDown={onKeyDown}
-          />
-          <ul id={listId} role="listbox" class="options" hidden={!open || options.length === 0} aria-label={`Options for ${field.name}`}>
+          {/* "Searching…" lies inside the box, at its end: it comes and goes without moving anything, so a
+              click that leaves the box (on Commit, on Discard) lands where it was aimed. */}
+          <span class="picker-input">
+            <input
+              id={id}
+              type="text"
+              role="combobox"
+              autocomplete="off"
+              maxLength={200}
+              aria-autocomplete="list"
+              aria-expanded={open && options.length > 0}
+              aria-controls={listId}
+              aria-activedescendant={open && active >= 0 ? `${listId}-${active}` : undefined}
+              aria-describedby={describedBy}
+              aria-invalid={invalid || undefined}
+              placeholder={picked.length > 0 && !list ? 'Type to pick another' : 'Type to search'}
+              value={term}
+              onInput={(e) => type(e.currentTarget.value)}
+              onFocus={() => term === '' && void ask('')}
+              onBlur={() => (pressing ? addEventListener('pointerup', () => setTimeout(close, 0), { once: true }) : close())}
+              onKeyDown={onKeyDown}
+            />
+            {stale && (
+              <span class="searching" aria-hidden="true">
+                Searching…
+              </span>
+            )}
+          </span>
+          <ul
+            id={listId}
+            role="listbox"
+            class={stale ? 'options stale' : 'options'}
+            hidden={!open || options.length === 0}
+            aria-busy={stale || undefined}
+            aria-label={`Options for ${field.name}`}
+          >
             {options.map((o, i) => (
               <li
                 key={`${String(o.value)}-${i}`}
                 id={`${listId}-${i}`}
                 role="option"
                 aria-selected={i === active}
+                aria-disabled={stale || undefined}
                 class={i === active ? 'active' : undefined}
                 onMouseDown={(e) => e.preventDefault()}
                 onClick={() => pick(o)}
@@ -185,13 +232,15 @@ export function Picker({ id, commandUuid, field, value, disabled, describedBy, i
                 ) : (
                   <>
                     <span>{o.text}</span> {codeOf(o) && <span class="code">{codeOf(o)}</span>}
+                    {o.description && <span class="meta option-note">{o.description}</span>}
                   </>
                 )}
               </li>
             ))}
           </ul>
+          {!open && term.trim() !== '' && <p class="hint unpicked">Not picked yet: choose one of the options, or clear the box.</p>}
           <span class="sr-only" role="status">
-            {open ? status : ''}
+            {open || stale ? status : ''}
           </span>
         </>
       )}

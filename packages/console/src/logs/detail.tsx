@@ -5,6 +5,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { copyText } from './copy.ts';
 import type { LogEntry, Row } from './entry.ts';
+import { Copy, Icon } from '../icon.tsx';
 
 /** The members shown as fields, in this order, with their labels; `event` is the message, below them. */
 const FIELDS: Array<[keyof LogEntry, string]> = [
@@ -55,6 +56,7 @@ export function LineDetail({ row, onClose }: { row: Row; onClose: () => void }) 
       </dl>
       <div class="actions">
         <button type="button" onClick={() => void copy()}>
+          <Icon node={Copy} />
           Copy as JSON
         </button>
         <button type="button" class="secondary" onClick={onClose}>

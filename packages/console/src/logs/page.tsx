@@ -15,6 +15,7 @@ import { VirtualList } from './virtual-list.tsx';
 import { LineDetail } from './detail.tsx';
 import { logsHref, pluginOfHash } from './address.ts';
 import './logs.css';
+import { Eraser, Icon, Pause, Play, RefreshCw } from '../icon.tsx';
 
 const number = (n: number) => n.toLocaleString('en-US');
 
@@ -202,6 +203,7 @@ export function LogsPage() {
             <>
               {' '}
               <button type="button" class="secondary" onClick={() => stream.current?.retryNow()}>
+                <Icon node={RefreshCw} />
                 Reconnect now
               </button>
             </>
@@ -241,9 +243,11 @@ export function LogsPage() {
           </form>
           <div class="actions log-actions">
             <button type="button" aria-pressed={buffer.paused} onClick={togglePause}>
+              <Icon node={buffer.paused ? Play : Pause} />
               {buffer.paused ? 'Resume' : 'Pause'}
             </button>
             <button type="button" class="secondary" onClick={clear}>
+              <Icon node={Eraser} />
               Clear
             </button>
             {buffer.paused && (

@@ -6,17 +6,18 @@
 // the list holds ten rows or ten thousand. It follows the newest row while scrolled to the bottom;
 // scrolled up (or once a row is picked), the rows under the reader stay put as the oldest are
 // evicted (`shift`), and a button jumps back to the newest. A listbox: arrows, Page Up/Down, Home
-// and End move the active row; End follows the newest again. Positions
+// and End move the active row; End follows the newest again. While a pointer is pressed on the
+// list it does not follow (a line arriving between press and release would move another row under
+// the pointer, and the click would pick it); it catches up on release. Positions
 // are set through the CSSOM (element.style), which the page's CSP allows (no style attributes).
 import type { ComponentChildren } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { NARROW } from '../narrow.ts';
 
 /** Pixels; the same as `.vlist-row`'s height in logs.css. */
 export const ROW_HEIGHT = 28;
 /** Pixels, under NARROW; the same as `.vlist-row`'s height in logs.css's narrow media query. */
 export const ROW_HEIGHT_NARROW = 80;
-/** The same as logs.css's narrow media query. */
-const NARROW = '(max-width: 40rem)';
 const rowHeightNow = () => (matchMedia(NARROW).matches ? ROW_HEIGHT_NARROW : ROW_HEIGHT);
 const OVERSCAN = 8;
 
@@ -60,6 +61,8 @@ export function VirtualList<T>({ id, label, items, shift, keyOf, rowClass, rende
   /** A row just picked and measured: scroll it into view whole (as far as it fits) once drawn expanded. */
   const reveal = useRef(-1);
   const drawn = useRef({ top: -1, height: -1 });
+  /** A pointer is pressed on the list: hold the rows still until it is released. */
+  const pressed = useRef(false);
   const applied = useRef(shift);
   const shiftNow = useRef(shift);
   const [, redraw] = useState(0);
@@ -73,7 +76,8 @@ export function VirtualList<T>({ id, label, items, shift, keyOf, rowClass, rende
   const extra = activeKey >= 0 && expanded.current.key === activeKey ? expanded.current.extra : 0;
   const offsetOf = (i: number) => i * rh + (activeKey >= 0 && i > activeIndex ? extra : 0);
   const maxTop = Math.max(0, n * rh + extra - p.height);
-  const top = p.follow ? maxTop : Math.min(maxTop, Math.max(0, p.top - (shift - p.shift) * rh));
+  const following = p.follow && !pressed.current;
+  const top = following ? maxTop : Math.min(maxTop, Math.max(0, p.top - (shift - p.shift) * rh));
   let firstInView: number;
   if (activeKey < 0 || top < activeIndex * rh) firstInView = Math.floor(top / rh);
   else if (top < (activeIndex + 1) * rh + extra) firstInView = activeIndex;
@@ -88,7 +92,7 @@ export function VirtualList<T>({ id, label, items, shift, keyOf, rowClass, rende
     const evicted = shift - applied.current;
     applied.current = shift;
     // Only when following or when rows left the front: never fight a scroll the user is making.
-    if (place.current.follow) {
+    if (place.current.follow && !pressed.current) {
       if (Math.abs(el.scrollTop - maxTop) >= 1) el.scrollTop = maxTop;
     } else if (evicted > 0) {
       el.scrollTop = Math.max(0, el.scrollTop - evicted * rh);
@@ -111,6 +115,23 @@ export function VirtualList<T>({ id, label, items, shift, keyOf, rowClass, rende
     if (e.key !== activeKey && expanded.current.extra > 0) reveal.current = activeKey;
     if (expanded.current.extra !== extra || e.key !== activeKey) redraw((x) => x + 1);
   });
+
+  useEffect(() => {
+    // After the release's mouseup and click (dispatched in the same task as pointerup): the click
+    // lands on the row that was pressed.
+    const release = () =>
+      setTimeout(() => {
+        if (!pressed.current) return;
+        pressed.current = false;
+        redraw((x) => x + 1);
+      });
+    addEventListener('pointerup', release);
+    addEventListener('pointercancel', release);
+    return () => {
+      removeEventListener('pointerup', release);
+      removeEventListener('pointercancel', release);
+    };
+  }, []);
 
   useEffect(() => {
     const el = box.current;
@@ -233,6 +254,7 @@ export function VirtualList<T>({ id, label, items, shift, keyOf, rowClass, rende
         onScroll={onScroll}
         onKeyDown={onKeyDown}
         onClick={onClick}
+        onPointerDown={() => (pressed.current = true)}
       >
         <div class="vlist-space" style={{ height: `${n * rh + extra}px` }}>
           <div class="vlist-window" style={{ transform: `translateY(${offsetOf(first)}px)` }}>

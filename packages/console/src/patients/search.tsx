@@ -3,11 +3,13 @@
 // in the address.
 import { useEffect, useState } from 'preact/hooks';
 import { apiAs, messageOf } from '../api.ts';
-import { fullName } from '../clinical/format.ts';
+import { fullName, SEX_TEXT } from '../clinical/format.ts';
+import { SEXES_AT_BIRTH, type SexAtBirth } from '@charta/api/constants';
 import type { Page, Patient } from '../clinical/types.ts';
 import { hrefOf } from '../router.ts';
 import { Alert } from '../alert.tsx';
 import { recentPatients } from './recent.ts';
+import { Icon, Search, UserPlus } from '../icon.tsx';
 
 const PAGE = 20;
 
@@ -42,6 +44,7 @@ export function PatientSearch() {
   const [first, setFirst] = useState('');
   const [last, setLast] = useState('');
   const [birth, setBirth] = useState('');
+  const [sex, setSex] = useState<SexAtBirth | ''>('');
   const [creating, setCreating] = useState(false);
   /** POST /core/api/v1/patients/, then the new patient's page. */
   const create = async (event: Event) => {
@@ -51,7 +54,12 @@ export function PatientSearch() {
     setError(undefined);
     try {
       const patient = await apiAs<Patient>((charta) =>
-        charta.patients.create({ firstName: first.trim(), lastName: last.trim(), ...(birth === '' ? {} : { birthDate: birth }) }),
+        charta.patients.create({
+          firstName: first.trim(),
+          lastName: last.trim(),
+          ...(birth === '' ? {} : { birthDate: birth }),
+          ...(sex === '' ? {} : { sexAtBirth: sex }),
+        }),
       );
       location.hash = hrefOf.patient(patient.key);
     } catch (err) {
@@ -82,6 +90,7 @@ export function PatientSearch() {
             onInput={(e) => setName(e.currentTarget.value)}
           />
           <button type="submit" disabled={busy}>
+            <Icon node={Search} />
             Search
           </button>
         </div>
@@ -138,8 +147,18 @@ export function PatientSearch() {
           <input id="new-last" required maxLength={100} value={last} onInput={(e) => setLast(e.currentTarget.value)} />
           <label for="new-birth">Birth date</label>
           <input id="new-birth" type="date" value={birth} onInput={(e) => setBirth(e.currentTarget.value)} />
+          <label for="new-sex">Sex at birth</label>
+          <select id="new-sex" value={sex} onChange={(e) => setSex(e.currentTarget.value as SexAtBirth | '')}>
+            <option value="">— not given —</option>
+            {SEXES_AT_BIRTH.map((s) => (
+              <option key={s} value={s}>
+                {SEX_TEXT[s]}
+              </option>
+            ))}
+          </select>
           <div class="actions">
             <button type="submit" disabled={creating}>
+              <Icon node={UserPlus} />
               {creating ? 'Creating…' : 'Create patient'}
             </button>
           </div>

@@ -11,6 +11,7 @@ import { DeadLetters } from './dead-letters.tsx';
 import { Reads } from './reads.tsx';
 import { NewVersion } from './new-version.tsx';
 import type { Plugin } from './types.ts';
+import { Download, Icon, KeyRound, Power, PowerOff, Trash2 } from '../icon.tsx';
 
 const RUNTIME: Record<Plugin['runtime']['state'], string> = {
   running: 'Running',
@@ -192,15 +193,19 @@ export function PluginCard({ plugin, onToggle, onDownload, onDelete, onUpdated }
       <Reads plugin={p.name} />
       <div class="actions">
         <button type="button" onClick={() => onToggle(p)}>
+          <Icon node={p.is_enabled ? PowerOff : Power} />
           {p.is_enabled ? 'Disable' : 'Enable'}
         </button>
         <button type="button" class="secondary" onClick={() => onDownload(p)}>
+          <Icon node={Download} />
           Download package
         </button>
         <button type="button" class="secondary" aria-expanded={open} aria-controls={details} onClick={() => setOpen(!open)}>
+          <Icon node={KeyRound} />
           {open ? 'Hide secrets and logs' : 'Secrets and logs'}
         </button>
         <button type="button" class="danger" onClick={() => onDelete(p)}>
+          <Icon node={Trash2} />
           Delete
         </button>
       </div>

@@ -5,6 +5,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import type { DeadLetter } from './types.ts';
 import { useNote } from './note.ts';
+import { Icon, RefreshCw, RotateCcw, Trash2 } from '../icon.tsx';
 
 /** The letters shown: the newest 100 (the count says how many there are). */
 const SHOWN = 100;
@@ -72,9 +73,11 @@ export function DeadLetters({ plugin }: { plugin: string }) {
               </dl>
               <div class="actions">
                 <button type="button" onClick={() => void replay(l)}>
+                  <Icon node={RotateCcw} />
                   Replay #{l.id}
                 </button>
-                <button type="button" class="secondary" onClick={() => void discard(l)}>
+                <button type="button" class="danger" onClick={() => void discard(l)}>
+                  <Icon node={Trash2} />
                   Discard #{l.id}
                 </button>
               </div>
@@ -82,7 +85,8 @@ export function DeadLetters({ plugin }: { plugin: string }) {
           ))}
         </ol>
       )}
-      <button type="button" class="secondary" onClick={() => void load()}>
+      <button type="button" class="quiet" onClick={() => void load()}>
+        <Icon node={RefreshCw} />
         Refresh dead letters
       </button>
     </details>

@@ -3,6 +3,7 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { apiAs, messageOf } from '../api.ts';
 import { Alert } from '../alert.tsx';
+import { Icon, RefreshCw } from '../icon.tsx';
 
 interface Entry {
   event: string;
@@ -29,7 +30,8 @@ export function RecentLogs({ plugin }: { plugin: string }) {
   return (
     <section class="logs" aria-label={`Recent log lines of ${plugin}`}>
       <h4>Recent log lines</h4>
-      <button type="button" class="secondary" onClick={load}>
+      <button type="button" class="quiet" onClick={load}>
+        <Icon node={RefreshCw} />
         Refresh log lines
       </button>
       <Alert message={error} />

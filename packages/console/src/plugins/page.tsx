@@ -8,6 +8,7 @@ import { PluginCard } from './card.tsx';
 import { downloadPackage } from './download.ts';
 import type { Plugin } from './types.ts';
 import { useNote } from './note.ts';
+import { Icon, Trash2 } from '../icon.tsx';
 
 export function PluginsPage() {
   const [plugins, setPlugins] = useState<Plugin[] | undefined>();
@@ -62,7 +63,7 @@ export function PluginsPage() {
         onInstalled={(p) => void act(async () => `${p.name} ${p.version} installed${p.is_enabled ? ' and enabled' : ''}.`)}
         onUpdated={() => void load()}
       />
-      <section aria-labelledby="installed-title" class="panel">
+      <section aria-labelledby="installed-title">
         <h2 id="installed-title">Installed ({plugins === undefined ? '…' : count})</h2>
         {plugins === undefined && <p>Loading…</p>}
         {plugins?.length === 0 && <p>No plugin is installed yet.</p>}
@@ -88,6 +89,7 @@ export function PluginsPage() {
         </p>
         <div class="actions">
           <button type="button" class="danger" onClick={confirmDelete}>
+            <Icon node={Trash2} />
             Delete {doomed?.name}
           </button>
           <button type="button" class="secondary" onClick={() => dialog.current?.close()} autofocus>

@@ -3,6 +3,7 @@
 // read back: the API has no way to answer one.
 import { useEffect, useState } from 'preact/hooks';
 import { apiAs, messageOf } from '../api.ts';
+import { Icon, Save } from '../icon.tsx';
 
 interface Secret {
   name: string;
@@ -69,7 +70,12 @@ export function Secrets({ plugin }: { plugin: string }) {
           </p>
         );
       })}
-      {secrets.length > 0 && <button type="submit">Save secrets</button>}
+      {secrets.length > 0 && (
+        <button type="submit">
+          <Icon node={Save} />
+          Save secrets
+        </button>
+      )}
       {message && (
         <p role={message.error ? 'alert' : 'status'} class={message.error ? 'error' : 'ok'}>
           {message.text}

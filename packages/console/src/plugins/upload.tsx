@@ -9,6 +9,7 @@ import { ApiError, apiAs, messageOf, type FieldProblem } from '../api.ts';
 import type { Plugin } from './types.ts';
 import { OutcomeText, updateWith, type Outcome } from './new-version.tsx';
 import { GRANT_NAMES, GRANTS, type Grant } from '@charta/api/constants';
+import { Icon, Upload as UploadIcon } from '../icon.tsx';
 
 interface Props {
   /** An upload starts: the page forgets its note of an earlier action, so only this one's outcome shows. */
@@ -76,7 +77,7 @@ export function Upload({ onStart, onInstalled, onUpdated }: Props) {
   };
 
   return (
-    <section aria-labelledby="upload-title" class="panel">
+    <section aria-labelledby="upload-title">
       <h2 id="upload-title">Install a plugin</h2>
       <div
         class={`drop${over ? ' over' : ''}`}
@@ -87,7 +88,10 @@ export function Upload({ onStart, onInstalled, onUpdated }: Props) {
         onDragLeave={() => setOver(false)}
         onDrop={onDrop}
       >
-        <p>Drop a package (.tar.gz or .whl) here, or pick one:</p>
+        <p class="drop-title">
+          <Icon node={UploadIcon} />
+          Drop a package (.tar.gz or .whl) here, or pick one:
+        </p>
         <label for="package-file">Package file</label>
         <input
           id="package-file"

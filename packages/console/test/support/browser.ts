@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { TEST_CLIENT_ID, TEST_CLIENT_SECRET } from '../../../server/test/support/harness.ts';
 import { buildConsole, consoleBuildState, CONSOLE_DIST } from '../../../../scripts/console-build.js';
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser'];
@@ -102,7 +103,26 @@ export function outputDir(): string {
   return dir;
 }
 
+/** Fills the sign-in form shown on `p` with the test instance's OAuth client, and waits until signed in. */
+export async function signInWithClient(p: Page): Promise<void> {
+  await p.getByLabel('OAuth client credentials').check();
+  await p.getByLabel('Client id').fill(TEST_CLIENT_ID);
+  await p.getByLabel('Client secret').fill(TEST_CLIENT_SECRET);
+  await p.getByRole('button', { name: 'Sign in' }).click();
+  await p.getByText(`Signed in as client ${TEST_CLIENT_ID}`).waitFor();
+}
+
 /** A fresh temporary directory. */
 export function tempDir(prefix: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** On a note page: adds a command of `kind` with "Add command"; answers its uuid once its editor shows (the one open before closes then). */
+export async function addCommand(page: Page, kind: string): Promise<string> {
+  await page.getByLabel('Add a command of kind').selectOption(kind);
+  const created = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/core/api/v1/commands/'));
+  await page.getByRole('button', { name: 'Add command' }).click();
+  const { uuid } = (await (await created).json()) as { uuid: string };
+  await page.locator(`form.editor[data-command="${uuid}"]`).waitFor();
+  return uuid;
 }

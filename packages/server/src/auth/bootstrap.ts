@@ -17,7 +17,7 @@ export async function ensureBootstrap(
   config: { bootstrapApiKey?: string; bootstrapClientId?: string; bootstrapClientSecret?: string },
 ): Promise<void> {
   if (config.bootstrapApiKey !== undefined && (await findApiKeyByHash(storage.db, digest(config.bootstrapApiKey))) === undefined) {
-    await createApiKey(storage, 'bootstrap', config.bootstrapApiKey).catch(madeByAnother);
+    await createApiKey(storage, 'bootstrap', { value: config.bootstrapApiKey }).catch(madeByAnother);
   }
   if (config.bootstrapClientId !== undefined && config.bootstrapClientSecret !== undefined) {
     const existing = await getClient(storage.db, config.bootstrapClientId);

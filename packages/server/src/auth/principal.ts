@@ -7,6 +7,11 @@ export interface Principal {
   /** Which credential, for the audit trail: `client:<id>` or `api_key:<id>` (never the secret). */
   credential: string;
   scopes: string[];
+  /**
+   * When the credential stops being valid (ms since the epoch: a token's expiry, capped at its
+   * client's; an API key's), if it ever does. A stream opened with it is closed then (auth/revocation.ts).
+   */
+  expiresMs?: number;
 }
 
 export const PLUGIN_SCOPE = 'system/Plugins.*';

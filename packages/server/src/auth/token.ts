@@ -1,4 +1,5 @@
-// POST /auth/token/: OAuth 2.0 client credentials grant → a bearer token valid for 10 hours.
+// POST /auth/token/: OAuth 2.0 client credentials grant → a bearer token valid for 10 hours (or until
+// its client expires, if sooner: docs/configuration.md, "Credentials").
 import type { Storage } from '../storage/db.ts';
 import { getClient, insertToken, deleteExpiredTokens } from '../storage/auth-repository.ts';
 import { digest, DUMMY_PASSWORD_HASH, verifyPassword } from '../lib/secrets.ts';
@@ -33,6 +34,11 @@ export async function issueToken(storage: Storage, request: TokenRequest, basicA
   // Verify against a dummy hash when the client is unknown, so timing does not reveal which ids exist.
   const valid = await verifyPassword(clientSecret, client?.secret_hash ?? DUMMY_PASSWORD_HASH);
   if (client === undefined || !valid) throw problem('invalid_client', { extra: { error: 'invalid_client' } });
+  // docs/configuration.md, "Credentials": a revoked or expired client gets no token (said only to whoever knows its secret).
+  const now = nowMicros();
+  if (client.revoked_at !== null) throw problem('invalid_client', { detail: 'This client was revoked', extra: { error: 'invalid_client' } });
+  if (client.expires_at !== null && client.expires_at <= now)
+    throw problem('invalid_client', { detail: 'This client has expired', extra: { error: 'invalid_client' } });
   const allowed = client.scopes.split(' ');
   const asked = (request.scope ?? '').split(' ').filter(Boolean);
   const denied = asked.filter((s) => !allowed.includes(s));
@@ -41,15 +47,16 @@ export async function issueToken(storage: Storage, request: TokenRequest, basicA
   }
   const scope = asked.length > 0 ? asked.join(' ') : client.scopes;
   const token = newSecret();
-  const now = nowMicros();
+  // A token expires no later than its client.
+  const expiresAt = Math.min(now + TOKEN_LIFETIME_SECONDS * 1_000_000, client.expires_at ?? Number.MAX_SAFE_INTEGER);
   await deleteExpiredTokens(storage.db, now);
   await insertToken(storage.db, {
     token_hash: digest(token),
     client_id: client.client_id,
     staff_key: client.staff_key,
     scope,
-    expires_at: now + TOKEN_LIFETIME_SECONDS * 1_000_000,
+    expires_at: expiresAt,
     created_at: now,
   });
-  return { access_token: token, token_type: 'Bearer', expires_in: TOKEN_LIFETIME_SECONDS, scope };
+  return { access_token: token, token_type: 'Bearer', expires_in: Math.floor((expiresAt - now) / 1_000_000), scope };
 }

@@ -15,8 +15,12 @@ export type { Coding };
 
 /** Where a field's options come from. */
 export type OptionSource =
-  /** Coded concepts of these systems (searched in this order); free text (UNSTRUCTURED) is accepted too. */
-  | { kind: 'terminology'; systems: readonly string[] }
+  /**
+   * Coded concepts of these systems (searched in this order); free text (UNSTRUCTURED) is accepted too.
+   * `conditionsFirst`: the patient's active conditions coded in these systems come first (all of
+   * them for an empty term), as a clinician justifying an order means one of them most often.
+   */
+  | { kind: 'terminology'; systems: readonly string[]; conditionsFirst?: boolean }
   // Reference data of the instance (src/reference/, reference/autocomplete-provider.ts):
   /** Active staff members (of this role only, when given); value = staff key. */
   | { kind: 'staff'; role?: StaffRole }

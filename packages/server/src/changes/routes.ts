@@ -10,6 +10,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import websocket from '@fastify/websocket';
 import { Type } from '@sinclair/typebox';
 import { CLINICAL_SCOPE } from '../auth/acting-staff.ts';
+import type { Principal } from '../auth/principal.ts';
+import { closeOnRevocation } from '../auth/revocation.ts';
 import { problem } from '../http/problem.ts';
 import { problemResponses } from '../http/schemas.ts';
 import { FirstMessageGate } from '../logs/first-message.ts';
@@ -71,7 +73,8 @@ export async function changeRoutes(parent: FastifyInstance) {
     wsHandler: (socket, request) => {
       const { patient_key: patient, note_key: note } = request.query;
       socket.on('message', () => undefined);
-      const follow = () => {
+      const follow = (principal: Principal) => {
+        closeOnRevocation(request.server.signals, socket, principal);
         const unsubscribe = request.server.signals.subscribe((signal) => {
           if (signal.type !== 'record-changed' || signal.patient !== patient || (note !== undefined && signal.note !== note)) return;
           if (socket.bufferedAmount > MAX_BUFFERED_BYTES) return socket.close(1013, 'Too slow: reconnect and read again');
@@ -79,7 +82,7 @@ export async function changeRoutes(parent: FastifyInstance) {
         });
         socket.on('close', unsubscribe);
       };
-      if (request.principal !== null) follow();
+      if (request.principal !== null) follow(request.principal);
       else gate.admit(socket, follow);
     },
   });

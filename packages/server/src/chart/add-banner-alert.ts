@@ -34,7 +34,14 @@ export async function addBannerAlert(ctx: Ctx, input: AddBannerAlert, idempotenc
       updated_at: now,
     };
     const stored = await upsertBannerAlert(trx, row);
-    await audit({ action: 'banner_alert.added', entityType: 'banner_alert', entityId: bannerAlertId(input), before: null, after: { ...row, placement } });
+    await audit({
+      action: 'banner_alert.added',
+      entityType: 'banner_alert',
+      entityId: bannerAlertId(input),
+      before: null,
+      after: { ...row, placement },
+      patientKey: input.patient,
+    });
     return { status: 200, body: bannerAlertView(stored) };
   });
   return outcome.body;

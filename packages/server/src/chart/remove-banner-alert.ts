@@ -17,7 +17,14 @@ export async function removeBannerAlert(ctx: Ctx, input: BannerAlertName, idempo
   const outcome = await writeTransaction<{ removed: boolean }>(ctx, idempotency, async ({ trx, audit }) => {
     await assertPatientExists(trx, input.patient);
     const removed = await removeRow(trx, input.patient, input.plugin, input.key);
-    await audit({ action: 'banner_alert.removed', entityType: 'banner_alert', entityId: bannerAlertId(input), before: null, after: null });
+    await audit({
+      action: 'banner_alert.removed',
+      entityType: 'banner_alert',
+      entityId: bannerAlertId(input),
+      before: null,
+      after: null,
+      patientKey: input.patient,
+    });
     return { status: 200, body: { removed } };
   });
   return outcome.body.removed;

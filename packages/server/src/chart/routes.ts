@@ -11,6 +11,7 @@ import { listBannerAlerts } from './banner-alerts.ts';
 import { BannerAlertPageSchema, BannerAlertSchema, ChartParams, chartPage, chartQuery } from '@charta/api';
 import { pageBody, pageOf } from '../http/pagination.ts';
 import { PageQuery } from '@charta/api';
+import { READ_AUDITS } from '../audit/read-routes.ts';
 
 const tags = ['Patient chart'];
 const security = [{ bearer: [] }];
@@ -33,6 +34,7 @@ export async function chartRoutes(parent: FastifyInstance, { storage, publicUrl 
         querystring: chartQuery(entity),
         response: { 200: chartPage(entity), ...problems(400, 401, 403, 404) },
       },
+      config: { auditRead: READ_AUDITS.patientList(`chart.${PATHS[entity]}`) },
       handler: async (request) => {
         const { key } = request.params;
         const list = await readChart(ctxOf(request, storage), entity, key, request.query, pageOf(request.query));
@@ -51,6 +53,7 @@ export async function chartRoutes(parent: FastifyInstance, { storage, publicUrl 
       querystring: PageQuery,
       response: { 200: Type.Ref('BannerAlertPage'), ...problems(400, 401, 403, 404) },
     },
+    config: { auditRead: READ_AUDITS.patientList('banner_alerts') },
     handler: async (request) => {
       const { key } = request.params;
       const list = await listBannerAlerts(ctxOf(request, storage), key, pageOf(request.query));

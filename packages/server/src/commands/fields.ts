@@ -13,7 +13,7 @@ export interface FieldsView {
     name: string;
     type: string;
     required: boolean;
-    choices: Array<{ value: string; text: string }>;
+    choices: Array<{ value: string; text: string; score?: number }>;
     max_items?: number;
     free_text?: true;
     label?: string;
@@ -25,7 +25,7 @@ export function describeFields(fields: readonly FieldDef[]): FieldsView['fields'
     name: f.name,
     type: f.type,
     required: f.required,
-    choices: (f.choices ?? []).map((c) => ({ value: c.value, text: c.text })),
+    choices: (f.choices ?? []).map((c) => ({ value: c.value, text: c.text, ...(c.score === undefined ? {} : { score: c.score }) })),
     // A field holding a list of options says how many it takes (docs/api.md, "Fields").
     ...(f.multiple ? { max_items: f.maxItems ?? 1 } : {}),
     // A coded field that also takes free text (an UNSTRUCTURED coding) says so (docs/api.md, "Fields").

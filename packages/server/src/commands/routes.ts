@@ -33,6 +33,7 @@ import { deleteCommand } from './delete.ts';
 import { commitCommand } from './commit.ts';
 import { enterInError } from './enter-in-error.ts';
 import { autocomplete, commandFields } from './fields.ts';
+import { READ_AUDITS } from '../audit/read-routes.ts';
 
 const BASE = '/core/api/v1/commands';
 const tags = ['Commands'];
@@ -52,6 +53,7 @@ export async function commandRoutes(parent: FastifyInstance, { storage, publicUr
 
   app.get('/core/api/v1/commands', {
     schema: { tags, security, summary: 'List commands', querystring: ListCommandsQuery, response: { 200: ref('CommandPage'), ...problems(400, 401, 403) } },
+    config: { auditRead: READ_AUDITS.commands },
     handler: async (request, reply) => {
       const { limit, offset, ...filters } = request.query;
       const list = await listCommands(ctxOf(request, storage), filters, pageOf({ limit, offset }), listCountCap);
@@ -79,6 +81,7 @@ export async function commandRoutes(parent: FastifyInstance, { storage, publicUr
 
   app.get(`${BASE}/:uuid`, {
     schema: { tags, security, summary: 'Read a command', params, response: { 200: ref('Command'), ...problems(401, 403, 404) } },
+    config: { auditRead: READ_AUDITS.command },
     handler: async (request, reply) => {
       const view = await getCommand(ctxOf(request, storage), commandUuid(request.params.uuid));
       return sendCommand(reply, { status: 200, body: view });

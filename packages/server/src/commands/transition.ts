@@ -185,5 +185,14 @@ function commandEvents(ctx: Ctx, staffKey: string, change: CommandChangeEvent, w
 
 /** The audit entry of a command write: `command.<verb>`, the command before and after. */
 function commandAudit(verb: CommandVerb, uuid: string, before: CommandView | null, after: CommandView | null): AuditEntry {
-  return { action: `command.${verb.replaceAll(' ', '_')}`, entityType: 'command', entityId: uuid, before, after };
+  const command = after ?? before;
+  return {
+    action: `command.${verb.replaceAll(' ', '_')}`,
+    entityType: 'command',
+    entityId: uuid,
+    before,
+    after,
+    patientKey: command?.patient_key ?? null,
+    noteKey: command?.note_key ?? null,
+  };
 }

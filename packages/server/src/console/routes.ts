@@ -1,7 +1,8 @@
-// The console at /console/ (docs/console.md): the built static files, as one Fastify plugin. They
-// are the only unauthenticated thing it adds: the page holds no data, and every call it makes goes
-// to the authenticated API. index.html is revalidated on every load, hashed assets are cached for
-// a year, and every answer carries the console's Content-Security-Policy.
+// The console at /console/ (docs/console.md): the built static files, and its icon at
+// /favicon.ico, as one Fastify plugin. They are the only unauthenticated things it adds: the page
+// holds no data, and every call it makes goes to the authenticated API. index.html is revalidated
+// on every load, hashed assets are cached for a year, and every answer carries the console's
+// Content-Security-Policy.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { catalog, problem } from '../http/problem.ts';
@@ -55,4 +56,8 @@ export async function consoleRoutes(parent: FastifyInstance, { dir }: ConsoleOpt
     request.url.startsWith(CONSOLE_PATH) ? serve(request, reply, '') : reply.redirect(CONSOLE_PATH, 301),
   );
   app.get(`${CONSOLE_PATH}*`, { config, schema: { ...schema, params: ConsoleFileParams } }, (request, reply) => serve(request, reply, request.params['*']));
+  // Browsers ask the site's root for /favicon.ico whatever the page links: the build's own icon
+  // (public/favicon.ico of the console), without credentials like the rest of the build, rather
+  // than a 404 on every page (docs/console.md, "How it is built and served").
+  app.get('/favicon.ico', { config, schema }, (request, reply) => serve(request, reply, 'favicon.ico'));
 }

@@ -21,7 +21,14 @@ export async function seedDemo(storage: Storage): Promise<DemoData> {
 function seedPatientAndNotes(storage: Storage): Promise<DemoData> {
   return storage.db.transaction().execute(async (trx) => {
     const patientKey = newKey();
-    await insertPatient(trx, { key: patientKey, first_name: 'Ada', last_name: 'Demo', birth_date: '1980-04-12', created_at: nowMicros() });
+    await insertPatient(trx, {
+      key: patientKey,
+      first_name: 'Ada',
+      last_name: 'Demo',
+      birth_date: '1980-04-12',
+      sex_at_birth: 'female',
+      created_at: nowMicros(),
+    });
     const make = async (noteType: string, title: string, locked = 0, deleted = 0) => {
       const uuid = newUuid();
       const now = nowMicros();

@@ -27,6 +27,8 @@ const OPERATION_IDS: Record<string, string> = {
   'POST /core/api/v1/patients/': 'createPatient',
   'GET /core/api/v1/patients': 'listPatients',
   'GET /core/api/v1/patients/{key}': 'getPatient',
+  'GET /core/api/v1/staff/{key}': 'getStaffMember',
+  'GET /core/api/v1/audit/': 'listAuditTrail',
   'GET /core/api/v1/patients/{key}/metadata/': 'listPatientMetadata',
   'GET /core/api/v1/patients/{key}/conditions/': 'listConditions',
   'GET /core/api/v1/patients/{key}/medications/': 'listMedications',
@@ -60,6 +62,12 @@ const OPERATION_IDS: Record<string, string> = {
   'GET /core/api/v1/plugins/{name}/reads/': 'listPluginReads',
   'POST /core/api/v1/plugins/{name}/dead-letters/{id}/replay/': 'replayDeadLetter',
   'DELETE /core/api/v1/plugins/{name}/dead-letters/{id}/': 'discardDeadLetter',
+  'POST /core/api/v1/admin/api-keys/': 'createApiKey',
+  'GET /core/api/v1/admin/api-keys/': 'listApiKeys',
+  'POST /core/api/v1/admin/api-keys/{id}/revoke/': 'revokeApiKey',
+  'POST /core/api/v1/admin/oauth-clients/': 'createOAuthClient',
+  'GET /core/api/v1/admin/oauth-clients/': 'listOAuthClients',
+  'POST /core/api/v1/admin/oauth-clients/{client_id}/revoke/': 'revokeOAuthClient',
   'POST /core/api/v1/admin/staff/': 'createStaff',
   'GET /core/api/v1/admin/staff/': 'listStaff',
   'POST /core/api/v1/admin/lab-partners/': 'createLabPartner',
@@ -81,6 +89,7 @@ const OPERATION_IDS: Record<string, string> = {
   'GET /core/api/v1/changes/': 'streamChanges',
   'GET /healthz': 'getLiveness',
   'GET /readyz': 'getReadiness',
+  'GET /metrics': 'getMetrics',
 };
 
 const header = (description: string, schema: object, required = false) => ({ description, required, schema });
@@ -205,6 +214,11 @@ export async function registerOpenApi(app: FastifyInstance, version: string, pub
             },
           },
           apiKey: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'API key (plugin tool, admin): `Authorization: <key>`' },
+          metricsToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'GET /metrics only: the token the operator set in CHARTA_METRICS_TOKEN (docs/operations.md, "Monitoring")',
+          },
         },
       },
     },

@@ -37,6 +37,7 @@ export const catalog = {
   note_not_found: { status: 404, title: 'Not found', detail: 'Note not found' },
   note_deleted: { status: 400, title: 'Wrong state', detail: 'Note is deleted' },
   patient_not_found: { status: 404, title: 'Not found', detail: 'Patient not found' },
+  staff_not_found: { status: 404, title: 'Not found', detail: 'Staff member not found' },
   patient_does_not_exist: { status: 400, title: 'Bad patient', detail: 'Patient does not exist' },
   // Plugins
   plugin_not_found: { status: 404, title: 'Not found', detail: 'Plugin not found' },
@@ -49,6 +50,12 @@ export const catalog = {
   plugin_disabled: { status: 400, title: 'Plugin disabled', detail: 'Enable the plugin before replaying its dead letters' },
   dead_letter_not_found: { status: 404, title: 'Not found', detail: 'Dead letter not found' },
   // Reference data (admin API)
+  credential_not_found: { status: 404, title: 'Not found', detail: 'No such API key or OAuth client' },
+  credential_in_use: {
+    status: 409,
+    title: 'Credential in use',
+    detail: 'This is the API key making the request: revoke it with another admin key, or add force=true',
+  },
   reference_exists: { status: 409, title: 'Already exists', detail: 'An entry with the same identifier already exists' },
   lab_partner_not_found: { status: 404, title: 'Not found', detail: 'Lab partner not found' },
   // Request shape

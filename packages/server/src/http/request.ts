@@ -17,8 +17,8 @@ export interface FeatureOptions {
 
 export function ctxOf(request: FastifyRequest, storage: Storage): Ctx {
   if (request.principal === null) throw problem('unauthorized');
-  const { logs, signals, pluginRuntime: runtime } = request.server;
-  return { storage, principal: request.principal, requestId: request.id, logs, signals, runtime };
+  const { logs, signals, pluginRuntime: runtime, keyring } = request.server;
+  return { storage, principal: request.principal, requestId: request.id, logs, signals, runtime, keyring };
 }
 
 /** CHARTA_PUBLIC_URL, else scheme and host of the request. */

@@ -48,3 +48,14 @@ export function schedulerMs(fallback: number): number {
   const ms = Number(process.env.CHARTA_TEST_SCHEDULER_MS);
   return Number.isInteger(ms) && ms > 0 ? ms : fallback;
 }
+
+/**
+ * CHARTA_TEST_BACKUP_FULL_AFTER_PAGES=<n>: `charta-server backup` fails as a full disk fails it
+ * (SQLITE_FULL) once n pages are copied (storage/sqlite-backup.ts), for a test that cannot mount a
+ * small file system to fill (test/backup.int.test.ts uses a real one when it can).
+ */
+export function backupFullAfterPages(): number | undefined {
+  const text = process.env.CHARTA_TEST_BACKUP_FULL_AFTER_PAGES;
+  const pages = Number(text);
+  return text !== undefined && text !== '' && Number.isInteger(pages) && pages >= 0 ? pages : undefined;
+}

@@ -215,6 +215,14 @@ export class LogBus {
     return this.listeners.size;
   }
 
+  /** Lines dropped for slow log stream subscribers, all of them together since the start (docs/operations.md, "Monitoring"). */
+  droppedLines = 0;
+
+  /** A subscriber dropped a line (logs/consumer.ts). */
+  dropped(): void {
+    this.droppedLines += 1;
+  }
+
   private deliver(entry: LogEntry, micros: number): void {
     const line = JSON.stringify(entry);
     const recorded: Recorded = { entry, line, micros, seq: ++this.seq };

@@ -36,6 +36,8 @@ export class Consumer {
   constructor(
     private readonly socket: LineSocket,
     private readonly limits: ConsumerLimits = DEFAULT_CONSUMER_LIMITS,
+    /** Told of each line dropped (the bus's count, for the metrics). */
+    private readonly onDrop: () => void = () => undefined,
   ) {}
 
   get queued(): number {
@@ -53,6 +55,7 @@ export class Consumer {
       this.head++;
       this.dropped++;
       this.droppedTotal++;
+      this.onDrop();
     }
     this.compact();
   }

@@ -8,7 +8,8 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import websocket from '@fastify/websocket';
 import { Type } from '@sinclair/typebox';
-import { PLUGIN_SCOPE } from '../auth/principal.ts';
+import { PLUGIN_SCOPE, type Principal } from '../auth/principal.ts';
+import { closeOnRevocation } from '../auth/revocation.ts';
 import { invalid, problem } from '../http/problem.ts';
 import { problemResponses } from '../http/schemas.ts';
 import { nowMicros, parseTimestampMicros } from '../lib/time.ts';
@@ -144,8 +145,9 @@ export async function logRoutes(
     wsHandler: (socket, request) => {
       const filter = filterOf(request.query);
       socket.on('message', () => undefined);
-      const follow = () => {
-        const consumer = new Consumer(socket, limits);
+      const follow = (principal: Principal) => {
+        closeOnRevocation(request.server.signals, socket, principal);
+        const consumer = new Consumer(socket, limits, () => bus.dropped());
         // Replay, then follow: both synchronous, so no entry falls between them.
         if (filter.sinceMicros !== undefined) for (const { line } of bus.recent(filter)) consumer.push(line);
         const live: LogFilter = { plugin: filter.plugin, level: filter.level };
@@ -154,7 +156,7 @@ export async function logRoutes(
         });
         socket.on('close', unsubscribe);
       };
-      if (request.principal !== null) follow();
+      if (request.principal !== null) follow(request.principal);
       else gate.admit(socket, follow);
     },
   });

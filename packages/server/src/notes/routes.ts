@@ -10,6 +10,7 @@ import { createNote } from './create.ts';
 import { getNote } from './get.ts';
 import { listNotes } from './list.ts';
 import { changeNote } from './change.ts';
+import { READ_AUDITS } from '../audit/read-routes.ts';
 
 const tags = ['Notes'];
 const security = [{ bearer: [] }];
@@ -34,6 +35,7 @@ export async function noteRoutes(parent: FastifyInstance, { storage, publicUrl, 
       querystring: ListNotesQuery,
       response: { 200: Type.Ref('NotePage'), ...problems(400, 401, 403) },
     },
+    config: { auditRead: READ_AUDITS.notes },
     handler: async (request) => {
       const query = request.query;
       const list = await listNotes(ctxOf(request, storage), query, pageOf(query), listCountCap);
@@ -42,6 +44,7 @@ export async function noteRoutes(parent: FastifyInstance, { storage, publicUrl, 
   });
   app.get('/core/api/v1/notes/:uuid', {
     schema: { tags, security, summary: 'Read a note', params, response: { 200: note, ...problems(401, 403, 404) } },
+    config: { auditRead: READ_AUDITS.note },
     handler: async (request) => getNote(ctxOf(request, storage), request.params.uuid),
   });
   for (const change of ['lock', 'unlock'] as const) {

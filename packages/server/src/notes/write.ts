@@ -56,7 +56,15 @@ export async function writeNote(ctx: Ctx, t: NoteWrite): Promise<Outcome<Note>> 
     const actor = eventActor(ctx, staffKey, w.writeId);
     w.hold(ctx.runtime?.preNote(w.trx, change, actor) ?? Promise.resolve());
     await t.write(w.trx, after);
-    await w.audit({ action: `note.${DONE[t.action]}`, entityType: 'note', entityId: after.uuid, before: change.previous, after: change.note });
+    await w.audit({
+      action: `note.${DONE[t.action]}`,
+      entityType: 'note',
+      entityId: after.uuid,
+      before: change.previous,
+      after: change.note,
+      patientKey: change.note.patient_key,
+      noteKey: after.uuid,
+    });
     outboxWritten = (await ctx.runtime?.postNote(w.trx, change, actor)) ?? false;
     return { status: before === null ? 201 : 200, body: change.note };
   });

@@ -21,7 +21,14 @@ export async function createPatient(ctx: Ctx, input: CreatePatient) {
     action: 'CREATE',
     prepare: async ({ now }) => ({
       before: null,
-      after: { key, first_name: input.firstName.trim(), last_name: input.lastName.trim(), birth_date: input.birthDate ?? null, created_at: now },
+      after: {
+        key,
+        first_name: input.firstName.trim(),
+        last_name: input.lastName.trim(),
+        birth_date: input.birthDate ?? null,
+        sex_at_birth: input.sexAtBirth ?? null,
+        created_at: now,
+      },
     }),
     write: (trx, row) => insertPatient(trx, row),
   });

@@ -23,6 +23,7 @@ export async function deletePatientMetadata(ctx: Ctx, input: PatientMetadataName
       action: 'patient_metadata.deleted',
       entityType: 'patient_metadata',
       entityId: patientMetadataId(input),
+      patientKey: input.patient,
       before: before === undefined ? null : metadataView(before),
       after: null,
     });

@@ -10,6 +10,7 @@ export const toView = (row: PatientTable): Patient => ({
   first_name: row.first_name,
   last_name: row.last_name,
   birth_date: row.birth_date,
+  sex_at_birth: row.sex_at_birth as Patient['sex_at_birth'],
   created_at: isoMicros(row.created_at),
 });
 

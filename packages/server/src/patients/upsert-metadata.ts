@@ -50,6 +50,7 @@ export async function upsertPatientMetadata(ctx: Ctx, input: UpsertPatientMetada
       action: 'patient_metadata.upserted',
       entityType: 'patient_metadata',
       entityId: patientMetadataId(input),
+      patientKey: input.patient,
       before: before === undefined ? null : metadataView(before),
       after,
     });

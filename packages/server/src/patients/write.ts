@@ -46,7 +46,14 @@ export async function writePatient(ctx: Ctx, t: PatientWrite): Promise<Outcome<P
     const actor = eventActor(ctx, staffKey, w.writeId);
     w.hold(ctx.runtime?.prePatient(w.trx, change, actor) ?? Promise.resolve());
     await t.write(w.trx, after);
-    await w.audit({ action: `patient.${DONE[t.action]}`, entityType: 'patient', entityId: after.key, before: change.previous, after: change.patient });
+    await w.audit({
+      action: `patient.${DONE[t.action]}`,
+      entityType: 'patient',
+      entityId: after.key,
+      before: change.previous,
+      after: change.patient,
+      patientKey: after.key,
+    });
     outboxWritten = (await ctx.runtime?.postPatient(w.trx, change, actor)) ?? false;
     return { status: before === null ? 201 : 200, body: change.patient };
   });

@@ -53,7 +53,7 @@ export async function installPlugin(
       await insertPlugin(trx, row);
       const view = toView(row, baseUrl);
       await audit({ action: 'plugin.installed', entityType: 'plugin', entityId: name, before: null, after: view });
-      if (upload.secrets !== undefined) secretNames = await writeSecrets({ trx, audit }, name, upload.secrets, declaredSecrets(pkg.metadata), now);
+      if (upload.secrets !== undefined) secretNames = await writeSecrets({ trx, audit }, ctx.keyring, name, upload.secrets, declaredSecrets(pkg.metadata), now);
       return { status: 201, body: view };
     });
     logPlugin(ctx, 'installed', name, outcome.body); // log stream: after the commit

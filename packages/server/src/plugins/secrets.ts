@@ -2,7 +2,8 @@
 // its new value, or null to remove it) read from JSON or from the original tool's repeated
 // `secret` fields, checked against the names the plugin's manifest declares, written with its
 // audit row, and the listing the endpoints answer. Values never leave this module but into
-// the plugin_secrets table: no response, audit row or log line holds one.
+// the plugin_secrets table, sealed with the instance's key (docs/operations.md, "Sealed secrets"):
+// no response, audit row or log line holds one.
 import type { Ctx } from '../context.ts';
 import type { Writer } from '../storage/transaction.ts';
 import { invalid, type FieldProblem } from '../http/problem.ts';
@@ -12,6 +13,7 @@ import { listPluginSecretNames, removePluginSecret, setPluginSecret } from '../s
 import { inspectPackage, type PackageMetadata } from '../inspection/index.ts';
 import type { Kysely } from 'kysely';
 import type { Database } from '../storage/schema.ts';
+import type { Keyring } from '../lib/sealing.ts';
 
 /** A name → its new value, or null to remove it. */
 export type SecretChange = Record<string, string | null>;
@@ -104,13 +106,15 @@ export interface SecretNames {
 }
 
 /**
- * Checks the change against `declared` and writes it inside the caller's transaction, with an
- * audit row naming the secrets set and removed (never a value), and bumps the plugin's
- * updated_at (the runtime notices changes by it). Throws 400 listing every reason, before
- * anything is written.
+ * Checks the change against `declared` and writes it inside the caller's transaction, each value
+ * sealed with `keyring` (the process's: ctx.keyring), with an audit row naming the secrets set and
+ * removed (never a value), and bumps the plugin's updated_at (the runtime notices changes by it).
+ * Throws 400 listing every reason, before anything is written. Without a keyring nothing is set:
+ * a value is never stored in plaintext.
  */
 export async function writeSecrets(
   w: Pick<Writer, 'trx' | 'audit'>,
+  keyring: Keyring | undefined,
   pluginName: string,
   change: SecretChange,
   declared: readonly string[],
@@ -125,7 +129,8 @@ export async function writeSecrets(
     if (value === null || value === undefined) {
       if (await removePluginSecret(w.trx, pluginName, name)) names.removed.push(name);
     } else {
-      await setPluginSecret(w.trx, pluginName, name, value, now);
+      if (keyring === undefined) throw new Error('no secret key is loaded in this process: a plugin secret cannot be sealed, so it is not set');
+      await setPluginSecret(w.trx, keyring, pluginName, name, value, now);
       names.set.push(name);
     }
   }

@@ -25,7 +25,7 @@ export async function setSecrets(ctx: Ctx, name: string, change: SecretChange): 
   const outcome = await writeTransaction<SecretListing>(ctx, undefined, async (w) => {
     if ((await getPluginForUpdate(w.trx, ctx.storage.engine, name)) === undefined) throw problem('plugin_not_found');
     const declared = await storedDeclaredSecrets(w.trx, name);
-    names = await writeSecrets(w, name, change, declared, nowMicros());
+    names = await writeSecrets(w, ctx.keyring, name, change, declared, nowMicros());
     return { status: 200, body: await secretListing(w.trx, name, declared) };
   });
   secretsChanged(ctx, name, names); // log stream: after the commit

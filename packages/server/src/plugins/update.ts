@@ -50,7 +50,7 @@ export async function updatePlugin(
     }
     if (change.secrets !== undefined) {
       const declared = pkg !== undefined ? declaredSecrets(pkg.metadata) : await storedDeclaredSecrets(trx, name);
-      secretNames = await writeSecrets({ trx, audit }, name, change.secrets, declared, now);
+      secretNames = await writeSecrets({ trx, audit }, ctx.keyring, name, change.secrets, declared, now);
     }
     if (change.grants !== undefined) {
       const given = storedGrants(before.grants);

@@ -119,7 +119,7 @@ export interface QuestionnaireInput {
   code: string;
   name: string;
   prologue?: string;
-  questions: Array<{ code: string; label: string; kind: QuestionKind; options?: Array<{ code: string; text: string }> }>;
+  questions: Array<{ code: string; label: string; kind: QuestionKind; options?: Array<{ code: string; text: string; score?: number }> }>;
 }
 
 /** What the body schema cannot say: answer options exactly for SING / MULT, codes unique. */
@@ -135,6 +135,10 @@ export function checkQuestionnaire(input: QuestionnaireInput): FieldProblem[] {
       errors.push({ field: `${at}.options`, message: `a ${q.kind} question needs at least 2 answer options` });
     if (!choice && q.options !== undefined && q.options.length > 0)
       errors.push({ field: `${at}.options`, message: `a ${q.kind} question takes no answer options` });
+    const scored = (q.options ?? []).filter((o) => o.score !== undefined).length;
+    if (scored > 0 && q.kind !== 'SING') errors.push({ field: `${at}.options`, message: `only a SING question's answers take a score` });
+    else if (scored > 0 && scored < (q.options ?? []).length)
+      errors.push({ field: `${at}.options`, message: 'a score on every answer option of the question, or on none' });
     const optionCodes = new Set<string>();
     (q.options ?? []).forEach((o, j) => {
       if (optionCodes.has(o.code)) errors.push({ field: `${at}.options[${j}].code`, message: `duplicate option code ${o.code}` });
@@ -155,7 +159,10 @@ export async function addQuestionnaire(trx: Trx, input: QuestionnaireInput): Pro
     code: q.code,
     label: q.label,
     kind: q.kind,
-    options: q.kind === 'SING' || q.kind === 'MULT' ? JSON.stringify((q.options ?? []).map((o) => ({ id: newUuid(), code: o.code, text: o.text }))) : null,
+    options:
+      q.kind === 'SING' || q.kind === 'MULT'
+        ? JSON.stringify((q.options ?? []).map((o) => ({ id: newUuid(), code: o.code, text: o.text, ...(o.score === undefined ? {} : { score: o.score }) })))
+        : null,
   }));
   await repo.insertQuestionnaire(trx, row, questions);
   await indexEntries(trx, [{ system: IndexSystems.questionnaire, id: row.id, display: row.name, code: row.code }]);

@@ -5,12 +5,12 @@ import type { Ctx } from '../context.ts';
 import { invalid, problem } from '../http/problem.ts';
 import { writeTransaction } from '../storage/transaction.ts';
 import { isUniqueViolation } from '../storage/errors.ts';
-import { requireAdmin } from './admin.ts';
+import { requireAdmin } from '../auth/admin.ts';
 import type { Catalogue } from './catalogues.ts';
 
 /** Adds `input` (validated against `catalogue.body`) under the parent `parentId` of a nested catalogue; answers the entry's view. */
 export async function createEntry(ctx: Ctx, catalogue: Catalogue, input: unknown, parentId?: string): Promise<unknown> {
-  requireAdmin(ctx);
+  requireAdmin(ctx, 'The reference data API');
   const errors = catalogue.check(input);
   if (errors.length > 0) throw invalid(errors);
   try {

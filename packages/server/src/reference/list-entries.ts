@@ -7,11 +7,11 @@ import { exactList, type List, type Page } from '../http/pagination.ts';
 import type { Kysely } from 'kysely';
 import type { Database } from '../storage/schema.ts';
 import { catalogueCount, catalogueRow, catalogueRows } from '../storage/reference-repository.ts';
-import { requireAdmin } from './admin.ts';
+import { requireAdmin } from '../auth/admin.ts';
 import type { Catalogue } from './catalogues.ts';
 
 export async function listEntries(ctx: Ctx, catalogue: Catalogue, page: Page, parentId?: string): Promise<List<unknown>> {
-  requireAdmin(ctx);
+  requireAdmin(ctx, 'The reference data API');
   return entriesPage(ctx.storage.reader, catalogue, page, parentId);
 }
 

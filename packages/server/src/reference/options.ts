@@ -62,12 +62,18 @@ export interface QuestionDefinition {
   code: string;
   label: string;
   type: string;
-  options: Array<{ pk: string; code: string; text: string }>;
+  options: Array<{ pk: string; code: string; text: string; score?: number }>;
 }
 
 export function questionDefinition(row: QuestionRow): QuestionDefinition {
-  const options = row.options === null ? [] : (JSON.parse(row.options) as Array<{ id: string; code: string; text: string }>);
-  return { pk: row.id, code: row.code, label: row.label, type: row.kind, options: options.map((o) => ({ pk: o.id, code: o.code, text: o.text })) };
+  const options = row.options === null ? [] : (JSON.parse(row.options) as Array<{ id: string; code: string; text: string; score?: number }>);
+  return {
+    pk: row.id,
+    code: row.code,
+    label: row.label,
+    type: row.kind,
+    options: options.map((o) => ({ pk: o.id, code: o.code, text: o.text, ...(o.score === undefined ? {} : { score: o.score }) })),
+  };
 }
 
 /** The questionnaire with its whole definition in `extra`, like the original. */

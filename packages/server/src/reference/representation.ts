@@ -51,7 +51,13 @@ export const questionnaireView = (r: repo.QuestionnaireRow, questions: repo.Ques
   prologue: r.prologue,
   questions: questions.map((q) => {
     const d = questionDefinition(q);
-    return { id: d.pk, code: d.code, label: d.label, kind: d.type, options: d.options.map((o) => ({ id: o.pk, code: o.code, text: o.text })) };
+    return {
+      id: d.pk,
+      code: d.code,
+      label: d.label,
+      kind: d.type,
+      options: d.options.map((o) => ({ id: o.pk, code: o.code, text: o.text, ...(o.score === undefined ? {} : { score: o.score }) })),
+    };
   }),
   created_at: isoMicros(r.created_at),
 });

@@ -1,6 +1,6 @@
 // Admin API of the reference data, under /core/api/v1/admin/, as one Fastify plugin: for each
 // catalogue of catalogues.ts, POST creates an entry and GET lists them (one page at a time,
-// http/pagination.ts). API key with the `admin` scope only (admin.ts). The bodies are in schemas.ts.
+// http/pagination.ts). API key with the `admin` scope only (auth/admin.ts). The bodies are in schemas.ts.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';

@@ -36,6 +36,7 @@ export function toIndexRow(entry: IndexEntry, now = nowMicros()): NewConcept {
     search_text: [...new Set(words.join(' ').split(' '))].join(' '),
     active: entry.active === false ? 0 : 1,
     extra: null,
+    usage_rank: null,
     updated_at: now,
   };
 }

@@ -54,7 +54,7 @@ interface DemoReference {
     code: string;
     name: string;
     prologue?: string;
-    questions: Array<{ code: string; label: string; kind: QuestionKind; options?: Array<{ code: string; text: string }> }>;
+    questions: Array<{ code: string; label: string; kind: QuestionKind; options?: Array<{ code: string; text: string; score?: number }> }>;
   }>;
   educational_materials: add.MaterialInput[];
 }

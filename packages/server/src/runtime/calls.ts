@@ -109,7 +109,16 @@ export function describeOutcome(outcome: CallFault): string {
   }
 }
 
+/** A call's outcome as the metrics count it: `ok` or its fault's kind (a fixed set: docs/operations.md, "Monitoring"). */
+export type CallOutcomeKind = 'ok' | CallFault['kind'];
+
+/** Told of every call once it ended, with how long it took as the host saw it (seconds, its wait in the plugin's queue included). */
+export type CallObserver = (handler: ActiveHandler, outcome: CallOutcomeKind, seconds: number) => void;
+
 export class HandlerCalls {
+  /** The metrics' observer (app.ts), when metrics are on. */
+  onCall: CallObserver | undefined;
+
   constructor(
     readonly runner: CallRunner,
     private readonly logs: LogBus,
@@ -133,11 +142,14 @@ export class HandlerCalls {
       pre: isPreEvent(type),
       reads: { count: 0, rows: 0, overBudget: null, databaseUnavailable: false },
     };
+    const started = performance.now();
+    const record = (outcome: CallOutcomeKind) => this.onCall?.(handler, outcome, (performance.now() - started) / 1000);
     let result: CallResult;
     try {
       result = await this.runner.call(handler.plugin, handler.entry, handler.className, event, handler.secrets, context);
     } catch (err) {
       const fault: CallFault = { kind: 'unavailable', message: err instanceof Error ? err.message : String(err) };
+      record(fault.kind);
       this.failure(handler, type, requestId, `${describeOutcome(fault)}${consequence}`, fault.kind, tick);
       return { ok: false, fault };
     }
@@ -149,7 +161,10 @@ export class HandlerCalls {
         ...tags,
       });
     }
-    if (result.outcome.kind === 'ok') return { ok: true, effects: result.outcome.effects };
+    if (result.outcome.kind === 'ok') {
+      record('ok');
+      return { ok: true, effects: result.outcome.effects };
+    }
     // A read refused for the budget that the handler did not catch ends the call as over budget, logged like a timeout.
     // So does one after a read found the database unavailable: that is retried, not the plugin's fault.
     const outcome: CallFault =
@@ -160,6 +175,7 @@ export class HandlerCalls {
           : context.reads.databaseUnavailable
             ? { kind: 'unavailable', message: `a read found the database unavailable (${result.outcome.message})`, database: true }
             : result.outcome;
+    record(outcome.kind);
     const reloaded = result.reloaded ? '; its runtime was replaced by a fresh one' : '';
     // Time spent waiting for the plugin's earlier calls is not the call's own (docs/plugins.md, "Faults").
     const queued =

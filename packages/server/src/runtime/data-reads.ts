@@ -12,10 +12,8 @@ import { ListCommandsQuery, ListNotesQuery, PageQuery, ReferenceReadQuery } from
 import { MAX_LIMIT, REFERENCE_CATALOGUES, type DataResource } from '@charta/api/constants';
 import type { Ctx } from '../context.ts';
 import type { Storage } from '../storage/db.ts';
-import type { Insertable } from 'kysely';
-import type { AuditEventTable } from '../storage/schema.ts';
 import type { LogBus } from '../logs/bus.ts';
-import { appendAudit } from '../storage/audit-repository.ts';
+import { AuditBatch } from '../storage/audit-repository.ts';
 import { getPluginGrants } from '../storage/plugins-repository.ts';
 import type { List } from '../http/pagination.ts';
 import { KEY_RE, UUID_RE } from '../lib/ids.ts';
@@ -70,43 +68,8 @@ export interface DataEnv {
 /** Keys named in one audit row, at most. */
 const KEYS_AUDITED = 2000;
 
-/**
- * The audit rows of reads, written together: those appended in one turn of the event loop go in
- * one write transaction (one write, not one per read, beside the changes the reads' events come
- * from); each append's promise settles with that write.
- */
-class AuditRows {
-  private rows: Array<Insertable<AuditEventTable>> = [];
-  private waiting: Array<{ resolve: () => void; reject: (err: unknown) => void }> = [];
-
-  constructor(private readonly storage: Storage) {}
-
-  append(row: Insertable<AuditEventTable>): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.rows.push(row);
-      this.waiting.push({ resolve, reject });
-      if (this.rows.length === 1) setImmediate(() => this.flush());
-    });
-  }
-
-  private flush(): void {
-    const rows = this.rows;
-    const waiting = this.waiting;
-    this.rows = [];
-    this.waiting = [];
-    this.storage
-      .transact(async (trx) => {
-        for (const row of rows) await appendAudit(trx, row);
-      })
-      .then(
-        () => waiting.forEach((w) => w.resolve()),
-        (err: unknown) => waiting.forEach((w) => w.reject(err)),
-      );
-  }
-}
-
 export function registerDataReads(bindings: Bindings, env: DataEnv): void {
-  const auditRows = new AuditRows(env.storage);
+  const auditRows = new AuditBatch(env.storage);
   // The reads go to the plugins' own read connections (storage/db.ts `pluginReader`); their audit rows to the writer.
   const reads: Storage = { ...env.storage, reader: env.storage.pluginReader };
   const ctxOf = (call: CallContext): Ctx => ({
@@ -247,6 +210,8 @@ export function registerDataReads(bindings: Bindings, env: DataEnv): void {
         ...(what.refused === undefined ? {} : { refused: what.refused }),
       }),
       request_id: call.requestId ?? null,
+      patient_key: what.patient,
+      note_key: null,
     };
     const written = auditRows.append(row);
     if (!call.pre) {

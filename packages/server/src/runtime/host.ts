@@ -156,6 +156,8 @@ export class PluginHost implements PluginRuntime {
       case 'outbox-written':
         this.committed();
         return;
+      case 'credential-revoked':
+        return; // the authentication's and the streams' (auth/hook.ts, auth/revocation.ts)
       case 'record-changed':
         return; // the change stream's (docs/api.md, "Change stream"), not the runtime's
       default:

@@ -17,6 +17,7 @@ import { checkPackageSurface } from './check.ts';
 import { PluginHost } from './host.ts';
 import { pluginPollMs, schedulerClock, schedulerMs } from '../lib/test-hooks.ts';
 import { SCHEDULER_MS } from './scheduler.ts';
+import type { Keyring } from '../lib/sealing.ts';
 
 /** Total time of the handlers of one PRE or after-search event, in milliseconds. */
 export const PRE_BUDGET_MS = 2000;
@@ -25,7 +26,7 @@ export const MAX_EVENT_DEPTH = 5;
 /** How often each process looks for plugin changes and undelivered events on its own (signals tell it sooner: docs/architecture.md, "Signals"). */
 export const POLL_MS = 500;
 
-export function createPluginRuntime(config: Config, storage: Storage, logs: LogBus, signals: SignalBus): PluginHost {
+export function createPluginRuntime(config: Config, storage: Storage, logs: LogBus, signals: SignalBus, keyring: Keyring): PluginHost {
   const bindings = new Bindings();
   registerDataReads(bindings, { storage, logs });
   registerCache(bindings, storage);
@@ -43,7 +44,8 @@ export function createPluginRuntime(config: Config, storage: Storage, logs: LogB
     runner,
     readRunnable: (pkg) => runnablePlugin(pkg, limits),
     checkPackage: (pkg) => checkPackageSurface(runner, pkg, limits),
-    secretsOf: pluginSecretValues,
+    // Opened only here, for the plugin's handlers (this.secrets): docs/operations.md, "Sealed secrets".
+    secretsOf: (db, name) => pluginSecretValues(db, keyring, name),
     preBudgetMs: PRE_BUDGET_MS,
     maxDepth: MAX_EVENT_DEPTH,
     pollMs: pluginPollMs(POLL_MS),

@@ -15,6 +15,7 @@ import type { CallResult, JsonObject } from './sandbox/types.ts';
 import type { ActiveHandler, CallContext, CallRunner } from './calls.ts';
 import type { PluginRunner } from './runner/client.ts';
 import { declaredHandlers, type Runnability } from './runnable.ts';
+import { SecretUnreadableError } from '../storage/plugin-secrets-repository.ts';
 
 export interface RegistryOptions {
   storage: Storage;
@@ -22,7 +23,7 @@ export interface RegistryOptions {
   runner: PluginRunner;
   /** The package's code and manifest (runtime/runnable.ts). */
   readRunnable(pkg: PackageToCheck): Promise<Runnability>;
-  /** Every secret value of a plugin. */
+  /** Every secret value of a plugin, opened; SecretUnreadableError for one that cannot be. */
   secretsOf(db: Kysely<Database>, name: string): Promise<Record<string, string>>;
   /** The most effects one answer may hold on this instance (docs/plugins.md, "Breadth limits"). */
   maxEffectsPerAnswer: number;
@@ -190,13 +191,24 @@ export class PluginRegistry implements HandlerIndex, CallRunner {
       await this.cannotRun(plugin, why, runnable.kind === 'nothing-to-run' ? `${runnable.message}, so enabling it runs nothing` : why);
       return;
     }
+    // Its secrets first: one that cannot be opened (the wrong key, a sealed value changed in the
+    // database) fails the load with the reason, and the plugin never runs with a value that is not
+    // the one an admin set (docs/operations.md, "Sealed secrets").
+    let secrets: Record<string, string>;
+    try {
+      secrets = await this.options.secretsOf(db, name);
+    } catch (err) {
+      if (!(err instanceof SecretUnreadableError)) throw err;
+      if (this.plugins.get(name) !== plugin || this.closed) return;
+      await this.failed(plugin, `${err.message}; set it again`, declaredHandlers(runnable.plugin, null, {}, this.options));
+      return;
+    }
     const loaded = await this.options.runner.load(runnable.plugin);
     if (this.plugins.get(name) !== plugin || this.closed) return;
     if (!loaded.ok) {
       await this.failed(plugin, loaded.reasons.join('; '), declaredHandlers(runnable.plugin, null, {}, this.options));
       return;
     }
-    const secrets = await this.options.secretsOf(db, name);
     plugin.handlers = declaredHandlers(runnable.plugin, loaded.handlers, secrets, this.options);
     Object.assign(plugin, { state: 'running', detail: null, since: Date.now(), retryAt: null, failedLoads: 0 } satisfies Partial<EnabledPlugin>);
     const events = [...new Set(plugin.handlers.flatMap((h) => h.events))];

@@ -42,9 +42,19 @@ export interface RecordChanged {
   actor: string;
 }
 
-export type Signal = PluginsChanged | SecretsChanged | OutboxWritten | RecordChanged;
+/**
+ * An API key or an OAuth client was revoked (docs/configuration.md, "Credentials"): every process
+ * forgets it from its credential cache and closes the log and change streams it opened, with the
+ * close code 4401. `credential` is a principal's: `api_key:<id>` or `client:<client_id>`.
+ */
+export interface CredentialRevoked {
+  type: 'credential-revoked';
+  credential: string;
+}
+
+export type Signal = PluginsChanged | SecretsChanged | OutboxWritten | RecordChanged | CredentialRevoked;
 export type SignalType = Signal['type'];
-export const SIGNAL_TYPES: readonly SignalType[] = ['plugins-changed', 'secrets-changed', 'outbox-written', 'record-changed'];
+export const SIGNAL_TYPES: readonly SignalType[] = ['plugins-changed', 'secrets-changed', 'outbox-written', 'record-changed', 'credential-revoked'];
 
 /** Where a listener's signal comes from: this process, or another one through the relay. */
 export type SignalOrigin = 'local' | 'remote';
@@ -53,7 +63,13 @@ export type SignalListener = (signal: Signal, from: SignalOrigin) => void;
 /** What a process sends and hears: emitted here, received from others (for tests and diagnostics). */
 export type SignalCounts = Record<SignalOrigin, Record<SignalType, number>>;
 
-const zero = (): Record<SignalType, number> => ({ 'plugins-changed': 0, 'secrets-changed': 0, 'outbox-written': 0, 'record-changed': 0 });
+const zero = (): Record<SignalType, number> => ({
+  'plugins-changed': 0,
+  'secrets-changed': 0,
+  'outbox-written': 0,
+  'record-changed': 0,
+  'credential-revoked': 0,
+});
 
 /** What an operation needs of the channel (its Ctx holds one). */
 export interface Signals {

@@ -54,6 +54,9 @@ export function signalOf(payload: string, ownOrigin: string): Signal | undefined
       actor: r.actor as string,
     };
   }
+  if (r.type === 'credential-revoked') {
+    return typeof r.credential === 'string' && r.credential.length > 0 && r.credential.length <= 300 ? { type: r.type, credential: r.credential } : undefined;
+  }
   if (typeof r.plugin !== 'string') return undefined;
   return { type: r.type as 'plugins-changed' | 'secrets-changed', plugin: r.plugin };
 }

@@ -1,11 +1,69 @@
 // The append-only audit trail (the database refuses UPDATE and DELETE on it).
-import type { Insertable, Kysely } from 'kysely';
+import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { AuditEventTable, Database } from './schema.ts';
+import type { Storage } from './db.ts';
 import { insertRow } from './compiled.ts';
 
 type Db = Kysely<Database>;
 
 export const appendAudit = (db: Db, row: Insertable<AuditEventTable>) => insertRow(db, 'audit_events', row);
+
+/**
+ * The audit rows of reads, written together: those appended in one turn of the event loop go in
+ * one write transaction (one write, not one per read, beside the changes of the same moment); each
+ * append's promise settles with that write. Plugins' reads (runtime/data-reads.ts) and API
+ * clients' reads (audit/reads.ts) are written through one.
+ */
+export class AuditBatch {
+  private rows: Array<Insertable<AuditEventTable>> = [];
+  private waiting: Array<{ resolve: () => void; reject: (err: unknown) => void }> = [];
+  /** Writes begun and not yet settled. */
+  private readonly inflight = new Set<Promise<void>>();
+
+  constructor(private readonly storage: Storage) {}
+
+  append(...rows: Array<Insertable<AuditEventTable>>): Promise<void> {
+    if (rows.length === 0) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      this.rows.push(...rows);
+      this.waiting.push({ resolve, reject });
+      if (this.waiting.length === 1) setImmediate(() => this.flush());
+    });
+  }
+
+  /** Resolves once every row appended so far has been written or refused (before the database closes). */
+  async settled(): Promise<void> {
+    while (this.waiting.length > 0 || this.inflight.size > 0) {
+      if (this.waiting.length > 0) this.flush();
+      await Promise.all(this.inflight);
+    }
+  }
+
+  private flush(): void {
+    if (this.waiting.length === 0) return; // flushed early by settled()
+    const rows = this.rows;
+    const waiting = this.waiting;
+    this.rows = [];
+    this.waiting = [];
+    // One write at a time, each after the last has settled: on PostgreSQL two batches written at once
+    // could take their ids in either order, and the trail's "newest first" is by id.
+    const previous = Promise.all(this.inflight);
+    const storage = this.storage;
+    // A named function: a test that fails one write of the database tells this one apart by its name.
+    const write = previous
+      .then(() =>
+        storage.transact(async function writeAuditBatch(trx) {
+          for (const row of rows) await appendAudit(trx, row);
+        }),
+      )
+      .then(
+        () => waiting.forEach((w) => w.resolve()),
+        (err: unknown) => waiting.forEach((w) => w.reject(err)),
+      )
+      .finally(() => this.inflight.delete(write));
+    this.inflight.add(write);
+  }
+}
 
 export const auditFor = (db: Db, entityType: string, entityId: string) =>
   db.selectFrom('audit_events').selectAll().where('entity_type', '=', entityType).where('entity_id', '=', entityId).orderBy('id').execute();
@@ -25,4 +83,51 @@ export async function listReads(db: Db, actor: string, patientKey: string | unde
     base.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
   ]);
   return { rows: rows.map((r) => ({ ...r, id: Number(r.id), occurred_at: Number(r.occurred_at) })), count: Number(total.n) };
+}
+
+/** An audit row as read back (numbers as numbers on both engines). */
+export type AuditRow = Omit<Selectable<AuditEventTable>, 'id' | 'occurred_at'> & { id: number; occurred_at: number };
+
+export interface AuditListFilters {
+  patientKey?: string | undefined;
+  noteKey?: string | undefined;
+  command?: string | undefined;
+  actor?: string | undefined;
+  credential?: string | undefined;
+  action?: string | undefined;
+  /** Microseconds, inclusive. */
+  since?: number | undefined;
+  /** Microseconds, exclusive. */
+  until?: number | undefined;
+  /** Rows with a smaller id only (the cursor). */
+  before?: number | undefined;
+  limit: number;
+}
+
+/**
+ * The trail newest first, as filtered: one equality filter leads an index of (column, id) that
+ * the database walks backwards from `before`, the others are checked on the rows it meets
+ * (docs/operations.md, "Audit trail").
+ */
+export async function listAudit(db: Db, f: AuditListFilters): Promise<AuditRow[]> {
+  const rows = await auditListQuery(db, f).execute();
+  return rows.map((r) => ({ ...r, id: Number(r.id), occurred_at: Number(r.occurred_at) }));
+}
+
+/** The query listAudit runs (its plan is tested over a million rows: test/audit-trail.test.ts). */
+export function auditListQuery(db: Db, f: AuditListFilters) {
+  return db
+    .selectFrom('audit_events')
+    .selectAll()
+    .$if(f.patientKey !== undefined, (q) => q.where('patient_key', '=', f.patientKey!))
+    .$if(f.noteKey !== undefined, (q) => q.where('note_key', '=', f.noteKey!))
+    .$if(f.command !== undefined, (q) => q.where('entity_type', '=', 'command').where('entity_id', '=', f.command!))
+    .$if(f.actor !== undefined, (q) => q.where('actor', '=', f.actor!))
+    .$if(f.credential !== undefined, (q) => q.where('credential', '=', f.credential!))
+    .$if(f.action !== undefined, (q) => q.where('action', '=', f.action!))
+    .$if(f.since !== undefined, (q) => q.where('occurred_at', '>=', f.since!))
+    .$if(f.until !== undefined, (q) => q.where('occurred_at', '<', f.until!))
+    .$if(f.before !== undefined, (q) => q.where('id', '<', f.before!))
+    .orderBy('id', 'desc')
+    .limit(f.limit);
 }

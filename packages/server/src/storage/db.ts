@@ -6,11 +6,12 @@ import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
-import { GroupCommit } from './group-commit.ts';
+import { GroupCommit, type GroupCommitObserver } from './group-commit.ts';
 import { holds, type Hold } from './holds.ts';
 import { SqliteReaderDialect } from './sqlite-reader.ts';
-import { namedStatementPool } from './pg-statements.ts';
-import { startCheckpointer } from './sqlite-checkpointer.ts';
+import { namedStatementPool, type ConnectionWaits } from './pg-statements.ts';
+import { startCheckpointer, type CheckpointStats } from './sqlite-checkpointer.ts';
+import { sqliteConnectionPragmas } from './sqlite-settings.ts';
 import { isConnectionError, OutcomeUnknownError, storageErrorOf } from './errors.ts';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -34,9 +35,43 @@ export interface Storage {
   transact<T>(work: (trx: Kysely<Database>, hold: Hold) => Promise<T>): Promise<T>;
   /** SQLite only: how writes were grouped into transactions. */
   groupCommit?: GroupCommit['stats'];
+  /** SQLite only (a file, not `:memory:`): the background checkpointer's work so far (sqlite-checkpointer.ts). */
+  checkpoints?: () => CheckpointStats;
+  /** Where each connection pool stands now, read at a metrics scrape (docs/operations.md, "Monitoring"). */
+  pools(): PoolUse[];
+  /** From now on, tells `observer` of every wait for a connection, and on SQLite of every group-commit batch. */
+  observe(observer: StorageObserver): void;
   /** Refreshes the query planner's statistics (SQLite; PostgreSQL's autovacuum does it). */
   optimize(): Promise<void>;
+  /**
+   * SQLite: rewrites the file from its live rows (VACUUM) and empties the write-ahead log
+   * (checkpoint TRUNCATE), so that nothing overwritten or deleted stays in either: after secrets
+   * stored in plaintext were sealed (docs/operations.md, "Sealed secrets"). Takes time and disk
+   * in proportion to the file; never during serving. PostgreSQL: nothing (its history is its own).
+   */
+  scrub(): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * One pool of connections: on PostgreSQL `main` (requests and writes) and `plugin_reads` (plugins'
+ * reads of the record); on SQLite `writer`, the one connection every write takes in turn through
+ * the group commit, `waiting` being the writes queued for the next batch.
+ */
+export interface PoolUse {
+  pool: 'main' | 'plugin_reads' | 'writer';
+  max: number;
+  busy: number;
+  idle: number;
+  waiting: number;
+}
+
+/** What the metrics are told as it happens (each call O(1)). */
+export interface StorageObserver {
+  /** A query or transaction waited this long for a connection of `pool` (on SQLite: a write for its batch), in seconds. */
+  waitedFor(pool: PoolUse['pool'], seconds: number): void;
+  /** SQLite: a group-commit transaction begins with `writes` writes. */
+  batch: GroupCommitObserver['batch'];
 }
 
 export interface OpenOptions {
@@ -53,25 +88,41 @@ export function engineOf(url: string): Engine {
 
 export function openStorage(url: string, options: OpenOptions = {}): Storage {
   if (engineOf(url) === 'sqlite') return openSqlite(url.slice('sqlite:'.length), options);
-  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  const max = options.poolSize ?? 10;
+  const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   // No database fault may end the process (docs/api.md, "When the database is away"): an idle
   // client losing its connection is reported to the pool, and every client gets its own
   // listener when it connects, so one checked out when the server ends it does not throw either.
   // A broken client is not reused: the pool discards it on release (it is no longer queryable).
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namedStatementPool(pool) }) });
+  const mainWaits: ConnectionWaits = { waited: undefined };
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namedStatementPool(pool, mainWaits) }) });
   const readPool = new pg.Pool({ connectionString: url, max: PLUGIN_READ_POOL_SIZE, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   readPool.on('error', () => undefined);
   readPool.on('connect', (client) => client.on('error', () => undefined));
-  const pluginReader = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namedStatementPool(readPool) }) });
+  const readWaits: ConnectionWaits = { waited: undefined };
+  const pluginReader = new Kysely<Database>({ dialect: new PostgresDialect({ pool: namedStatementPool(readPool, readWaits) }) });
+  const use = (name: 'main' | 'plugin_reads', p: pg.Pool, size: number): PoolUse => ({
+    pool: name,
+    max: size,
+    busy: p.totalCount - p.idleCount,
+    idle: p.idleCount,
+    waiting: p.waitingCount,
+  });
   return {
     db,
     reader: db,
     pluginReader,
     engine: 'postgres',
     transact: (work) => pgTransaction(db, work),
+    pools: () => [use('main', pool, max), use('plugin_reads', readPool, PLUGIN_READ_POOL_SIZE)],
+    observe: (observer) => {
+      mainWaits.waited = (seconds) => observer.waitedFor('main', seconds);
+      readWaits.waited = (seconds) => observer.waitedFor('plugin_reads', seconds);
+    },
     optimize: async () => undefined,
+    scrub: async () => undefined,
     close: async () => {
       await Promise.all([db.destroy(), pluginReader.destroy()]);
     },
@@ -124,17 +175,7 @@ function openSqlite(file: string, options: OpenOptions): Storage {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const open = () => {
     const raw = new BetterSqlite3(file);
-    raw.pragma('journal_mode = WAL');
-    raw.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
-    raw.pragma('foreign_keys = ON');
-    raw.pragma('busy_timeout = 5000');
-    // Bounded work for PRAGMA optimize, which refreshes planner statistics.
-    raw.pragma('analysis_limit = 1000');
-    // System calls dominate SQLite's cost here: statement journals (savepoints) stay in memory,
-    // a 64 MiB page cache and memory-mapped reads keep pages out of read(2).
-    raw.pragma('temp_store = MEMORY');
-    raw.pragma('cache_size = -65536');
-    raw.pragma('mmap_size = 268435456');
+    for (const pragma of sqliteConnectionPragmas(options.synchronous ?? 'normal')) raw.pragma(pragma);
     return raw;
   };
   const writer = open();
@@ -154,6 +195,11 @@ function openSqlite(file: string, options: OpenOptions): Storage {
     engine: 'sqlite',
     transact: (work) => group.run(work).catch((err: unknown) => Promise.reject(storageErrorOf(err) ?? err)),
     groupCommit: group.stats,
+    ...(checkpointer === undefined ? {} : { checkpoints: () => checkpointer.stats() }),
+    pools: () => [{ pool: 'writer', max: 1, busy: group.busy ? 1 : 0, idle: group.busy ? 0 : 1, waiting: group.queued }],
+    observe: (observer) => {
+      group.observer = { batch: (writes) => observer.batch(writes), waited: (seconds) => observer.waitedFor('writer', seconds) };
+    },
     optimize: async () => {
       await sql`PRAGMA optimize`.execute(db);
       // The reader read the planner's statistics when it opened and keeps them: reload them, or
@@ -167,6 +213,22 @@ function openSqlite(file: string, options: OpenOptions): Storage {
           readerRaw.pragma('query_only = 1');
         }
       }
+    },
+    scrub: async () => {
+      // The copy VACUUM makes goes to a temporary file, not memory (temp_store is MEMORY otherwise).
+      writer.pragma('temp_store = FILE');
+      try {
+        writer.exec('VACUUM');
+      } finally {
+        writer.pragma('temp_store = MEMORY');
+      }
+      // The background checkpointer may hold the log for a moment: then the truncation is tried again.
+      for (let attempt = 0; attempt < 10; attempt++) {
+        const [result] = writer.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+        if (result?.busy === 0) return;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      throw new Error('the write-ahead log could not be emptied (SQLite kept answering busy)');
     },
     close: async () => {
       await checkpointer?.close();

@@ -22,6 +22,8 @@ type Work<T> = (trx: Kysely<Database>, hold: Hold) => Promise<T>;
 
 interface Job {
   work: Work<unknown>;
+  /** When it joined the queue (performance.now()): its wait for a batch, for the metrics. */
+  queuedAt: number;
   resolve(value: unknown): void;
   reject(reason: unknown): void;
   /** Times it was set aside for a slow check. */
@@ -29,6 +31,14 @@ interface Job {
 }
 
 type Result = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/** What the metrics learn of each batch (docs/operations.md, "Monitoring"): O(1) a batch, and a write. */
+export interface GroupCommitObserver {
+  /** A transaction begins with `writes` writes. */
+  batch(writes: number): void;
+  /** A write waited this long in the queue before its transaction began, in seconds. */
+  waited(seconds: number): void;
+}
 
 /** A write that ran in this transaction: its savepoint, its checks, what it gave. */
 interface Ran {
@@ -57,16 +67,28 @@ export class GroupCommit {
   private running = false;
   /** Transactions committed or rolled back, writes run in them, and writes set aside for a slow check (for tests and metrics). */
   readonly stats = { batches: 0, writes: 0, parked: 0 };
+  /** Told of every batch and write's wait when set (the metrics). */
+  observer: GroupCommitObserver | undefined;
 
   constructor(private readonly db: Kysely<Database>) {}
 
   run<T>(work: Work<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.enqueue({ work, resolve: resolve as (v: unknown) => void, reject, parked: 0 });
+      this.enqueue({ work, resolve: resolve as (v: unknown) => void, reject, parked: 0, queuedAt: 0 });
     });
   }
 
+  /** Writes waiting for a batch, and whether one runs now (the writer queue of the metrics). */
+  get queued(): number {
+    return this.queue.length;
+  }
+
+  get busy(): boolean {
+    return this.running;
+  }
+
   private enqueue(job: Job): void {
+    if (this.observer !== undefined) job.queuedAt = performance.now();
     this.queue.push(job);
     if (!this.running) {
       this.running = true;
@@ -87,6 +109,12 @@ export class GroupCommit {
   private async batch(jobs: Job[]): Promise<void> {
     this.stats.batches += 1;
     this.stats.writes += jobs.length;
+    const observer = this.observer;
+    if (observer !== undefined) {
+      observer.batch(jobs.length);
+      const now = performance.now();
+      for (const job of jobs) observer.waited(job.queuedAt === 0 ? 0 : (now - job.queuedAt) / 1000);
+    }
     const results = new Map<Job, Result>();
     const parked = new Set<Job>();
     try {

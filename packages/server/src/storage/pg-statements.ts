@@ -24,11 +24,19 @@ export function nameStatement(text: string): void {
 /** The statement name of `text`, if it has one. */
 export const statementName = (text: string): string | undefined => names.get(text);
 
+/** Told how long each connection was waited for, in seconds, when set (the metrics: storage/db.ts `observe`). */
+export interface ConnectionWaits {
+  waited: ((seconds: number) => void) | undefined;
+}
+
 /** Kysely's view of `pool`, sending parameterised statements as named ones. */
-export function namedStatementPool(pool: pg.Pool): PostgresPool {
+export function namedStatementPool(pool: pg.Pool, waits: ConnectionWaits = { waited: undefined }): PostgresPool {
   return {
     connect: async (): Promise<PostgresPoolClient> => {
+      const waited = waits.waited;
+      const started = waited === undefined ? 0 : performance.now();
       const client = await pool.connect();
+      if (waited !== undefined) waited((performance.now() - started) / 1000);
       const query = (text: unknown, values?: readonly unknown[]) => {
         if (typeof text !== 'string' || values === undefined || values.length === 0) return client.query(text as string, values as unknown[]);
         const name = statementName(text);

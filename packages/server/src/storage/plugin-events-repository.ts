@@ -85,3 +85,14 @@ export async function countPluginEvents(db: Db): Promise<number> {
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/**
+ * The outbox's backlog, read at a metrics scrape (docs/operations.md, "Monitoring"): the events
+ * waiting, counted up to `cap` (a stuck outbox is not scanned whole every scrape), and when the
+ * oldest was written (microseconds; null when none waits), found by the primary key.
+ */
+export async function outboxBacklog(db: Db, cap: number): Promise<{ events: number; oldestCreatedAt: number | null }> {
+  const counted = await sql<{ n: number | string }>`SELECT count(*) AS n FROM (SELECT 1 FROM plugin_events LIMIT ${cap}) AS waiting`.execute(db);
+  const oldest = await db.selectFrom('plugin_events').select('created_at').orderBy('id').limit(1).executeTakeFirst();
+  return { events: Number(counted.rows[0]?.n ?? 0), oldestCreatedAt: oldest === undefined ? null : Number(oldest.created_at) };
+}

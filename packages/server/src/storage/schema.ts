@@ -27,6 +27,10 @@ export interface ApiKeyTable {
   staff_key: string | null;
   scopes: string;
   created_at: number;
+  /** Microseconds; null: never expires / not revoked / never used (to the minute) (migration 019). */
+  expires_at: number | null;
+  revoked_at: number | null;
+  last_used_at: number | null;
 }
 
 export interface OAuthClientTable {
@@ -36,6 +40,10 @@ export interface OAuthClientTable {
   staff_key: string;
   scopes: string;
   created_at: number;
+  /** Microseconds; null: never expires / not revoked / never used (to the minute) (migration 019). */
+  expires_at: number | null;
+  revoked_at: number | null;
+  last_used_at: number | null;
 }
 
 export interface AccessTokenTable {
@@ -52,6 +60,8 @@ export interface PatientTable {
   first_name: string;
   last_name: string;
   birth_date: string | null;
+  /** female | male | other | unknown (migration 015); null when not given. */
+  sex_at_birth: string | null;
   created_at: number;
 }
 
@@ -95,6 +105,10 @@ export interface AuditEventTable {
   before: string | null;
   after: string | null;
   request_id: string | null;
+  /** The patient the row concerns, where it concerns one (migration 018). */
+  patient_key: string | null;
+  /** The note the row concerns, where it concerns one (migration 018). */
+  note_key: string | null;
 }
 
 export interface IdempotencyKeyTable {
@@ -167,9 +181,14 @@ export interface PluginCacheTable {
 export interface PluginSecretTable {
   plugin_name: string;
   name: string;
-  /** The value as set: handlers read it, so it cannot be hashed; no endpoint returns it. */
+  /**
+   * The value sealed (lib/sealing.ts: `v1:` and base64 of nonce, ciphertext and tag): handlers
+   * read it, so it cannot be hashed; no endpoint returns it. Plaintext only while `key_id` is null.
+   */
   value: string;
   updated_at: number;
+  /** The id of the key that sealed `value` (migration 017); null: plaintext of an earlier version, sealed by the next start. */
+  key_id: string | null;
 }
 
 /** The outbox of POST events (docs/plugins.md, "Delivery and guarantees"). */
@@ -265,6 +284,8 @@ export interface ConceptTable {
   active: number;
   /** JSON object of small facts (term type, class…), or null. */
   extra: string | null;
+  /** Place among the most used concepts of the system (1 = most used), from data; null when unranked. */
+  usage_rank: number | null;
   updated_at: number;
 }
 

@@ -16,6 +16,10 @@ export interface AuditEntry {
   entityId: string;
   before: unknown;
   after: unknown;
+  /** The patient it concerns, where it concerns one: the audit trail's patient filter (docs/operations.md, "Audit trail"). */
+  patientKey?: string | null;
+  /** The note it concerns, where it concerns one. */
+  noteKey?: string | null;
 }
 
 export interface Outcome<T> {
@@ -100,6 +104,8 @@ export async function writeTransaction<T>(
       before: e.before === undefined || e.before === null ? null : JSON.stringify(e.before),
       after: e.after === undefined || e.after === null ? null : JSON.stringify(e.after),
       request_id: ctx.requestId,
+      patient_key: e.patientKey ?? null,
+      note_key: e.noteKey ?? null,
     });
     const writer: Writer = {
       trx,

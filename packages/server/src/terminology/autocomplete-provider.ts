@@ -3,9 +3,11 @@
 // Registered with the autocomplete framework when the app is assembled (src/autocomplete-providers.ts).
 import { CodeSystems } from '@charta/api/constants';
 import { findConcept } from '../storage/concepts-repository.ts';
+import { listChartRows } from '../storage/chart-repository.ts';
 import { searchConcepts, toConcept, type Concept } from './search.ts';
+import { matchesAllWords, normalizeText, parseSearchTerm } from './normalize.ts';
 import { codingsOf, optionDoc, unstructuredOption } from '../autocomplete/option.ts';
-import type { OptionDoc, OptionProvider, OptionProviders, OptionSource } from '../autocomplete/types.ts';
+import type { OptionDoc, OptionProvider, OptionProviders, OptionSource, SourceContext } from '../autocomplete/types.ts';
 
 type TerminologySource = Extract<OptionSource, { kind: 'terminology' }>;
 
@@ -16,10 +18,24 @@ export function conceptOption(concept: Concept): OptionDoc {
   return optionDoc(concept.display, concept.code, [{ code: concept.code, display: concept.display, system: concept.system }], { annotations: [concept.code] });
 }
 
+/** What marks a patient's active condition among the options (docs/api.md, "Autocomplete"). */
+export const ON_THE_CHART = 'Active condition on the chart';
+
+/** The patient's active conditions coded in the field's systems that match every word of the term (all of them for ''). */
+async function chartConditions(source: TerminologySource, ctx: SourceContext, term: string): Promise<OptionDoc[]> {
+  const { words } = parseSearchTerm(term);
+  const rows = await listChartRows(ctx.db, 'condition', ctx.patientKey, ['active']);
+  return rows
+    .filter((r) => source.systems.includes(r.system) && (words.length === 0 || matchesAllWords(normalizeText(`${r.display} ${r.code}`), words)))
+    .map((r) => ({ ...conceptOption({ system: r.system, code: r.code, display: r.display, extra: null }), description: ON_THE_CHART }));
+}
+
 export const terminologyProvider: OptionProvider<TerminologySource> = {
   async search(source, ctx, term, limit) {
+    const first = source.conditionsFirst === true ? (await chartConditions(source, ctx, term)).slice(0, limit) : [];
+    const seen = new Set(first.map((o) => String(o.value)));
     const concepts = await searchConcepts(ctx.db, ctx.engine, source.systems, term, limit);
-    return concepts.map(conceptOption);
+    return [...first, ...concepts.map(conceptOption).filter((o) => !seen.has(String(o.value)))].slice(0, limit);
   },
 
   async resolve(source, ctx, picked) {

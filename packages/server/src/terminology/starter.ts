@@ -1,6 +1,7 @@
 // The starter set that ships in packages/server/data/starter/: loaded on start when its files
 // changed since the last load (their sha256 is kept in settings), never overwriting a concept
-// already stored (an operator's imported release wins over the starter set).
+// already stored (an operator's imported release wins over the starter set) except to give it
+// the usage rank the starter set has for it (release files carry none).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -28,7 +29,14 @@ export const STARTER_FILES: readonly StarterFile[] = [
     file: 'icd10cm.tsv',
     system: CodeSystems.ICD10,
     columns: 2,
-    record: ([code, display]) => ({ code: code!, display: display!, active: true, extra: { billable: true } }),
+    // usage_rank: the code's place among the most common primary-care diagnoses (README.md there).
+    record: ([code, display, rank]) => ({
+      code: code!,
+      display: display!,
+      active: true,
+      extra: { billable: true },
+      ...(rank ? { usageRank: usageRank(rank, code!) } : {}),
+    }),
   },
   { file: 'hcpcs.tsv', system: CodeSystems.HCPCS, columns: 2, record: ([code, display]) => ({ code: code!, display: display!, active: true }) },
   {
@@ -51,6 +59,12 @@ export const STARTER_FILES: readonly StarterFile[] = [
   // Free-text instructions: SNOMED CT is licensed, so instruct's starter options are UNSTRUCTURED.
   { file: 'instructions.tsv', system: CodeSystems.UNSTRUCTURED, columns: 1, record: ([text]) => ({ code: text!, display: text!, active: true }) },
 ];
+
+/** A usage rank column: a positive integer (1 = the most used). */
+function usageRank(cell: string, code: string): number {
+  if (!/^[1-9]\d*$/.test(cell)) throw new Error(`usage_rank of ${code} is not a positive integer: ${JSON.stringify(cell)}`);
+  return Number(cell);
+}
 
 /** The rows of a starter TSV, header dropped, every row checked to have its columns. */
 export function readStarterRows(file: string, columns: number): string[][] {

@@ -21,6 +21,7 @@ export function toRow(system: string, record: ConceptRecord, now: number): NewCo
     search_text: `${normalizeText(record.code)} ${displayKey}`.trim(),
     active: record.active ? 1 : 0,
     extra: record.extra === undefined || Object.keys(record.extra).length === 0 ? null : JSON.stringify(record.extra),
+    usage_rank: record.usageRank ?? null,
     updated_at: now,
   };
 }

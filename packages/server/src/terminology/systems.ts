@@ -24,4 +24,10 @@ export interface ConceptRecord {
   active: boolean;
   /** Small facts worth keeping (RxNorm term type, LOINC class…); JSON-serialisable. */
   extra?: Record<string, string | number | boolean>;
+  /**
+   * Place among the most used concepts of the system (1 = the most used), where data says so
+   * (the starter set's `usage_rank` column); the search ranks used concepts first among equal
+   * matches (docs/api.md, "How a search matches and ranks").
+   */
+  usageRank?: number;
 }

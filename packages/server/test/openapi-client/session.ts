@@ -57,6 +57,9 @@ export async function session({ clinical, tool, anonymous, clientId, clientSecre
   // Health and the token endpoint: no credentials.
   assert.equal(must(await anonymous.GET('/healthz'), 200).status, 'ok');
   assert.equal(must(await anonymous.GET('/readyz'), 200).status, 'ok');
+  // The metrics: the Prometheus text format, for an admin API key (docs/operations.md, "Monitoring").
+  assert.equal((await anonymous.GET('/metrics', { parseAs: 'text' })).response.status, 401);
+  assert.match(must(await tool.GET('/metrics', { parseAs: 'text' }), 200), /^# HELP charta_http_requests_total /m);
   const token = must(
     await anonymous.POST('/auth/token/', {
       body: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret },
@@ -92,6 +95,14 @@ export async function session({ clinical, tool, anonymous, clientId, clientSecre
   const command: Command = must(created, 201);
   assert.equal(command.schema_key, 'assess');
   assert.ok(!Number.isNaN(Date.parse(command.created_at)));
+  // The audit trail has it (the admin key), and the clinical token may not read it.
+  const trail = must(await tool.GET('/core/api/v1/audit/', { params: { query: { command: command.uuid, limit: 10 } } }), 200);
+  assert.ok(trail.results.some((e) => e.action === 'command.created' && e.entity_id === command.uuid));
+  assert.equal((await clinical.GET('/core/api/v1/audit/', { params: { query: {} } })).error?.status, 403);
+  // Who wrote it, by name.
+  const author = must(await clinical.GET('/core/api/v1/staff/{key}', { params: { path: { key: command.originated_by } } }), 200);
+  assert.equal(author.key, command.originated_by);
+  assert.equal(typeof author.name, 'string');
   const replayed = await clinical.POST('/core/api/v1/commands/', {
     body: { schemaKey: kind, noteKey, values: { narrative: 'Stable' } },
     params: { header: { 'idempotency-key': 'openapi-session-1' } },
@@ -219,6 +230,16 @@ export async function session({ clinical, tool, anonymous, clientId, clientSecre
 
   // The reference data catalogues (admin, API key).
   const admin = '/core/api/v1/admin';
+  // Credentials (docs/api.md, "Credentials"): created, listed without the secret, revoked.
+  const key = must(await tool.POST(`${admin}/api-keys/`, { body: { label: 'session', expires_at: '2099-01-01T00:00:00Z' } }), 201);
+  assert.ok(key.api_key.length > 0);
+  const keys = must(await tool.GET(`${admin}/api-keys/`), 200);
+  assert.ok(keys.results.some((k) => k.id === key.id));
+  assert.ok(!JSON.stringify(keys).includes(key.api_key));
+  assert.notEqual(must(await tool.POST(`${admin}/api-keys/{id}/revoke/`, { params: { path: { id: key.id } } }), 200).revoked_at, null);
+  const client = must(await tool.POST(`${admin}/oauth-clients/`, { body: { label: 'session' } }), 201);
+  assert.ok(must(await tool.GET(`${admin}/oauth-clients/`), 200).results.some((c) => c.client_id === client.client_id));
+  must(await tool.POST(`${admin}/oauth-clients/{client_id}/revoke/`, { params: { path: { client_id: client.client_id } } }), 200);
   must(await tool.POST(`${admin}/staff/`, { body: { first_name: 'Grace', last_name: 'Hopper', role: 'provider' } }), 201);
   assert.ok(must(await tool.GET(`${admin}/staff/`, { params: { query: { limit: 5 } } }), 200).count >= 1);
   const partner = must(await tool.POST(`${admin}/lab-partners/`, { body: { name: 'Acme Labs' } }), 201);

@@ -9,6 +9,8 @@ import pg from 'pg';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { startServer, type Running } from '../../src/server.ts';
 import type { Engine } from '../../src/storage/db.ts';
+import { SecretKey } from '../../src/lib/sealing.ts';
+import { createKeyFile } from '../../src/lib/secret-key-files.ts';
 
 /** Engines the storage tests run on; CHARTA_TEST_ENGINES=sqlite narrows it for a quick local run. */
 export const ENGINES: Engine[] = (process.env.CHARTA_TEST_ENGINES ?? 'sqlite,postgres').split(',').map((e) => e.trim() as Engine);
@@ -18,15 +20,34 @@ export const PG_ADMIN_URL = process.env.CHARTA_TEST_PG_URL ?? 'postgres://postgr
 export interface TestDatabase {
   url: string;
   dataDir: string;
+  /**
+   * What a process on it needs in its environment besides the URL and the data directory: on
+   * PostgreSQL the secret key's file (CHARTA_SECRET_KEY_FILE, made here; docs/operations.md, "Sealed
+   * secrets"); on SQLite nothing (the first start makes `<data dir>/secret.key`).
+   */
+  env: Record<string, string>;
   drop(): Promise<void>;
+}
+
+/** Drops a PostgreSQL database of this server, whoever is connected to it. */
+export async function dropPostgresDatabase(name: string): Promise<void> {
+  const c = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await c.connect();
+  try {
+    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  } finally {
+    await c.end();
+  }
 }
 
 /** A new, empty database of the engine; drop() removes it. */
 export async function createDatabase(engine: Engine): Promise<TestDatabase> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'charta-test-'));
   if (engine === 'sqlite') {
-    return { url: `sqlite:${path.join(dataDir, 'charta.db')}`, dataDir, drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };
+    return { url: `sqlite:${path.join(dataDir, 'charta.db')}`, dataDir, env: {}, drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };
   }
+  const keyFile = path.join(dataDir, 'postgres-secret.key');
+  createKeyFile(keyFile, SecretKey.generate());
   const name = `charta_test_${crypto.randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
   await admin.connect();
@@ -40,14 +61,9 @@ export async function createDatabase(engine: Engine): Promise<TestDatabase> {
   return {
     url: url.toString(),
     dataDir,
+    env: { CHARTA_SECRET_KEY_FILE: keyFile },
     drop: async () => {
-      const c = new pg.Client({ connectionString: PG_ADMIN_URL });
-      await c.connect();
-      try {
-        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await c.end();
-      }
+      await dropPostgresDatabase(name);
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
@@ -68,6 +84,7 @@ export function testConfig(db: TestDatabase, overrides: Partial<Config> = {}): C
       CHARTA_BOOTSTRAP_API_KEY: TEST_API_KEY,
       CHARTA_BOOTSTRAP_CLIENT_ID: TEST_CLIENT_ID,
       CHARTA_BOOTSTRAP_CLIENT_SECRET: TEST_CLIENT_SECRET,
+      ...db.env,
     }),
     ...overrides,
   };

@@ -15,6 +15,31 @@ export { tokenFor };
 const ROOT = path.resolve(import.meta.dirname, '../../../..');
 const BIN = path.join(ROOT, 'packages/server/bin/charta-server.js');
 
+/** What a program run to its exit said. */
+export interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `program` with `args` to its exit, from the repository's root, with this process's environment minus Charta's settings, plus `env`. */
+export function runProgram(program: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const clean: NodeJS.ProcessEnv = {};
+    for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('CHARTA_') && k !== 'NODE_TEST_CONTEXT') clean[k] = v;
+    const child = spawn(program, args, { cwd: ROOT, env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (c) => (stdout += c));
+    child.stderr!.on('data', (c) => (stderr += c));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** `charta-server` with `args` to its exit (runProgram). */
+export const runChartaServer = (args: string[], env: NodeJS.ProcessEnv = {}): Promise<Ran> => runProgram(process.execPath, [BIN, ...args], env);
+
 /** Every child started here, so `after` (and process exit) can kill whatever is left. */
 export const children = new Set<ChildProcess>();
 export const killAll = () => {
@@ -63,6 +88,7 @@ export async function startServerProcess(db: TestDatabase, extraEnv: NodeJS.Proc
     CHARTA_BOOTSTRAP_API_KEY: TEST_API_KEY,
     CHARTA_BOOTSTRAP_CLIENT_ID: TEST_CLIENT_ID,
     CHARTA_BOOTSTRAP_CLIENT_SECRET: TEST_CLIENT_SECRET,
+    ...db.env,
     ...extraEnv,
   });
   const child = spawn(process.execPath, [BIN, 'start', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -90,3 +116,6 @@ export async function startServerProcess(db: TestDatabase, extraEnv: NodeJS.Proc
   });
   return { child, url, output: () => out, exited };
 }
+
+/** `charta-server` with these arguments, to its exit: the environment is `env` alone (with `CHARTA_PORT` 0), no `CHARTA_*` of this process. */
+export const runBinary = (args: string[], env: NodeJS.ProcessEnv): Promise<Ran> => runChartaServer(args, { CHARTA_PORT: '0', ...env });

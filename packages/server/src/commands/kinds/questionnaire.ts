@@ -11,7 +11,7 @@ interface QuestionDefinition {
   code: string;
   label: string;
   type: string;
-  options: Array<{ pk: string; code: string; text: string }>;
+  options: Array<{ pk: string; code: string; text: string; score?: number }>;
 }
 
 const MAX_ANSWER_TEXT = 10_000;
@@ -19,7 +19,8 @@ const INT_BOUND = 1_000_000_000;
 
 function questionField(q: QuestionDefinition): FieldDef | undefined {
   const base = { name: `${QUESTION_PREFIX}${q.pk}`, required: false, description: q.label, label: q.label };
-  const choices = q.options.map((o) => ({ value: o.pk, text: o.text }));
+  // A scored answer carries its points, for a client to show the total (docs/api.md, "Fields").
+  const choices = q.options.map((o) => ({ value: o.pk, text: o.text, ...(typeof o.score === 'number' ? { score: o.score } : {}) }));
   switch (q.type) {
     case 'TXT':
       return { ...base, type: 'MultiLineTextField', maxLength: MAX_ANSWER_TEXT };

@@ -48,7 +48,7 @@ export const sigField = (required: boolean, description: string): FieldDef => ({
   description,
 });
 
-/** ICD-10 diagnoses that justify an order (labOrder.diagnosis, prescribe.indications). */
+/** ICD-10 diagnoses that justify an order (labOrder.diagnosis, prescribe.indications): the patient's active conditions offered first. */
 export const diagnosesField = (name: string, maxItems: number, description: string): FieldDef => ({
   name,
   type: 'AutocompleteField',
@@ -56,7 +56,7 @@ export const diagnosesField = (name: string, maxItems: number, description: stri
   multiple: true,
   maxItems,
   codingSystems: [CodeSystems.ICD10, CodeSystems.UNSTRUCTURED],
-  source: { kind: 'terminology', systems: [CodeSystems.ICD10] },
+  source: { kind: 'terminology', systems: [CodeSystems.ICD10], conditionsFirst: true },
   description,
 });
 

@@ -11,6 +11,8 @@ export type FieldType = ApiFieldType;
 export interface Choice {
   readonly value: string;
   readonly text: string;
+  /** A scored questionnaire's answer: the points it adds to the total. */
+  readonly score?: number;
 }
 
 export interface FieldDef {

@@ -7,9 +7,12 @@
 // Requests on one plugin run in the order they came, one at a time; different plugins run side
 // by side. A call's clock starts when it is handed to its isolate; one that runs past its
 // deadline and the margin (a built-in that never checks the deadline) ends that isolate alone,
-// which is loaded again before the plugin's next call. The main thread stays free, so an answer
-// of any size leaves at once. It answers every request exactly once.
+// which is loaded again before the plugin's next call. Isolates start and evaluate their modules
+// a few at a time (Loader), and the isolate of a check that passed is kept a while for the load of
+// the same code (CheckedIsolates). The main thread stays free, so an answer of any size leaves at
+// once. It answers every request exactly once.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { isMainThread, Worker, workerData } from 'node:worker_threads';
 import { backendEntry, DEFAULT_BACKEND, registerBackendModules, unknownBackend } from '../sandbox/registry.ts';
@@ -65,11 +68,12 @@ class IsolateThread {
 
   private constructor(
     private readonly worker: Worker,
-    onBinding: BindingAsked,
+    /** Where its calls' binding requests go: the host, for a loaded plugin; nowhere, while it is checked. */
+    private onBinding: BindingAsked,
   ) {
     worker.on('message', (message: IsolateResponse) => {
       // A binding its call asks for is no answer: the call goes on.
-      if (message.op === 'binding-request') onBinding(this, message);
+      if (message.op === 'binding-request') this.onBinding(this, message);
       else this.answered({ kind: 'response', response: message });
     });
     worker.on('error', (err) => this.end(`${err.name}: ${err.message}`));
@@ -148,6 +152,11 @@ class IsolateThread {
     return this.ended === null;
   }
 
+  /** Its calls' binding requests go there from now (a checked isolate taken by the load of its plugin). */
+  routeBindings(onBinding: BindingAsked): void {
+    this.onBinding = onBinding;
+  }
+
   /**
    * The tag of the request the isolate serves now. An isolate's messages come in the order it
    * sent them, so a binding request arrives while the call that made it is still this one.
@@ -206,40 +215,154 @@ const limitsOf = (plugin: PluginToLoad) => ({ ...DEFAULT_SANDBOX_LIMITS, ...plug
 /** How long evaluating the plugin's modules may take before its isolate is ended. */
 const loadGuardMs = (plugin: PluginToLoad) => Math.max(1, plugin.entries.length) * (limitsOf(plugin).deadlineMs + BOOTSTRAP_ALLOWANCE_MS) + OVERRUN_MARGIN_MS;
 
-/** Loads the plugin in a new isolate: the isolate, or every reason it failed (the isolate ended). */
-async function loadIsolate(
-  backends: Backends,
-  plugin: PluginToLoad,
-  onBinding: BindingAsked,
-): Promise<{ ok: true; thread: IsolateThread; answer: LoadAnswer } | { ok: false; reasons: string[] }> {
-  if (typeof plugin.backend !== 'string' || backendEntry(plugin.backend) === undefined) {
-    // Modules registered by the host may still be on their way: the backend's preparation tells.
+/**
+ * Isolates started and evaluating their plugin's modules at once, at most: a load, a check, a load
+ * again after an isolate ended. Evaluating a module is work for a core, and its deadline and guard
+ * are wall time: a runner starting with 30 plugins of 700 KB each started 30 isolates at once on
+ * a 2-core machine, and nearly every load ran past its guard (docs/performance.md, "Plugin
+ * platform"). A load waits here for its turn before its isolate starts; its guards start with it.
+ */
+const LOADS_AT_ONCE = Math.max(2, os.availableParallelism());
+
+/** Runs at most `size` pieces of work at once; the others wait in the order they came. */
+class Slots {
+  private free: number;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(size: number) {
+    this.free = size;
+  }
+
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.free > 0) this.free--;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
     try {
-      await backends.prepared(plugin.backend);
-    } catch (err) {
-      return { ok: false, reasons: [err instanceof Error ? err.message : String(err)] };
+      return await work();
+    } finally {
+      const next = this.waiting.shift();
+      if (next !== undefined) next();
+      else this.free++;
     }
   }
-  const thread = await IsolateThread.start(backends, plugin.backend, onBinding);
-  if (typeof thread === 'string') return { ok: false, reasons: [thread] };
-  const guardMs = loadGuardMs(plugin);
-  const answer = await thread.ask({ op: 'load', plugin }, guardMs);
-  if (answer.kind === 'response' && answer.response.op === 'loaded' && answer.response.ok) {
-    const handlers = answer.response.modules.flatMap((m) => m.handlers.map((h) => ({ entry: m.entry, ...h })));
-    return { ok: true, thread, answer: { ok: true, handlers } };
+}
+
+type Loaded = { ok: true; thread: IsolateThread; answer: LoadAnswer } | { ok: false; reasons: string[] };
+
+/**
+ * How the child starts isolates (each its turn, LOADS_AT_ONCE at a time) and what it counts of
+ * them (RunnerStats).
+ */
+class Loader {
+  private readonly slots = new Slots(LOADS_AT_ONCE);
+  /** Isolates started since the child started, each evaluating its plugin's modules. */
+  started = 0;
+
+  constructor(readonly backends: Backends) {}
+
+  /**
+   * Loads the plugin in a new isolate, once its turn comes (`onStart`: then): the isolate, or
+   * every reason it failed (the isolate ended).
+   */
+  load(plugin: PluginToLoad, onBinding: BindingAsked, onStart?: () => void): Promise<Loaded> {
+    return this.slots.run(() => {
+      onStart?.();
+      return this.loadNow(plugin, onBinding);
+    });
   }
-  thread.terminate();
-  if (answer.kind === 'overran') {
-    return {
-      ok: false,
-      reasons: [`evaluating its modules ran past ${guardMs} ms without stopping at the deadline (a built-in that never checks it); its isolate was ended`],
-    };
+
+  private async loadNow(plugin: PluginToLoad, onBinding: BindingAsked): Promise<Loaded> {
+    const backends = this.backends;
+    if (typeof plugin.backend !== 'string' || backendEntry(plugin.backend) === undefined) {
+      // Modules registered by the host may still be on their way: the backend's preparation tells.
+      try {
+        await backends.prepared(plugin.backend);
+      } catch (err) {
+        return { ok: false, reasons: [err instanceof Error ? err.message : String(err)] };
+      }
+    }
+    const thread = await IsolateThread.start(backends, plugin.backend, onBinding);
+    if (typeof thread === 'string') return { ok: false, reasons: [thread] };
+    this.started++;
+    const guardMs = loadGuardMs(plugin);
+    const answer = await thread.ask({ op: 'load', plugin }, guardMs);
+    if (answer.kind === 'response' && answer.response.op === 'loaded' && answer.response.ok) {
+      const handlers = answer.response.modules.flatMap((m) => m.handlers.map((h) => ({ entry: m.entry, ...h })));
+      return { ok: true, thread, answer: { ok: true, handlers } };
+    }
+    thread.terminate();
+    if (answer.kind === 'overran') {
+      return {
+        ok: false,
+        reasons: [`evaluating its modules ran past ${guardMs} ms without stopping at the deadline (a built-in that never checks it); its isolate was ended`],
+      };
+    }
+    if (answer.kind === 'died') return { ok: false, reasons: [`its isolate died while loading: ${answer.why}`] };
+    if (answer.kind === 'cut') return { ok: false, reasons: ['its isolate ended before it could load the plugin'] };
+    const response = answer.response;
+    if (response.op === 'loaded' && !response.ok) return { ok: false, reasons: response.reasons };
+    return { ok: false, reasons: [`its isolate failed: ${response.op === 'failed' ? response.message : 'it answered out of turn'}`] };
   }
-  if (answer.kind === 'died') return { ok: false, reasons: [`its isolate died while loading: ${answer.why}`] };
-  if (answer.kind === 'cut') return { ok: false, reasons: ['its isolate ended before it could load the plugin'] };
-  const response = answer.response;
-  if (response.op === 'loaded' && !response.ok) return { ok: false, reasons: response.reasons };
-  return { ok: false, reasons: [`its isolate failed: ${response.op === 'failed' ? response.message : 'it answered out of turn'}`] };
+}
+
+/** How long the isolate of a check that passed is kept for the load of the same code (docs/plugins.md, "The install check"). */
+const KEEP_CHECKED_MS = 10_000;
+/** Isolates of checks kept at most; past it, the oldest is ended. */
+const KEEP_CHECKED_MAX = 4;
+
+/**
+ * Whether two loads run the same code the same way: the same plugin name, backend and entries,
+ * the same text of every file, the same limits. Nothing else a load gives a sandbox.
+ */
+function sameCode(a: PluginToLoad, b: PluginToLoad): boolean {
+  if (a.name !== b.name || a.backend !== b.backend) return false;
+  if (!Array.isArray(a.entries) || !Array.isArray(b.entries) || a.entries.length !== b.entries.length) return false;
+  if (a.entries.some((entry, i) => entry !== b.entries[i])) return false;
+  const files = Object.keys(a.files);
+  if (files.length !== Object.keys(b.files).length) return false;
+  if (!files.every((file) => Object.hasOwn(b.files, file) && typeof a.files[file] === 'string' && a.files[file] === b.files[file])) return false;
+  const [la, lb] = [limitsOf(a) as Record<string, unknown>, limitsOf(b) as Record<string, unknown>];
+  return [...new Set([...Object.keys(la), ...Object.keys(lb)])].every((key) => la[key] === lb[key]);
+}
+
+/**
+ * The isolates of checks that passed, kept a while (docs/plugins.md, "The install check"): an
+ * install or update checks its package, stores it, and then every process loads it; the load in
+ * the process that checked it takes the checked isolate instead of starting another one that
+ * evaluates the same modules again, if it loads exactly what was checked (sameCode). Nothing ran
+ * in a checked isolate since its modules were evaluated: no call reaches it. Each is ended after
+ * KEEP_CHECKED_MS, or when KEEP_CHECKED_MAX newer ones are kept.
+ */
+class CheckedIsolates {
+  private readonly kept: Array<{ plugin: PluginToLoad; thread: IsolateThread; answer: LoadAnswer; timer: NodeJS.Timeout }> = [];
+  /** Loads that took a checked isolate since the child started. */
+  taken = 0;
+
+  keep(plugin: PluginToLoad, thread: IsolateThread, answer: LoadAnswer): void {
+    const entry = { plugin, thread, answer, timer: setTimeout(() => this.end(entry), KEEP_CHECKED_MS) };
+    this.kept.push(entry);
+    while (this.kept.length > KEEP_CHECKED_MAX) this.end(this.kept[0]!);
+  }
+
+  /** The isolate of a check of this very code, taken out (the caller routes its bindings); undefined when none is kept. */
+  take(plugin: PluginToLoad): { thread: IsolateThread; answer: LoadAnswer } | undefined {
+    const index = this.kept.findIndex((k) => k.thread.alive && sameCode(k.plugin, plugin));
+    if (index < 0) return undefined;
+    const { thread, answer, timer } = this.kept.splice(index, 1)[0]!;
+    clearTimeout(timer);
+    this.taken++;
+    return { thread, answer };
+  }
+
+  get size(): number {
+    return this.kept.length;
+  }
+
+  private end(entry: (typeof this.kept)[number]): void {
+    const index = this.kept.indexOf(entry);
+    if (index >= 0) this.kept.splice(index, 1);
+    clearTimeout(entry.timer);
+    entry.thread.terminate('no load of its plugin took it');
+  }
 }
 
 const unavailable = (message: string): CallResult => ({ outcome: { kind: 'unavailable', message }, logs: [], droppedLogLines: 0, reloaded: false });
@@ -263,7 +386,9 @@ class Plugin {
 
   constructor(
     readonly name: string,
-    private readonly backends: Backends,
+    private readonly loader: Loader,
+    /** The isolates of checks that passed: a load of what was checked takes its isolate. */
+    private readonly checked: CheckedIsolates,
     private readonly reply: (response: RunnerResponse) => void,
     private readonly forget: (plugin: Plugin) => void,
     /** Passes a binding request of this plugin's calls on to the host. */
@@ -307,7 +432,8 @@ class Plugin {
           continue;
         }
         const { request } = job;
-        this.reply({ id: request.id, op: 'begin' });
+        // A load begins when its isolate starts (its turn among the loads: Loader).
+        if (request.op !== 'load') this.reply({ id: request.id, op: 'begin' });
         let response: RunnerResponse;
         try {
           response = await this.serve(request);
@@ -327,7 +453,14 @@ class Plugin {
       case 'load': {
         // A new version gets a new isolate; a load that fails leaves the one loaded before in place.
         await this.reloading;
-        const result = await loadIsolate(this.backends, request.plugin, this.onBinding);
+        const kept = this.checked.take(request.plugin);
+        let result: Loaded;
+        if (kept === undefined) result = await this.loader.load(request.plugin, this.onBinding, () => this.reply({ id: request.id, op: 'begin' }));
+        else {
+          this.reply({ id: request.id, op: 'begin' });
+          kept.thread.routeBindings(this.onBinding);
+          result = { ok: true, ...kept };
+        }
         if (!result.ok) return { id: request.id, op: 'loaded', answer: result };
         this.thread?.terminate();
         this.thread = result.thread;
@@ -395,7 +528,7 @@ class Plugin {
     const loaded = this.loaded!;
     let reasons: string[];
     try {
-      const result = await loadIsolate(this.backends, loaded, this.onBinding);
+      const result = await this.loader.load(loaded, this.onBinding);
       if (result.ok && this.loaded === loaded) {
         this.thread = result.thread;
         return;
@@ -457,6 +590,8 @@ function serveChild(): void {
   // The default backend is prepared at once (QuickJS's WebAssembly compiled for every isolate);
   // requests that come meanwhile wait for it where they need it. Each load reports a failure.
   backends.prepared(DEFAULT_BACKEND).catch(() => undefined);
+  const loader = new Loader(backends);
+  const checked = new CheckedIsolates();
   const plugins = new Map<string, Plugin>();
   const send = batchedSender<RunnerResponse>((batch) => void process.send?.(batch));
 
@@ -479,7 +614,8 @@ function serveChild(): void {
     if (plugin === undefined) {
       plugin = new Plugin(
         name,
-        backends,
+        loader,
+        checked,
         send,
         (p) => {
           if (plugins.get(p.name) === p) plugins.delete(p.name);
@@ -492,9 +628,8 @@ function serveChild(): void {
   };
 
   const check = async (request: Extract<RunnerRequest, { op: 'check' }>): Promise<void> => {
-    send({ id: request.id, op: 'begin' });
-    const result = await loadIsolate(backends, request.plugin, noBinding);
-    if (result.ok) result.thread.terminate();
+    const result = await loader.load(request.plugin, noBinding, () => send({ id: request.id, op: 'begin' }));
+    if (result.ok) checked.keep(request.plugin, result.thread, result.answer);
     send({ id: request.id, op: 'loaded', answer: result.ok ? result.answer : result });
   };
 
@@ -502,7 +637,14 @@ function serveChild(): void {
     send({ id: request.id, op: 'begin' });
     const loaded = [...plugins.values()].filter((p) => p.hasIsolate);
     const bytes = await Promise.all(loaded.map((p) => p.memoryBytes()));
-    const answer: RunnerStats = { rssBytes: process.memoryUsage().rss, plugins: loaded.map((p, i) => ({ name: p.name, memoryBytes: bytes[i]! })) };
+    const answer: RunnerStats = {
+      rssBytes: process.memoryUsage().rss,
+      plugins: loaded.map((p, i) => ({ name: p.name, memoryBytes: bytes[i]! })),
+      isolatesStarted: loader.started,
+      loadsAtOnce: LOADS_AT_ONCE,
+      checkedTaken: checked.taken,
+      checkedKept: checked.size,
+    };
     send({ id: request.id, op: 'stats', stats: answer });
   };
 

@@ -41,10 +41,18 @@ export interface RunnerHandler {
 /** The answer to a load or a check: every handler of every module, or every reason it failed. */
 export type LoadAnswer = { ok: true; handlers: RunnerHandler[] } | { ok: false; reasons: string[] };
 
-/** What the runner holds: its process's resident memory, and each loaded plugin's runtime. */
+/** What the runner holds (its process's resident memory, and each loaded plugin's runtime) and what it counts of its isolates. */
 export interface RunnerStats {
   rssBytes: number;
   plugins: Array<{ name: string; memoryBytes: number | null }>;
+  /** Isolates the child started since it started, each evaluating its plugin's modules: for a load, a check, a load again after an isolate ended. */
+  isolatesStarted: number;
+  /** Isolates that start and evaluate their plugin's modules at once, at most (the others wait their turn). */
+  loadsAtOnce: number;
+  /** Loads that took the isolate of a check of the same code instead of starting one (docs/plugins.md, "The install check"). */
+  checkedTaken: number;
+  /** Isolates of checks kept now for a load of their plugin. */
+  checkedKept: number;
 }
 
 export type RunnerRequest =
