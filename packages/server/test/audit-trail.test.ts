@@ -219,6 +219,8 @@ for (const engine of ENGINES) {
     let refuse = false;
     /** When set, the next batch of read rows waits for it before it is written (then it is cleared). */
     let hold: Promise<void> | undefined;
+    /** Transactions of read rows begun. */
+    let batches = 0;
     /** The second test closes the server itself (the database stays for the rest). */
     let closed = false;
     const readRows = async (storage: Instance['storage']) =>
@@ -240,6 +242,7 @@ for (const engine of ENGINES) {
       const transact = api.storage.transact;
       api.storage.transact = ((work: Parameters<typeof transact>[0]) => {
         if (work.name !== 'writeAuditBatch') return transact(work);
+        batches += 1;
         if (refuse) return Promise.reject(new Error('attempt to write a readonly database'));
         const held = hold;
         hold = undefined;
@@ -258,7 +261,7 @@ for (const engine of ENGINES) {
       assert.equal(await readRows(api.storage), 3);
     });
 
-    it('writes the batches of reads one after another, so the trail keeps the order of the reads', async () => {
+    it('writes the batches of reads one at a time, the rows that waited together, so the trail keeps the order of the reads', async () => {
       // The first read's batch is slow to write; the second read's batch is ready meanwhile. Written at
       // once, on PostgreSQL the second could take the smaller id (seen in CI: a page newest first out of order).
       let release!: () => void;
@@ -273,9 +276,13 @@ for (const engine of ENGINES) {
         ).id,
       );
       const patient = (await api.call('GET', `${C}/${uuid}`)).json.patient_key as string;
+      await until(() => hold === undefined); // the first read's write has begun, and waits
+      const begun = batches;
       assert.equal((await api.call('GET', `/core/api/v1/patients/${patient}`)).status, 200);
-      await new Promise((r) => setTimeout(r, 50)); // the second batch is ready and waits
+      assert.equal((await api.call('GET', `/core/api/v1/patients/${patient}`)).status, 200);
+      await new Promise((r) => setTimeout(r, 50)); // the later reads' rows are ready and wait
       assert.equal(await readRows(api.storage), before, 'nothing written while the first batch is held');
+      assert.equal(batches, begun, 'no second write begins while the first runs');
       release();
       const rows = async () =>
         api.storage.db
@@ -287,10 +294,11 @@ for (const engine of ENGINES) {
           .orderBy('id')
           .execute();
       const deadline = Date.now() + 3000;
-      while ((await rows()).length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      while ((await rows()).length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      assert.equal(batches, begun + 1, "the rows that waited go in one write, after the first's");
       assert.deepEqual(
         (await rows()).map((r) => r.action),
-        ['command.read', 'patient.read'],
+        ['command.read', 'patient.read', 'patient.read'],
         'the later read has the larger id',
       );
     });

@@ -8,17 +8,38 @@ type Db = Kysely<Database>;
 
 export const appendAudit = (db: Db, row: Insertable<AuditEventTable>) => insertRow(db, 'audit_events', row);
 
+/** Rows of one INSERT at most (11 columns each: well under either engine's limit on parameters). */
+const ROWS_PER_INSERT = 500;
+
+/** Appends rows in order, several to an INSERT (one row: the compiled insert). */
+async function appendAuditRows(db: Db, rows: Array<Insertable<AuditEventTable>>): Promise<void> {
+  if (rows.length === 1) {
+    await appendAudit(db, rows[0]!);
+    return;
+  }
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT)
+    await db
+      .insertInto('audit_events')
+      .values(rows.slice(i, i + ROWS_PER_INSERT))
+      .execute();
+}
+
 /**
- * The audit rows of reads, written together: those appended in one turn of the event loop go in
- * one write transaction (one write, not one per read, beside the changes of the same moment); each
- * append's promise settles with that write. Plugins' reads (runtime/data-reads.ts) and API
- * clients' reads (audit/reads.ts) are written through one.
+ * The audit rows of reads, written together: one write transaction at a time, which takes every
+ * row appended while the one before it ran (or, when none runs, those of one turn of the event
+ * loop): one write, not one per read, beside the changes of the same moment, and the rows in the
+ * trail in the order they were appended (two transactions at once could take their ids in either
+ * order on PostgreSQL, and the trail lists newest first by id). Under load the batches grow
+ * rather than queue. Each append's promise settles with its write. Plugins' reads
+ * (runtime/data-reads.ts) and API clients' reads (audit/reads.ts) are written through one.
  */
 export class AuditBatch {
   private rows: Array<Insertable<AuditEventTable>> = [];
   private waiting: Array<{ resolve: () => void; reject: (err: unknown) => void }> = [];
-  /** Writes begun and not yet settled. */
-  private readonly inflight = new Set<Promise<void>>();
+  /** The write begun and not yet settled. */
+  private inflight: Promise<void> | undefined;
+  /** A flush is due at the next turn. */
+  private scheduled = false;
 
   constructor(private readonly storage: Storage) {}
 
@@ -27,41 +48,45 @@ export class AuditBatch {
     return new Promise((resolve, reject) => {
       this.rows.push(...rows);
       this.waiting.push({ resolve, reject });
-      if (this.waiting.length === 1) setImmediate(() => this.flush());
+      // While a write runs, the rows wait for it to end (it flushes them).
+      if (this.inflight === undefined && !this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => {
+          this.scheduled = false;
+          this.flush();
+        });
+      }
     });
   }
 
   /** Resolves once every row appended so far has been written or refused (before the database closes). */
   async settled(): Promise<void> {
-    while (this.waiting.length > 0 || this.inflight.size > 0) {
-      if (this.waiting.length > 0) this.flush();
-      await Promise.all(this.inflight);
+    while (this.waiting.length > 0 || this.inflight !== undefined) {
+      this.flush();
+      await this.inflight;
     }
   }
 
   private flush(): void {
-    if (this.waiting.length === 0) return; // flushed early by settled()
+    if (this.waiting.length === 0 || this.inflight !== undefined) return; // flushed early, or the write running flushes them after
     const rows = this.rows;
     const waiting = this.waiting;
     this.rows = [];
     this.waiting = [];
-    // One write at a time, each after the last has settled: on PostgreSQL two batches written at once
-    // could take their ids in either order, and the trail's "newest first" is by id.
-    const previous = Promise.all(this.inflight);
-    const storage = this.storage;
     // A named function: a test that fails one write of the database tells this one apart by its name.
-    const write = previous
-      .then(() =>
-        storage.transact(async function writeAuditBatch(trx) {
-          for (const row of rows) await appendAudit(trx, row);
-        }),
-      )
+    const write = this.storage
+      .transact(async function writeAuditBatch(trx) {
+        await appendAuditRows(trx, rows);
+      })
       .then(
         () => waiting.forEach((w) => w.resolve()),
         (err: unknown) => waiting.forEach((w) => w.reject(err)),
       )
-      .finally(() => this.inflight.delete(write));
-    this.inflight.add(write);
+      .finally(() => {
+        this.inflight = undefined;
+        this.flush();
+      });
+    this.inflight = write;
   }
 }
 
