@@ -33,9 +33,11 @@
 // BENCH_SCENARIOS=plugin-commit runs the plugin variants with their own no-plugin reference;
 // BENCH_PROFILE=plugin-commit (or plugin-commit-<variant>) profiles them.
 import { buildStaleBundles } from '../scripts/build-bundles.js';
-import { median, mergeRounds } from './lib/format.ts';
+import { f0, f1, mdTable, median, mergeRounds } from './lib/format.ts';
+import { heapGrowth, summarizeHeapSnapshot } from './lib/heap.ts';
 import { shuffle } from './lib/random.ts';
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import type autocannon from 'autocannon';
 import { isoMicros } from '../packages/server/src/lib/time.ts';
@@ -373,11 +375,19 @@ async function memoryScenario(opts: BenchOptions, engine: string, child: Child, 
   const before = rssMiB(child.pid);
   await measure({ ...spec, requests, amount: first });
   const warmed = rssMiB(child.pid);
+  // Snapshots between the loads (each pauses the server for seconds): not in the measured window.
+  const snapshot = async (after: number) =>
+    opts.heapSnapshots
+      ? child.call<{ file: string; bytes: number }>('heapSnapshot', { file: path.join(RESULTS, 'heap', `${engine}-${after}.heapsnapshot`) })
+      : undefined;
+  const snapshots = [await snapshot(first)];
   const stop = cpuMeter(child.pid);
   const rss = rssSampler(child.pid);
   const result = await measure({ ...spec, requests, amount: opts.memoryRequests - first });
   const cpu = stop();
   const memory = rss();
+  snapshots.push(await snapshot(opts.memoryRequests));
+  if (snapshots[0] !== undefined && snapshots[1] !== undefined) heapReport(engine, [first, opts.memoryRequests], snapshots[0].file, snapshots[1].file);
   const serverCores = cpu.server + (engine === 'postgres' ? cpu.postgres : 0);
   console.log(
     `  (memory: RSS ${before.toFixed(0)} MiB before, ${warmed.toFixed(0)} MiB after ${first.toLocaleString('en-US')} GETs, ` +
@@ -393,6 +403,33 @@ async function memoryScenario(opts: BenchOptions, engine: string, child: Child, 
     scenario: 'memory',
     request: `GET ${API}/{uuid} × ${opts.memoryRequests.toLocaleString('en-US')} (RSS after the first ${first.toLocaleString('en-US')} and at the end; the row's figures are of the last ${(opts.memoryRequests - first).toLocaleString('en-US')})`,
   };
+}
+
+/** What the memory scenario's two heap snapshots hold, and what grew between them: printed, and written beside them. */
+function heapReport(engine: string, after: [number, number], beforeFile: string, afterFile: string): void {
+  const [a, b] = [summarizeHeapSnapshot(beforeFile), summarizeHeapSnapshot(afterFile)];
+  const mib = (bytes: number) => f1(bytes / 2 ** 20);
+  const at = after.map((n) => `after ${n.toLocaleString('en-US')} GETs`);
+  const lines = [
+    `Live heap of the ${engine} server (each snapshot follows a full collection): ${mib(a.bytes)} MiB in ${a.nodes.toLocaleString('en-US')} objects ${at[0]}, ` +
+      `${mib(b.bytes)} MiB in ${b.nodes.toLocaleString('en-US')} objects ${at[1]} (${f1(((b.bytes - a.bytes) / a.bytes) * 100)} %).`,
+    '',
+    mdTable(
+      ['group (DevTools Summary)', `count ${at[0]}`, `count ${at[1]}`, 'KiB before', 'KiB after', 'KiB change'],
+      heapGrowth(a, b),
+      (g) => [
+        g.name.slice(0, 60),
+        f0(g.countBefore),
+        f0(g.countAfter),
+        f0(g.bytesBefore / 1024),
+        f0(g.bytesAfter / 1024),
+        f0((g.bytesAfter - g.bytesBefore) / 1024),
+      ],
+      1,
+    ),
+  ].join('\n');
+  console.log(`  (heap: ${lines.split('\n')[0]})`);
+  fs.writeFileSync(path.join(RESULTS, 'heap', `${engine}.md`), `${lines}\n`);
 }
 
 /**

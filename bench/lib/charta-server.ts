@@ -22,6 +22,7 @@ import { createDatabase, testConfig, TEST_API_KEY, TEST_CLIENT_ID, TEST_CLIENT_S
 import { Child, serve } from './child.ts';
 import { clockMs, fanoutEvent, paced, type PaceResult } from './fanout.ts';
 import { startProfile, stopProfile } from './profiler.ts';
+import { writeHeapSnapshot } from './heap.ts';
 import type { SeedPlan, Seeded } from './seed.ts';
 import { generateConcepts } from './terminology.ts';
 import { barePg, closeBarePg } from './bare-pg.ts';
@@ -486,6 +487,7 @@ serve({
     if (file === undefined) throw new Error('bare-sqlite: not on SQLite');
     return bareSqlite({ file, synchronous, staffKey: staffKey!, credential: `client:${TEST_CLIENT_ID}` });
   },
+  heapSnapshot: ({ file }: { file: string }) => writeHeapSnapshot(file),
   profileStart: () => startProfile(),
   profileStop: ({ file }: { file: string }) => stopProfile(file),
   close: async () => {

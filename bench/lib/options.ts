@@ -14,6 +14,8 @@ export interface BenchOptions {
   commands: number;
   /** GET requests of the memory scenario (BENCH_MEMORY_REQUESTS). */
   memoryRequests: number;
+  /** memory: a heap snapshot of the server after the first tenth and at the end, and what grew between them (BENCH_HEAP_SNAPSHOTS=1). */
+  heapSnapshots: boolean;
   /** Scenarios whose server CPU profile is written to bench/results/profiles/ (BENCH_PROFILE=get,create or all). */
   profile: string[];
   /** Longest wait, per scenario, for other work on the machine to stop (BENCH_QUIET_WAIT seconds; 0 = never wait). */
@@ -117,6 +119,7 @@ export function loadOptions(): BenchOptions {
     engines,
     commands: positive('BENCH_COMMANDS', 100_000, true),
     memoryRequests: positive('BENCH_MEMORY_REQUESTS', 1_000_000, true),
+    heapSnapshots: process.env.BENCH_HEAP_SNAPSHOTS === '1',
     profile: list('BENCH_PROFILE') ?? [],
     sqliteAnalyze: process.env.BENCH_SQLITE_ANALYZE === '1',
     quietWait: process.env.BENCH_QUIET_WAIT === '0' ? 0 : positive('BENCH_QUIET_WAIT', 20),
