@@ -56,6 +56,8 @@ export interface BenchOptions {
   isolationAttackers: Array<'pre' | 'post'>;
   /** plugin-isolation: the attacks run, by name (BENCH_ISOLATION_ATTACKS; all by default). */
   isolationAttacks: string[] | undefined;
+  /** plugin-commit: rounds, each measuring every variant between two no-plugin runs (BENCH_PLUGIN_COMMIT_ROUNDS). */
+  pluginCommitRounds: number;
   /** metrics: rounds of GET a command with metrics off and on, in turn (BENCH_METRICS_ROUNDS). */
   metricsRounds: number;
   /** backup: backups taken with no load, for the throughput (BENCH_BACKUP_QUIET). */
@@ -140,6 +142,7 @@ export function loadOptions(): BenchOptions {
     isolationRate: positive('BENCH_ISOLATION_RATE', 50),
     isolationAttackers: attackersOf(list('BENCH_ISOLATION_ATTACKERS') ?? ['pre', 'post']),
     isolationAttacks: list('BENCH_ISOLATION_ATTACKS'),
+    pluginCommitRounds: positive('BENCH_PLUGIN_COMMIT_ROUNDS', 1, true),
     metricsRounds: positive('BENCH_METRICS_ROUNDS', 3, true),
     backupQuiet: positive('BENCH_BACKUP_QUIET', 3, true),
     backupRounds: positive('BENCH_BACKUP_ROUNDS', 3, true),

@@ -31,6 +31,7 @@ import type { Child } from './child.ts';
 import { cpuMeter, waitForIdle, waitForQuiet } from './cpu.ts';
 import { measure } from './load.ts';
 import type { BenchOptions } from './options.ts';
+import { median, mergeRounds } from './format.ts';
 import type { PluginCommitRow, ReadTiming } from './report.ts';
 
 const PLUGINS = '/core/api/v1/plugins/';
@@ -126,7 +127,7 @@ export const VARIANTS: Variant[] = [
 
 /** Staged plans one engine needs for this scenario: a slice per variant. */
 export function commitFixturesNeeded(opts: BenchOptions): number {
-  return VARIANTS.length * perVariant(opts) + 2 * opts.pluginLatencyProbes;
+  return opts.pluginCommitRounds * VARIANTS.length * perVariant(opts) + 2 * opts.pluginLatencyProbes;
 }
 
 /** Rounds of the read-timing handler: each reads the chart and a page of 20 commands (10 rounds: 20 reads, under the default budget of 50). */
@@ -314,108 +315,138 @@ export async function pluginCommitScenario(
   t: CommitTarget,
   packages: Map<string, Buffer>,
 ): Promise<{ rows: PluginCommitRow[]; reads: ReadTiming | undefined }> {
-  const rows: PluginCommitRow[] = [];
   const size = perVariant(opts);
   if (t.uuids.length < commitFixturesNeeded(opts)) throw new Error(`plugin-commit: ${t.uuids.length} staged plans, ${commitFixturesNeeded(opts)} needed`);
-  const countPostgres = t.engine === 'postgres';
-  for (const [i, v] of VARIANTS.entries()) {
-    const uuids = t.uuids.slice(i * size, (i + 1) * size);
-    if (v.plugin !== undefined) {
-      await installPlugin(t, v.plugin, packages.get(v.plugin)!);
-      await until(`${v.plugin} to run`, 30, async () => (await t.child.call<number>('handlers', { type: v.event })) === 1);
+  const rounds = opts.pluginCommitRounds;
+  const probesFrom = rounds * VARIANTS.length * size;
+  // Each round measures every variant between its own two no-plugin runs, and each variant's ratio
+  // is to that round's reference: the machine's drift between rounds falls out of the ratios.
+  const perRound: PluginCommitRow[][] = [];
+  for (let round = 0; round < rounds; round++) {
+    const rows: PluginCommitRow[] = [];
+    for (const [i, v] of VARIANTS.entries()) {
+      const from = (round * VARIANTS.length + i) * size;
+      // The handler latency one commit at a time: in the last round only.
+      const probes = round === rounds - 1 ? t.uuids.slice(probesFrom, probesFrom + opts.pluginLatencyProbes) : [];
+      rows.push(await measureVariant(opts, t, packages, v, t.uuids.slice(from, from + size), probes));
     }
-    const spec = { url: t.url, connections: opts.connections, headers: { authorization: `Bearer ${t.token}` }, requests: commits(uuids) };
-    if (opts.warmup > 0) {
-      await measure({ ...spec, duration: opts.warmup });
-      await drainOutbox(t.child);
-      await waitForIdle(t.child.pid, 60);
-    }
-    if (opts.quietWait > 0) await waitForQuiet(t.child.pid, 0.25, opts.quietWait, true);
-    const deliveredBefore = await t.child.call<number>('delivered');
-    const measuredFrom = await t.child.call<number>('nowMicros');
-    const profiled = opts.profile.includes('all') || opts.profile.includes('plugin-commit') || opts.profile.includes(`plugin-commit-${v.name}`);
-    if (profiled) await t.child.call('profileStart');
-    const stop = cpuMeter(t.child.pid === undefined ? undefined : [t.child.pid]); // the runner has its own column
-    const runnerBefore = childTicks(t.child.pid);
-    const batchesBefore = await t.child.call<GroupCommitStats | null>('groupCommit');
-    const result = await measure({ ...spec, duration: opts.duration });
-    const cpu = stop();
-    const batchesAfter = await t.child.call<GroupCommitStats | null>('groupCommit');
-    // USER_HZ is 100 on Linux: ticks ÷ 100 ÷ seconds = average cores.
-    const runner = (childTicks(t.child.pid) - runnerBefore) / 100 / cpu.seconds;
-    // POST events still in the outbox are delivered now: events/s counts this time too.
-    const drainSeconds = await drainOutbox(t.child);
-    if (profiled) {
-      const file = await t.child.call<string>('profileStop', {
-        file: path.join(import.meta.dirname, '..', 'results', 'profiles', `${t.engine}-plugin-commit-${v.name}.cpuprofile`),
-      });
-      console.log(`  (profiled: ${path.relative(process.cwd(), file)}; the profiler slows the server, so this row reads low)`);
-    }
-    const events = v.event === 'PLAN_COMMAND__POST_COMMIT' ? (await t.child.call<number>('delivered')) - deliveredBefore : 0;
-    const latencies = v.name === 'post-instruct' ? await t.child.call<number[]>('effectLatencies', { plugin: v.plugin, since: measuredFrom }) : [];
-    latencies.sort((a, b) => a - b);
-    await waitForIdle(t.child.pid, 60);
-    // The handler-call latency without a backlog: one commit at a time, each after the outbox is
-    // empty again, so the figure is the delivery itself, not the queue the load above left.
-    let unloaded: number[] = [];
-    if (v.name === 'post-instruct' && opts.pluginLatencyProbes > 0) {
-      const probes = t.uuids.slice(VARIANTS.length * size, VARIANTS.length * size + opts.pluginLatencyProbes);
-      const from = await t.child.call<number>('nowMicros');
-      for (const uuid of probes) {
-        const res = await fetch(`${t.url}${API}/${uuid}/commit/`, { method: 'POST', headers: { authorization: `Bearer ${t.token}` } });
-        if (res.status !== 200) throw new Error(`plugin-commit: a latency probe's commit answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
-        await until('the probe delivered', 60, async () => (await t.child.call<number>('outbox')) === 0, 1);
-      }
-      unloaded = (await t.child.call<number[]>('effectLatencies', { plugin: v.plugin, since: from })).sort((a, b) => a - b);
-      console.log(
-        `${t.engine.padEnd(8)}  plugin-commit ${v.name} one commit at a time: handler latency p50 ${quantile(unloaded, 0.5).toFixed(1)} ms  p90 ${quantile(unloaded, 0.9).toFixed(1)} ms  p99 ${quantile(unloaded, 0.99).toFixed(1)} ms  max ${(unloaded.at(-1) ?? NaN).toFixed(1)} ms (${unloaded.length} effects, ${unloaded.filter((ms) => ms > 100).length} over 100 ms)`,
-      );
-    }
-    if (v.plugin !== undefined) {
-      await deletePlugin(t, v.plugin);
-      await until(`${v.plugin} to stop`, 30, async () => (await t.child.call<number>('handlers', { type: v.event })) === 0);
-    }
-    const cores = cpu.server + runner + (countPostgres ? cpu.postgres : 0);
-    const row: PluginCommitRow = {
-      scenario: `plugin-commit ${v.name}`,
-      engine: t.engine,
-      variant: v.name,
-      description: v.description,
-      request: `POST ${API}/{uuid}/commit/ with ${v.description}`,
-      ...result,
-      ratio: NaN, // set once none-again is measured
-      cpu: { ...cpu, other: Math.max(0, cpu.other - runner) },
-      runnerCores: runner,
-      serverMicrosPerRequest: result.ok > 0 ? (cores * cpu.seconds * 1e6) / result.ok : NaN,
-      profiled,
-      events,
-      drainSeconds,
-      eventsPerSecond: events > 0 ? events / (result.seconds + drainSeconds) : 0,
-      effects: latencies.length,
-      handlerP50: quantile(latencies, 0.5),
-      handlerP99: quantile(latencies, 0.99),
-      handlerMax: latencies.length ? latencies[latencies.length - 1]! : NaN,
-      unloadedEffects: unloaded.length,
-      unloadedP50: quantile(unloaded, 0.5),
-      unloadedP99: quantile(unloaded, 0.99),
-      writesPerBatch:
-        batchesBefore === null || batchesAfter === null
-          ? null
-          : (batchesAfter.writes - batchesBefore.writes) / Math.max(1, batchesAfter.batches - batchesBefore.batches),
-      parked: batchesBefore === null || batchesAfter === null ? null : batchesAfter.parked - batchesBefore.parked,
-    };
-    rows.push(row);
-    console.log(`${t.engine.padEnd(8)}  plugin-commit ${v.name.padEnd(13)} ${line(row)}`);
+    const none = rows.filter((r) => r.variant === 'none' || r.variant === 'none-again');
+    const reference = none.reduce((sum, r) => sum + r.okPerSecond, 0) / none.length;
+    for (const r of rows) r.ratio = r.okPerSecond / reference;
+    console.log(
+      `${t.engine.padEnd(8)}  plugin-commit ${rounds > 1 ? `round ${round + 1} ` : ''}ratios to ${Math.round(reference)} commits/s (mean of none and none-again): ${rows.map((r) => `${r.variant} ${r.ratio.toFixed(2)}`).join(', ')}`,
+    );
+    perRound.push(rows);
   }
-  const none = rows.filter((r) => r.variant === 'none' || r.variant === 'none-again');
-  const reference = none.reduce((sum, r) => sum + r.okPerSecond, 0) / none.length;
-  for (const r of rows) r.ratio = r.okPerSecond / reference;
-  console.log(
-    `${t.engine.padEnd(8)}  plugin-commit ratios to ${Math.round(reference)} commits/s (mean of none and none-again): ${rows.map((r) => `${r.variant} ${r.ratio.toFixed(2)}`).join(', ')}`,
-  );
-  const timed = t.uuids.slice(VARIANTS.length * size + opts.pluginLatencyProbes, VARIANTS.length * size + 2 * opts.pluginLatencyProbes);
+  // Over rounds: each variant's figures are the rounds' medians (mergeRounds), its ratio the median of its rounds' ratios.
+  const rows = VARIANTS.map((_, i) => {
+    const all = perRound.map((rs) => rs[i]!);
+    return rounds === 1 ? all[0]! : { ...mergeRounds(all), ratio: median(all.map((r) => r.ratio)), roundRatios: all.map((r) => r.ratio) };
+  });
+  if (rounds > 1)
+    console.log(
+      `${t.engine.padEnd(8)}  plugin-commit median ratios over ${rounds} rounds: ${rows.map((r) => `${r.variant} ${r.ratio.toFixed(2)}`).join(', ')}`,
+    );
+  const timed = t.uuids.slice(probesFrom + opts.pluginLatencyProbes, probesFrom + 2 * opts.pluginLatencyProbes);
   const reads = timed.length > 0 ? await readTiming(t, packages.get(READ_TIMER)!, timed) : undefined;
   return { rows, reads };
+}
+
+/** One variant measured on its own staged plans `uuids` (its plugin installed first, deleted after); `probes` for post-instruct's latency one commit at a time. */
+async function measureVariant(
+  opts: BenchOptions,
+  t: CommitTarget,
+  packages: Map<string, Buffer>,
+  v: Variant,
+  uuids: string[],
+  probes: string[],
+): Promise<PluginCommitRow> {
+  const countPostgres = t.engine === 'postgres';
+  if (v.plugin !== undefined) {
+    await installPlugin(t, v.plugin, packages.get(v.plugin)!);
+    await until(`${v.plugin} to run`, 30, async () => (await t.child.call<number>('handlers', { type: v.event })) === 1);
+  }
+  const spec = { url: t.url, connections: opts.connections, headers: { authorization: `Bearer ${t.token}` }, requests: commits(uuids) };
+  if (opts.warmup > 0) {
+    await measure({ ...spec, duration: opts.warmup });
+    await drainOutbox(t.child);
+    await waitForIdle(t.child.pid, 60);
+  }
+  if (opts.quietWait > 0) await waitForQuiet(t.child.pid, 0.25, opts.quietWait, true);
+  const deliveredBefore = await t.child.call<number>('delivered');
+  const measuredFrom = await t.child.call<number>('nowMicros');
+  const profiled = opts.profile.includes('all') || opts.profile.includes('plugin-commit') || opts.profile.includes(`plugin-commit-${v.name}`);
+  if (profiled) await t.child.call('profileStart');
+  const stop = cpuMeter(t.child.pid === undefined ? undefined : [t.child.pid]); // the runner has its own column
+  const runnerBefore = childTicks(t.child.pid);
+  const batchesBefore = await t.child.call<GroupCommitStats | null>('groupCommit');
+  const result = await measure({ ...spec, duration: opts.duration });
+  const cpu = stop();
+  const batchesAfter = await t.child.call<GroupCommitStats | null>('groupCommit');
+  // USER_HZ is 100 on Linux: ticks ÷ 100 ÷ seconds = average cores.
+  const runner = (childTicks(t.child.pid) - runnerBefore) / 100 / cpu.seconds;
+  // POST events still in the outbox are delivered now: events/s counts this time too.
+  const drainSeconds = await drainOutbox(t.child);
+  if (profiled) {
+    const file = await t.child.call<string>('profileStop', {
+      file: path.join(import.meta.dirname, '..', 'results', 'profiles', `${t.engine}-plugin-commit-${v.name}.cpuprofile`),
+    });
+    console.log(`  (profiled: ${path.relative(process.cwd(), file)}; the profiler slows the server, so this row reads low)`);
+  }
+  const events = v.event === 'PLAN_COMMAND__POST_COMMIT' ? (await t.child.call<number>('delivered')) - deliveredBefore : 0;
+  const latencies = v.name === 'post-instruct' ? await t.child.call<number[]>('effectLatencies', { plugin: v.plugin, since: measuredFrom }) : [];
+  latencies.sort((a, b) => a - b);
+  await waitForIdle(t.child.pid, 60);
+  // The handler-call latency without a backlog: one commit at a time, each after the outbox is
+  // empty again, so the figure is the delivery itself, not the queue the load above left.
+  let unloaded: number[] = [];
+  if (v.name === 'post-instruct' && probes.length > 0) {
+    const from = await t.child.call<number>('nowMicros');
+    for (const uuid of probes) {
+      const res = await fetch(`${t.url}${API}/${uuid}/commit/`, { method: 'POST', headers: { authorization: `Bearer ${t.token}` } });
+      if (res.status !== 200) throw new Error(`plugin-commit: a latency probe's commit answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
+      await until('the probe delivered', 60, async () => (await t.child.call<number>('outbox')) === 0, 1);
+    }
+    unloaded = (await t.child.call<number[]>('effectLatencies', { plugin: v.plugin, since: from })).sort((a, b) => a - b);
+    console.log(
+      `${t.engine.padEnd(8)}  plugin-commit ${v.name} one commit at a time: handler latency p50 ${quantile(unloaded, 0.5).toFixed(1)} ms  p90 ${quantile(unloaded, 0.9).toFixed(1)} ms  p99 ${quantile(unloaded, 0.99).toFixed(1)} ms  max ${(unloaded.at(-1) ?? NaN).toFixed(1)} ms (${unloaded.length} effects, ${unloaded.filter((ms) => ms > 100).length} over 100 ms)`,
+    );
+  }
+  if (v.plugin !== undefined) {
+    await deletePlugin(t, v.plugin);
+    await until(`${v.plugin} to stop`, 30, async () => (await t.child.call<number>('handlers', { type: v.event })) === 0);
+  }
+  const cores = cpu.server + runner + (countPostgres ? cpu.postgres : 0);
+  const row: PluginCommitRow = {
+    scenario: `plugin-commit ${v.name}`,
+    engine: t.engine,
+    variant: v.name,
+    description: v.description,
+    request: `POST ${API}/{uuid}/commit/ with ${v.description}`,
+    ...result,
+    ratio: NaN, // set once none-again is measured
+    cpu: { ...cpu, other: Math.max(0, cpu.other - runner) },
+    runnerCores: runner,
+    serverMicrosPerRequest: result.ok > 0 ? (cores * cpu.seconds * 1e6) / result.ok : NaN,
+    profiled,
+    events,
+    drainSeconds,
+    eventsPerSecond: events > 0 ? events / (result.seconds + drainSeconds) : 0,
+    effects: latencies.length,
+    handlerP50: quantile(latencies, 0.5),
+    handlerP99: quantile(latencies, 0.99),
+    handlerMax: latencies.length ? latencies[latencies.length - 1]! : NaN,
+    unloadedEffects: unloaded.length,
+    unloadedP50: quantile(unloaded, 0.5),
+    unloadedP99: quantile(unloaded, 0.99),
+    writesPerBatch:
+      batchesBefore === null || batchesAfter === null
+        ? null
+        : (batchesAfter.writes - batchesBefore.writes) / Math.max(1, batchesAfter.batches - batchesBefore.batches),
+    parked: batchesBefore === null || batchesAfter === null ? null : batchesAfter.parked - batchesBefore.parked,
+  };
+  console.log(`${t.engine.padEnd(8)}  plugin-commit ${v.name.padEnd(13)} ${line(row)}`);
+  return row;
 }
 
 /** The HTTP twin of one round: what chart.get and commands.list read, as a client of the API reads it. */

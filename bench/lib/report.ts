@@ -148,6 +148,8 @@ export interface PluginCommitRow extends Row {
   /** SQLite: writes per group-commit transaction during the measurement, and writes set aside for a slow PRE check (null on PostgreSQL). */
   writesPerBatch: number | null;
   parked: number | null;
+  /** BENCH_PLUGIN_COMMIT_ROUNDS > 1: each round's ratio (the row's is their median). */
+  roundRatios?: number[];
 }
 
 /** plugin-commit's read timing (lib/plugin-commit.ts). */
@@ -519,7 +521,7 @@ const commitCells = (r: PluginCommitRow) => [
   r.variant + (r.profiled ? ' (profiled)' : ''),
   r.engine,
   f0(r.okPerSecond),
-  f2(r.ratio),
+  f2(r.ratio) + (r.roundRatios === undefined ? '' : ` (${r.roundRatios.map(f2).join(', ')})`),
   f2(r.p50),
   f2(r.p99),
   String(r.non2xx + r.errors + r.timeouts),
