@@ -111,7 +111,7 @@ let synchronous: 'normal' | 'full' = 'normal';
 async function setup({ engine, plan }: SetupArgs): Promise<SetupResult> {
   database = await createDatabase(engine);
   // The route rate limit (docs/plugins.md, "HTTP routes") would cap plugin-route's load: raised.
-  const config = testConfig(database, { logLevel: 'silent', pluginRouteRateLimit: 1_000_000_000 });
+  const config = testConfig(database, { logLevel: 'silent', pluginRouteRateLimit: 1_000_000_000, streamsPerPrincipal: 1000 }); // log-fanout's subscribers share one key
   synchronous = config.sqliteSynchronous;
   // Migrations and the bootstrap client first; then the bulk load (lib/seed.ts, in a process of its
   // own) with the database to itself; then the server, on the seeded database.

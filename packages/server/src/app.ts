@@ -30,6 +30,7 @@ import { registerReadAudit } from './audit/reads.ts';
 import { LogBus } from './logs/bus.ts';
 import { SignalBus } from './signals/bus.ts';
 import { logRoutes } from './logs/routes.ts';
+import { OpenStreams } from './http/open-streams.ts';
 import { changeRoutes } from './changes/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { consoleRoutes } from './console/routes.ts';
@@ -134,6 +135,7 @@ export async function buildApp(config: Config, storage: Storage, keyring: Keyrin
 
   app.decorate('logs', new LogBus()); // the log stream's bus (logs/): a sink
   app.decorate('signals', new SignalBus()); // what the runtime reacts to (signals/)
+  app.decorate('streams', new OpenStreams(config.streamsPerPrincipal)); // the log and change streams open (http/open-streams.ts)
   app.decorate('keyring', keyring); // plugin secrets are sealed with it (docs/operations.md, "Sealed secrets")
   const runtime = createPluginRuntime(config, storage, app.logs, app.signals, keyring);
   app.decorate('pluginRuntime', runtime);

@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { digest } from './lib/secrets.ts';
 import { DEFAULT_LIST_COUNT_CAP } from './http/pagination.ts';
+import { MAX_STREAMS, MAX_STREAMS_PER_PRINCIPAL } from './http/open-streams.ts';
 import { DEFAULT_EFFECTS_PER_CHANGE, DEFAULT_MAX_EFFECTS_PER_ANSWER } from './runtime/effect-limits.ts';
 import { DEFAULT_DATA_READS_PER_CALL, DEFAULT_DATA_ROWS_PER_CALL } from '@charta/api/constants';
 import { SecretKey, SecretKeyFormatError } from './lib/sealing.ts';
@@ -27,6 +28,8 @@ export interface Config {
   requestTimeoutMs: number;
   /** Requests a minute one route of one plugin takes, every caller together (docs/plugins.md, "HTTP routes"). */
   pluginRouteRateLimit: number;
+  /** Log and change streams one principal keeps open at once (docs/api.md, "Streams open at once"). */
+  streamsPerPrincipal: number;
   /** Graceful shutdown: how long in-flight requests may take to finish after SIGTERM, in milliseconds. */
   shutdownTimeoutMs: number;
   /** The most heap a plugin's manifest may ask for, in MiB (docs/configuration.md). */
@@ -116,6 +119,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
   if (!Number.isInteger(pluginRouteRateLimit) || pluginRouteRateLimit < 1) {
     throw new ConfigError(`CHARTA_PLUGIN_ROUTE_RATE_LIMIT must be a positive integer (requests a minute), got ${routeRateText}`);
   }
+  const streamsText = get('streamsPerPrincipal', 'CHARTA_STREAMS_PER_PRINCIPAL') ?? String(MAX_STREAMS_PER_PRINCIPAL);
+  const streamsPerPrincipal = Number(streamsText);
+  if (!Number.isInteger(streamsPerPrincipal) || streamsPerPrincipal < 1 || streamsPerPrincipal > MAX_STREAMS) {
+    throw new ConfigError(`CHARTA_STREAMS_PER_PRINCIPAL must be an integer from 1 to ${MAX_STREAMS} (streams open at once), got ${streamsText}`);
+  }
   const requestTimeoutText = get('requestTimeout', 'CHARTA_REQUEST_TIMEOUT') ?? '30';
   const requestTimeoutSeconds = Number(requestTimeoutText);
   if (!Number.isFinite(requestTimeoutSeconds) || requestTimeoutSeconds <= 0 || requestTimeoutSeconds > 3600) {
@@ -183,6 +191,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
     bodyLimit: 1024 * 1024,
     tokenRateLimit,
     pluginRouteRateLimit,
+    streamsPerPrincipal,
     requestTimeoutMs: Math.round(requestTimeoutSeconds * 1000),
     shutdownTimeoutMs: Math.round(shutdownSeconds * 1000),
     pluginMaxMemoryMb,

@@ -73,7 +73,10 @@ export async function changeRoutes(parent: FastifyInstance) {
     wsHandler: (socket, request) => {
       const { patient_key: patient, note_key: note } = request.query;
       socket.on('message', () => undefined);
+      const streams = request.server.streams;
+      if (!streams.admit(socket)) return;
       const follow = (principal: Principal) => {
+        if (!streams.follow(socket, principal)) return;
         closeOnRevocation(request.server.signals, socket, principal);
         const unsubscribe = request.server.signals.subscribe((signal) => {
           if (signal.type !== 'record-changed' || signal.patient !== patient || (note !== undefined && signal.note !== note)) return;

@@ -145,7 +145,10 @@ export async function logRoutes(
     wsHandler: (socket, request) => {
       const filter = filterOf(request.query);
       socket.on('message', () => undefined);
+      const streams = request.server.streams;
+      if (!streams.admit(socket)) return;
       const follow = (principal: Principal) => {
+        if (!streams.follow(socket, principal)) return;
         closeOnRevocation(request.server.signals, socket, principal);
         const consumer = new Consumer(socket, limits, () => bus.dropped());
         // Replay, then follow: both synchronous, so no entry falls between them.
