@@ -337,4 +337,13 @@ describe('plugin routes: the rate limit (sqlite)', () => {
     assert.ok(Number(last!.headers.get('retry-after')) > 0);
     assert.equal((await fetch(`${api.url}${R}/limited/echo/fixed`).then(toReply)).status, 200, 'another route has its own count');
   });
+
+  it("does not count callers refused for the route's credentials: a flood of them leaves its budget to its real callers", async () => {
+    for (let i = 0; i < 6; i++) assert.equal((await fetch(`${api.url}${R}/limited/key`).then(toReply)).status, 401);
+    for (let i = 0; i < 6; i++)
+      assert.equal((await fetch(`${api.url}${R}/limited/key`, { headers: { authorization: 'wrong-key-0123456789' } }).then(toReply)).status, 401);
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await fetch(`${api.url}${R}/limited/key`, { headers: { authorization: TEST_API_KEY } }).then(toReply)).status);
+    assert.deepEqual(statuses, [200, 200, 200, 429]);
+  });
 });

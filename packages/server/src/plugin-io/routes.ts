@@ -58,6 +58,9 @@ export async function pluginIoRoutes(app: FastifyInstance, { storage, publicUrl,
       });
     }
     const { served, params } = match;
+    // Authenticated first: a caller without the route's credentials is refused (401) before it
+    // counts, so a flood of them cannot spend the route's budget and lock its real callers out.
+    const staffKey = await authenticateRoute(served.route, request.headers.authorization, (a) => request.server.verifyCredentials(a));
     (request as FastifyRequest & { pluginRouteKey?: string }).pluginRouteKey = `${plugin} ${served.route.method} ${served.route.path}`;
     const limit = await limited(request);
     if (!limit.isAllowed && limit.isExceeded) {
@@ -66,7 +69,6 @@ export async function pluginIoRoutes(app: FastifyInstance, { storage, publicUrl,
         headers: { 'retry-after': String(limit.ttlInSeconds) },
       });
     }
-    const staffKey = await authenticateRoute(served.route, request.headers.authorization, (a) => request.server.verifyCredentials(a));
     const rawBody = typeof request.body === 'string' ? request.body : '';
     const body = parsedBody(request.headers['content-type'], rawBody);
     const event = routeEvent(served, {
