@@ -5,7 +5,7 @@
 // shows (changes made while it was away are not replayed). A refusal (4400, 4401, 4403, 4413) is
 // not retried.
 import { paths } from './paths.ts';
-import { REFUSED_CLOSE_CODES, webSocketOrigin, type WebSocketFactory, type WebSocketLike } from './logs.ts';
+import { followFirstMessageSocket, webSocketOrigin, type WebSocketFactory } from './first-message-socket.ts';
 import type { Transport } from './transport.ts';
 
 /** One change, as the server sends it. */
@@ -45,59 +45,22 @@ export class ChangesApi {
 
   /** Follows the changes until `close()` (or a refusal). */
   follow(options: FollowChangesOptions): { close(): void } {
-    const factory: WebSocketFactory = options.webSocket ?? ((url) => new globalThis.WebSocket(url) as unknown as WebSocketLike);
-    const token = options.token ?? (async () => (await this.transport.authorization())?.replace(/^Bearer /, ''));
-    let ws: WebSocketLike | undefined;
-    let stopped = false;
-    let attempt = 0;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const connect = async () => {
-      timer = undefined;
-      if (stopped) return;
-      const secret = await token();
-      if (stopped || secret === undefined) return;
-      const socket = factory(this.url(options.patientKey, options.noteKey));
-      ws = socket;
-      let ready = false;
-      socket.onopen = () => socket.send(JSON.stringify({ type: 'auth', token: secret }));
-      socket.onerror = () => {};
-      socket.onmessage = (m) => {
-        if (typeof m.data !== 'string') return;
-        if (!ready) {
-          if (m.data !== '{"type":"ready"}') return;
-          ready = true;
-          attempt = 0;
-          options.onReady?.();
-          return;
-        }
+    const socket = followFirstMessageSocket({
+      url: () => this.url(options.patientKey, options.noteKey),
+      token: options.token ?? (async () => (await this.transport.authorization())?.replace(/^Bearer /, '')),
+      webSocket: options.webSocket,
+      delay: (attempt) => Math.min(15_000, 1000 * 2 ** (attempt - 1)),
+      onReady: () => options.onReady?.(),
+      onMessage: (data) => {
         try {
-          const change = JSON.parse(m.data) as RecordChange;
+          const change = JSON.parse(data) as RecordChange;
           if (change?.type === 'changed') options.onChange(change);
         } catch {
           // not a change
         }
-      };
-      socket.onclose = (e) => {
-        if (ws !== socket) return;
-        ws = undefined;
-        if (stopped) return;
-        if (REFUSED_CLOSE_CODES.has(e.code)) {
-          stopped = true;
-          options.onRefused?.(e.code, e.reason);
-          return;
-        }
-        attempt++;
-        timer = setTimeout(() => void connect(), Math.min(15_000, 1000 * 2 ** (attempt - 1)));
-      };
-    };
-    void connect();
-    return {
-      close: () => {
-        stopped = true;
-        if (timer !== undefined) clearTimeout(timer);
-        ws?.close(1000, 'closed');
-        ws = undefined;
       },
-    };
+      onRefused: (code, reason) => options.onRefused?.(code, reason),
+    });
+    return { close: () => socket.close('closed') };
   }
 }

@@ -10,6 +10,9 @@
 import type { LogEntry, LogLevel } from '@charta/api';
 import { paths } from './paths.ts';
 import type { Transport } from './transport.ts';
+import { followFirstMessageSocket, webSocketOrigin, type WebSocketFactory } from './first-message-socket.ts';
+
+export { REFUSED_CLOSE_CODES, webSocketOrigin, type WebSocketFactory, type WebSocketLike } from './first-message-socket.ts';
 
 export interface LogFilter {
   /** Only entries of this plugin. */
@@ -24,18 +27,6 @@ export interface RecentLogOptions extends LogFilter {
   /** 1–1000, default 100. */
   limit?: number;
 }
-
-/** What the stream needs of a WebSocket: the browser's interface, which `ws` also offers. */
-export interface WebSocketLike {
-  onopen: ((event: unknown) => void) | null;
-  onmessage: ((event: { data: unknown }) => void) | null;
-  onclose: ((event: { code: number; reason: string }) => void) | null;
-  onerror: ((event: unknown) => void) | null;
-  send(data: string): void;
-  close(code?: number, reason?: string): void;
-}
-
-export type WebSocketFactory = (url: string) => WebSocketLike;
 
 export type StreamStatus =
   | { state: 'connecting'; attempt: number }
@@ -67,15 +58,6 @@ export interface LogStream {
   close(reason?: string): void;
 }
 
-/** Where a WebSocket of this client goes: ws(s) on its base URL, or on the page's host when the base URL is relative. */
-export function webSocketOrigin(baseUrl: string): string {
-  if (baseUrl !== '') return baseUrl.replace(/^http/i, 'ws');
-  return `${globalThis.location?.protocol === 'https:' ? 'wss' : 'ws'}://${globalThis.location?.host ?? 'localhost'}`;
-}
-
-/** Close codes that retrying would not change. */
-export const REFUSED_CLOSE_CODES: ReadonlySet<number> = new Set([4400, 4401, 4403, 4413]);
-
 export class LogsApi {
   constructor(private readonly transport: Transport) {}
 
@@ -96,56 +78,37 @@ export class LogsApi {
 
   /** Follows the stream until `close()` (or a refusal). */
   stream(options: LogStreamOptions): LogStream {
-    const factory: WebSocketFactory = options.webSocket ?? ((url) => new globalThis.WebSocket(url) as unknown as WebSocketLike);
-    const token = options.token ?? (async () => (await this.transport.authorization())?.replace(/^Bearer /, ''));
-    const reconnect = options.reconnect !== false;
     const firstDelay = options.firstDelayMs ?? 1000;
     const maxDelay = options.maxDelayMs ?? 15_000;
     const status = (s: StreamStatus) => options.onStatus?.(s);
-
-    let ws: WebSocketLike | undefined;
-    let stopped = false;
-    let attempt = 0;
     let reconnections = 0;
-    let timer: ReturnType<typeof setTimeout> | undefined;
     // Catching up after a reconnection: the last timestamp received and the entries received at it.
     let lastTimestamp: string | undefined;
     let atLast = new Set<string>();
     let catchingUp = false;
-
-    const connect = async () => {
-      timer = undefined;
-      if (stopped) return;
-      const secret = await token();
-      if (stopped || secret === undefined) return;
-      status({ state: 'connecting', attempt });
-      const since = lastTimestamp ?? options.since;
-      const socket = factory(this.streamUrl({ plugin: options.plugin, level: options.level, since }));
-      ws = socket;
-      let ready = false;
-      socket.onopen = () => socket.send(JSON.stringify({ type: 'auth', token: secret }));
-      socket.onerror = () => {};
-      socket.onmessage = (m) => {
-        if (typeof m.data !== 'string') return;
-        if (!ready) {
-          if (m.data !== '{"type":"ready"}') return;
-          ready = true;
-          if (attempt > 0) reconnections++;
-          attempt = 0;
-          catchingUp = lastTimestamp !== undefined;
-          status({ state: 'live', reconnections });
-          return;
-        }
+    const socket = followFirstMessageSocket({
+      url: () => this.streamUrl({ plugin: options.plugin, level: options.level, since: lastTimestamp ?? options.since }),
+      token: options.token ?? (async () => (await this.transport.authorization())?.replace(/^Bearer /, '')),
+      webSocket: options.webSocket,
+      reconnect: options.reconnect,
+      delay: (attempt) => Math.min(maxDelay, firstDelay * 2 ** (attempt - 1)) * (0.8 + Math.random() * 0.4),
+      onConnecting: (attempt) => status({ state: 'connecting', attempt }),
+      onReady: (afterLoss) => {
+        if (afterLoss) reconnections++;
+        catchingUp = lastTimestamp !== undefined;
+        status({ state: 'live', reconnections });
+      },
+      onMessage: (data) => {
         let entry: LogEntry;
         try {
-          entry = JSON.parse(m.data) as LogEntry;
+          entry = JSON.parse(data) as LogEntry;
         } catch {
           return;
         }
         const ts = typeof entry?.timestamp === 'string' ? entry.timestamp : '';
         if (catchingUp && lastTimestamp !== undefined) {
           // The replay starts at the last timestamp seen: skip what was already given.
-          if (ts < lastTimestamp || (ts === lastTimestamp && atLast.has(m.data))) return;
+          if (ts < lastTimestamp || (ts === lastTimestamp && atLast.has(data))) return;
           catchingUp = false;
         }
         // The latest timestamp (entries relayed from other processes may arrive a little out of order).
@@ -153,47 +116,16 @@ export class LogsApi {
           lastTimestamp = ts;
           atLast = new Set();
         }
-        if (ts === lastTimestamp && atLast.size < 100) atLast.add(m.data);
-        options.onEntry(entry, m.data);
-      };
-      socket.onclose = (e) => {
-        if (ws !== socket) return;
-        ws = undefined;
-        if (stopped) return;
-        if (REFUSED_CLOSE_CODES.has(e.code)) {
-          stopped = true;
-          status({ state: 'refused', code: e.code, reason: e.reason });
-          options.onRefused?.(e.code, e.reason);
-          return;
-        }
-        if (!reconnect) {
-          stopped = true;
-          status({ state: 'closed', code: e.code, reason: e.reason });
-          return;
-        }
-        attempt++;
-        const delay = Math.min(maxDelay, firstDelay * 2 ** (attempt - 1)) * (0.8 + Math.random() * 0.4);
-        status({ state: 'waiting', attempt, retryAt: Date.now() + delay, code: e.code, reason: e.reason });
-        timer = setTimeout(() => void connect(), delay);
-      };
-    };
-
-    const retryNow = () => {
-      if (timer !== undefined) {
-        clearTimeout(timer);
-        void connect();
-      }
-    };
-    void connect();
-
-    return {
-      retryNow,
-      close: (reason = 'closed') => {
-        stopped = true;
-        if (timer !== undefined) clearTimeout(timer);
-        ws?.close(1000, reason);
-        ws = undefined;
+        if (ts === lastTimestamp && atLast.size < 100) atLast.add(data);
+        options.onEntry(entry, data);
       },
-    };
+      onRefused: (code, reason) => {
+        status({ state: 'refused', code, reason });
+        options.onRefused?.(code, reason);
+      },
+      onClosed: (code, reason) => status({ state: 'closed', code, reason }),
+      onWaiting: (attempt, retryAt, code, reason) => status({ state: 'waiting', attempt, retryAt, code, reason }),
+    });
+    return { retryNow: () => socket.retryNow(), close: (reason = 'closed') => socket.close(reason) };
   }
 }
