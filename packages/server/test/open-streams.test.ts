@@ -104,7 +104,7 @@ describe('CHARTA_STREAMS_PER_PRINCIPAL', () => {
       const url = `${api.url.replace(/^http/, 'ws')}/core/api/v1/logging/`;
       const two = [await openJsonSocket(url, { authorization: TEST_API_KEY }), await openJsonSocket(url, { authorization: TEST_API_KEY })];
       const third = await openJsonSocket(url, { authorization: TEST_API_KEY });
-      assert.equal((await third.closed).code, 4429);
+      assert.deepEqual(await third.closed, { code: 4429, reason: 'Too many streams open with these credentials (at most 2): close one first' });
       for (const s of two) s.close();
     } finally {
       await api.stop();

@@ -11,10 +11,11 @@ import type { Principal } from '../auth/principal.ts';
 export const MAX_STREAMS_PER_PRINCIPAL = 16;
 export const MAX_STREAMS = 1000;
 
-export const TOO_MANY_FOR_PRINCIPAL = {
+/** The close of a principal's stream one too many (4429). */
+export const tooManyForPrincipal = (most: number) => ({
   code: 4429,
-  reason: `Too many streams open with these credentials (at most ${MAX_STREAMS_PER_PRINCIPAL}): close one first`,
-} as const;
+  reason: `Too many streams open with these credentials (at most ${most}): close one first`,
+});
 export const TOO_MANY_IN_ALL = { code: 1013, reason: 'Too many streams open on this server: try again later' } as const;
 
 declare module 'fastify' {
@@ -49,7 +50,8 @@ export class OpenStreams {
     const key = `${principal.credential}\n${principal.staffKey ?? ''}`;
     const open = this.byPrincipal.get(key) ?? 0;
     if (open >= this.perPrincipal) {
-      socket.close(TOO_MANY_FOR_PRINCIPAL.code, TOO_MANY_FOR_PRINCIPAL.reason);
+      const { code, reason } = tooManyForPrincipal(this.perPrincipal);
+      socket.close(code, reason);
       return false;
     }
     this.byPrincipal.set(key, open + 1);
