@@ -6,7 +6,6 @@
 // sockets of a process, still authenticating ones included, are capped at MAX_STREAMS: past it a
 // new one is closed with 1013 (try again later).
 import type { WebSocket } from 'ws';
-import type { Principal } from '../auth/principal.ts';
 
 export const MAX_STREAMS_PER_PRINCIPAL = 16;
 export const MAX_STREAMS = 1000;
@@ -46,7 +45,7 @@ export class OpenStreams {
   }
 
   /** The socket's principal is known: counted against it until the socket closes, or the socket closed (4429) when it has `perPrincipal` open. Whether it may follow. */
-  follow(socket: WebSocket, principal: Principal): boolean {
+  follow(socket: WebSocket, principal: { credential: string; staffKey: string | null }): boolean {
     const key = `${principal.credential}\n${principal.staffKey ?? ''}`;
     const open = this.byPrincipal.get(key) ?? 0;
     if (open >= this.perPrincipal) {
