@@ -531,6 +531,13 @@ describeInChromium('console in Chromium: sign-in and plugins', (executable) => {
       'newest first (the time left out)',
     );
     assert.deepEqual(await cells(1), ['chart.get', 'a'.repeat(32), '3', 'given']);
+    // The time as every page shows one (in the browser's zone, the instant in datetime), and the
+    // table in a region the keyboard can scroll sideways.
+    const stamp = rows.first().locator('td').first().locator('time');
+    assert.match((await stamp.getAttribute('datetime')) ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/);
+    assert.notEqual(await stamp.textContent(), await stamp.getAttribute('datetime'), 'not the raw ISO text');
+    const region = reads.getByRole('region', { name: `Reads of ${pkg.name}, scrolling sideways` });
+    assert.equal(await region.getAttribute('tabindex'), '0');
     assert.deepEqual(failures(), [], 'no script error, no CSP violation');
   });
 

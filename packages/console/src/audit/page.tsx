@@ -8,6 +8,7 @@ import { api, messageOf } from '../api.ts';
 import { Alert } from '../alert.tsx';
 import { When } from '../clinical/when.tsx';
 import { Icon, Search } from '../icon.tsx';
+import { ScrollRegion } from '../scroll-region.tsx';
 import './audit.css';
 
 const FILTERS: Array<{ name: keyof AuditFilters; label: string; hint: string }> = [
@@ -95,7 +96,7 @@ export function AuditPage() {
           {entries.length === 0 ? (
             <p>No entry matches.</p>
           ) : (
-            <div class="table-scroll" tabIndex={0} role="region" aria-label="Audit entries, scrolling sideways">
+            <ScrollRegion label="Audit entries, scrolling sideways">
               <table class="audit" aria-labelledby="audit-title">
                 <thead>
                   <tr>
@@ -127,7 +128,7 @@ export function AuditPage() {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </ScrollRegion>
           )}
           {before !== null && (
             <div class="actions">

@@ -2,7 +2,10 @@
 // "Reading the record"): its newest reads from the audit trail, each read, the patient it was
 // about, how many rows it gave, or why it was refused (docs/api.md, "Plugins").
 import { useEffect, useState } from 'preact/hooks';
-import { api } from '../api.ts';
+import { api, messageOf } from '../api.ts';
+import { Alert } from '../alert.tsx';
+import { When } from '../clinical/when.tsx';
+import { ScrollRegion } from '../scroll-region.tsx';
 import type { PluginRead } from '@charta/api';
 
 /** The reads shown: the newest 50 (the count says how many there are). */
@@ -11,7 +14,7 @@ const SHOWN = 50;
 export function Reads({ plugin }: { plugin: string }) {
   const [reads, setReads] = useState<PluginRead[] | undefined>();
   const [count, setCount] = useState(0);
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<string | undefined>();
   const [open, setOpen] = useState(false);
 
   // Read when opened (and each time it is opened again): the trail grows while the page is open.
@@ -21,24 +24,20 @@ export function Reads({ plugin }: { plugin: string }) {
       (page) => {
         setReads(page.results);
         setCount(page.count);
-        setError(null);
+        setError(undefined);
       },
-      (err: unknown) => setError(err instanceof Error ? err.message : String(err)),
+      (err: unknown) => setError(messageOf(err)),
     );
   }, [open, plugin]);
 
   return (
     <details class="reads" onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>
       <summary>Reads of the record{reads === undefined ? '' : `: ${count}`}</summary>
-      {error !== null && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
       {reads?.length === 0 && <p>No reads: this plugin has read nothing of the record.</p>}
       {reads !== undefined && count > reads.length && <p>Showing the newest {reads.length}.</p>}
       {reads !== undefined && reads.length > 0 && (
-        <div class="table-scroll">
+        <ScrollRegion label={`Reads of ${plugin}, scrolling sideways`}>
           <table aria-label={`Reads of ${plugin}`}>
             <thead>
               <tr>
@@ -52,7 +51,9 @@ export function Reads({ plugin }: { plugin: string }) {
             <tbody>
               {reads.map((r) => (
                 <tr key={r.id} class={r.refused === null ? 'read' : 'read refused'}>
-                  <td>{r.occurred_at}</td>
+                  <td>
+                    <When iso={r.occurred_at} />
+                  </td>
                   <td>
                     <code>{r.read}</code>
                   </td>
@@ -63,7 +64,7 @@ export function Reads({ plugin }: { plugin: string }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollRegion>
       )}
     </details>
   );
