@@ -122,15 +122,15 @@ interface Scenario {
   /** What one request looks like, for the docs. */
   request: string;
   expect: number;
-  /** A request to check by hand before loading (it must answer `expect`). */
-  probe: Probe;
+  /** A request to check by hand before loading (it must answer `expect`); made anew for each run when a function (a commit's staged plan is used up). */
+  probe: Probe | (() => Probe);
   requests: autocannon.Request[];
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
-/** The commit scenario's staged plans: one per commit at up to 5,000 commits/s (several times what either engine reaches here); running out would show as non-2xx. */
-const commitScenarioFixtures = (opts: BenchOptions) => Math.ceil(5_000 * (opts.duration + opts.warmup)) + 1;
+/** The commit scenario's staged plans: one per commit at up to 5,000 commits/s (several times what either engine reaches here) in each of BENCH_TWIN_ROUNDS runs; running out would show as non-2xx. */
+const commitScenarioFixtures = (opts: BenchOptions) => Math.ceil(5_000 * (opts.duration + opts.warmup)) * opts.twinRounds + 1;
 
 /**
  * The bare twins of the Commands API scenarios, by Charta scenario name: on PostgreSQL bare-pg
@@ -201,14 +201,14 @@ function bareTwins(opts: BenchOptions, f: SetupResult, engine: string): Map<stri
       name: 'patch',
       request: `PATCH ${B}/{uuid}/: ${writeSql.patch} ${sql}`,
       expect: 200,
-      probe: patch(),
+      probe: patch,
       requests: rotating(patch),
     },
     {
       name: 'commit',
       request: `POST ${B}/{uuid}/commit/: as patch, the update setting state committed`,
       expect: 200,
-      probe: commit(),
+      probe: commit,
       requests: rotating(commit),
     },
   ];
@@ -288,14 +288,14 @@ function chartaScenarios(opts: BenchOptions, f: SetupResult): Scenario[] {
       name: 'patch',
       request: `PATCH ${API}/{uuid}/ {"values":{"narrative":…}} (${f.patchUuids.length} staged plans, round robin)`,
       expect: 200,
-      probe: patch(),
+      probe: patch,
       requests: rotating(patch),
     },
     {
       name: 'commit',
       request: `POST ${API}/{uuid}/commit/ (a different staged plan each time, ${f.commitUuids.length} prepared)`,
       expect: 200,
-      probe: commit(),
+      probe: commit,
       requests: rotating(commit),
     },
   ];
@@ -327,7 +327,7 @@ async function writeCounters(child: Child): Promise<{ counters: WriteCounters; s
 
 /** `postgresDatabase`: count only that database's PostgreSQL backends as the server's (the scale scenario); otherwise every postgres process. */
 async function run(opts: BenchOptions, child: Child, label: string, url: string, token: string, s: Scenario, postgresDatabase?: string): Promise<Measured> {
-  await probe(url, token, s.probe, s.expect);
+  await probe(url, token, typeof s.probe === 'function' ? s.probe() : s.probe, s.expect);
   const spec = { url, connections: opts.connections, headers: { authorization: `Bearer ${token}` }, requests: s.requests };
   if (opts.quietWait > 0) await waitForQuiet(child.pid, 0.25, opts.quietWait, true);
   if (opts.warmup > 0) {
@@ -679,18 +679,53 @@ async function main(): Promise<void> {
       const twins = twinsWanted ? bareTwins(opts, f, engine) : new Map<string, Scenario>();
       const bareUrl = twinsWanted ? await child.call<string>(engine === 'postgres' ? 'barePg' : 'bareSqlite') : '';
       for (const s of baseline === undefined || !commandsWanted ? [] : chartaScenarios(opts, f).filter((x) => wanted(x.name))) {
-        const near = await nearBaseline();
-        const r = await run(opts, child, engine, f.url, f.token, s);
-        const row: Row = { scenario: s.name, engine, request: s.request, ...r, ratio: r.okPerSecond / near, baselinePerSecond: near };
-        rows.push(row);
-        console.log(`${engine.padEnd(8)}  ${s.name.padEnd(12)} ${line(r)}`);
         const twin = twins.get(s.name);
-        if (twin === undefined) continue;
-        const t = await run(opts, child, engine, bareUrl, f.token, twin);
+        if (twin === undefined) {
+          const near = await nearBaseline();
+          const r = await run(opts, child, engine, f.url, f.token, s);
+          rows.push({ scenario: s.name, engine, request: s.request, ...r, ratio: r.okPerSecond / near, baselinePerSecond: near });
+          console.log(`${engine.padEnd(8)}  ${s.name.padEnd(12)} ${line(r)}`);
+          continue;
+        }
+        // The path and its twin in rounds, the order swapped every round (path, twin; twin, path; …)
+        // so that neither always runs on the warmer or the cooler machine; each round's ratio is of
+        // its own two runs, and the figures are the rounds' medians.
+        const paths: Measured[] = [];
+        const bares: Measured[] = [];
+        const nears: number[] = [];
+        for (let round = 0; round < opts.twinRounds; round++) {
+          const tag = opts.twinRounds > 1 ? ` (round ${round + 1})` : '';
+          const measurePath = async () => {
+            const near = await nearBaseline();
+            const r = await run(opts, child, engine, f.url, f.token, s);
+            console.log(`${engine.padEnd(8)}  ${(s.name + tag).padEnd(12)} ${line(r)}`);
+            nears.push(near);
+            paths.push(r);
+          };
+          const measureTwin = async () => {
+            const t = await run(opts, child, engine, bareUrl, f.token, twin);
+            console.log(`${engine.padEnd(8)}  ${(twin.name + tag).padEnd(12)} ${line(t)}`);
+            bares.push(t);
+          };
+          if (round % 2 === 0) {
+            await measurePath();
+            await measureTwin();
+          } else {
+            await measureTwin();
+            await measurePath();
+          }
+        }
+        const ratios = paths.map((r, i) => r.okPerSecond / bares[i]!.okPerSecond);
+        const r = paths.length === 1 ? paths[0]! : mergeRounds(paths);
+        const t = bares.length === 1 ? bares[0]! : mergeRounds(bares);
+        const near = median(nears);
+        const twinRatio = { ratio: median(ratios), target: BARE_TWIN_TARGET, ...(ratios.length > 1 ? { rounds: ratios } : {}) };
+        rows.push({ scenario: s.name, engine, request: s.request, ...r, ratio: r.okPerSecond / near, baselinePerSecond: near, twin: twinRatio });
         rows.push({ scenario: twin.name, engine, request: twin.request, ...t, ratio: t.okPerSecond / baseline!.okPerSecond });
-        row.twin = { ratio: r.okPerSecond / t.okPerSecond, target: BARE_TWIN_TARGET };
-        console.log(`${engine.padEnd(8)}  ${twin.name.padEnd(12)} ${line(t)}`);
-        console.log(`${engine.padEnd(8)}  ${s.name}: ${row.twin.ratio.toFixed(2)} of its ${twinKind} twin (target ≥ ${BARE_TWIN_TARGET})`);
+        console.log(
+          `${engine.padEnd(8)}  ${s.name}: ${twinRatio.ratio.toFixed(2)} of its ${twinKind} twin (target ≥ ${BARE_TWIN_TARGET})` +
+            (ratios.length > 1 ? `, the median of ${ratios.map((x) => x.toFixed(2)).join(', ')}` : ''),
+        );
       }
       if (baseline !== undefined && wanted('memory')) {
         const m = await memoryScenario(opts, engine, child, f);

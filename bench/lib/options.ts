@@ -58,6 +58,8 @@ export interface BenchOptions {
   isolationAttacks: string[] | undefined;
   /** plugin-commit: rounds, each measuring every variant between two no-plugin runs (BENCH_PLUGIN_COMMIT_ROUNDS). */
   pluginCommitRounds: number;
+  /** Commands paths with their bare twins: rounds of the path and its twin, in turn (BENCH_TWIN_ROUNDS). */
+  twinRounds: number;
   /** metrics: rounds of GET a command with metrics off and on, in turn (BENCH_METRICS_ROUNDS). */
   metricsRounds: number;
   /** backup: backups taken with no load, for the throughput (BENCH_BACKUP_QUIET). */
@@ -143,6 +145,7 @@ export function loadOptions(): BenchOptions {
     isolationAttackers: attackersOf(list('BENCH_ISOLATION_ATTACKERS') ?? ['pre', 'post']),
     isolationAttacks: list('BENCH_ISOLATION_ATTACKS'),
     pluginCommitRounds: positive('BENCH_PLUGIN_COMMIT_ROUNDS', 1, true),
+    twinRounds: positive('BENCH_TWIN_ROUNDS', 1, true),
     metricsRounds: positive('BENCH_METRICS_ROUNDS', 3, true),
     backupQuiet: positive('BENCH_BACKUP_QUIET', 3, true),
     backupRounds: positive('BENCH_BACKUP_ROUNDS', 3, true),

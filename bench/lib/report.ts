@@ -34,8 +34,11 @@ export interface Row extends LoadResult {
   profiled: boolean;
   /** The server's resident memory during the measurement (peak) and at its end, MiB. */
   rss?: RssSample;
-  /** okPerSecond ÷ that of the path's bare twin (bare-pg, bare-sqlite) measured right after it, and the target for it. */
-  twin?: { ratio: number; target: number };
+  /**
+   * okPerSecond ÷ that of the path's bare twin (bare-pg, bare-sqlite) measured beside it, and the
+   * target for it; over BENCH_TWIN_ROUNDS rounds the median of the rounds' ratios, with each round's.
+   */
+  twin?: { ratio: number; target: number; rounds?: number[] };
   /** What the database wrote per request in the window (lib/writes.ts). */
   writes?: WriteFigures;
 }

@@ -29,7 +29,11 @@ const mark = (met: boolean) => (met ? 'met' : 'not met');
 
 /** The target cell of a row: the measured figure, the target, and whether it is met; '–' where the issue sets none. */
 export function targetCell(r: Row): string {
-  if (r.twin) return `${f2(r.twin.ratio)} of twin ≥ ${f2(r.twin.target)}: ${mark(r.twin.ratio >= r.twin.target)}`;
+  if (r.twin)
+    return (
+      `${f2(r.twin.ratio)} of twin ≥ ${f2(r.twin.target)}: ${mark(r.twin.ratio >= r.twin.target)}` +
+      (r.twin.rounds === undefined ? '' : ` (median of ${r.twin.rounds.map(f2).join(', ')})`)
+    );
   const sqlite = r.engine === 'sqlite' ? SQLITE_TARGETS[r.scenario] : undefined;
   if (sqlite) {
     const ratioMet = r.ratio >= sqlite.ratio;
