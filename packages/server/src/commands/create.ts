@@ -54,7 +54,7 @@ export async function createCommand(ctx: Ctx, input: CreateInput, idempotency?: 
           updated_at: now,
         };
       },
-      insert: ({ trx, auditRow }, row, audit) => insertCommandWithAudit(trx, ctx.storage.engine, row, auditRow(audit)),
+      insert: ({ trx, auditRow }, row, audit, outbox) => insertCommandWithAudit(trx, ctx.storage.engine, row, { audit: auditRow(audit), ...outbox }),
     },
     undefined,
     idempotency,

@@ -4,6 +4,7 @@
 // and the dependency runs one way (docs/architecture.md, "Code layout").
 import type { Kysely } from 'kysely';
 import type { Database } from '../storage/schema.ts';
+import type { NewPluginEvent } from '../storage/plugin-events-repository.ts';
 import type { EventActor } from '../lib/event-actor.ts';
 import type { CommandView } from './representation.ts';
 
@@ -31,9 +32,10 @@ export interface CommandEventHooks {
    */
   pre(trx: Kysely<Database>, change: CommandChangeEvent, actor: EventActor): Promise<void>;
   /**
-   * POST event of a change: its outbox row, written in the change's transaction when an enabled
-   * handler listens; true when it wrote one (the operation signals `outbox-written` once the
-   * transaction committed: docs/architecture.md, "Signals").
+   * POST event of a change: its outbox row, for the write to insert in the change's transaction
+   * (with the command, in one statement on PostgreSQL), when an enabled handler listens; null when
+   * none does or the event is chained too deep (the runtime logs why). The operation signals
+   * `outbox-written` once the transaction committed (docs/architecture.md, "Signals").
    */
-  post(trx: Kysely<Database>, change: CommandChangeEvent, actor: EventActor): Promise<boolean>;
+  post(change: CommandChangeEvent, actor: EventActor): NewPluginEvent | null;
 }

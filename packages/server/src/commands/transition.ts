@@ -16,8 +16,8 @@
 //      once they have answered; a plugin's validation error is a 400 that rolls everything back
 //      (docs/plugins.md, "Delivery and guarantees"). The transaction may run all of this more than
 //      once for one write (storage/transaction.ts, `Writer`);
-//   4. write the command (insert, update or delete) with its audit row (one statement on
-//      PostgreSQL where it can), then the POST event's outbox row; the transaction commits;
+//   4. write the command (insert, update or delete) with its audit row and the POST event's outbox
+//      row (one statement on PostgreSQL where it can); the transaction commits;
 //   5. emit to the log stream, and signal `outbox-written` when the POST event's outbox row was
 //      written (docs/architecture.md, "Signals": the delivery, here or on another process, wakes).
 import type { Kysely } from 'kysely';
@@ -27,6 +27,7 @@ import { problem } from '../http/problem.ts';
 import type { Engine } from '../storage/db.ts';
 import type { CommandTable, Database } from '../storage/schema.ts';
 import { deleteCommand, updateCommandWithAudit } from '../storage/commands-repository.ts';
+import { insertPluginEvent, type NewPluginEvent } from '../storage/plugin-events-repository.ts';
 import { writeTransaction, type AuditEntry, type Idempotency, type Outcome, type Writer } from '../storage/transaction.ts';
 import { eventActor } from '../lib/event-actor.ts';
 import { actingStaff } from '../auth/acting-staff.ts';
@@ -78,17 +79,21 @@ export interface Origination {
   /** Its own checks and effects (the note takes commands, the values); returns the new command's row (staged, with the uuid given to `transition`). */
   originate(step: OriginationStep): Promise<CommandTable>;
   /**
-   * Inserts the row with its audit row (step 4). create.ts keeps the one statement that inserts a
-   * command (test/command-seam.test.ts); the sequence says when it runs.
+   * Inserts the row with its audit row and, when there is one, its outbox row (step 4). create.ts
+   * keeps the one statement that inserts a command (test/command-seam.test.ts); the sequence says
+   * when it runs.
    */
-  insert(w: Writer, row: CommandTable, audit: AuditEntry): Promise<void>;
+  insert(w: Writer, row: CommandTable, audit: AuditEntry, outbox: WithOutbox): Promise<void>;
 }
 
-/** What steps 1 and 2 leave for the rest: the command before and after, and how to write it with its audit entry. */
+/** The POST event's outbox row written with the command, when a plugin handler listens. */
+type WithOutbox = { outbox: NewPluginEvent } | Record<string, never>;
+
+/** What steps 1 and 2 leave for the rest: the command before and after, and how to write it with its audit entry and outbox row. */
 interface Prepared {
   before: CommandView | null;
   after: CommandView | null;
-  write(audit: AuditEntry): Promise<void>;
+  write(audit: AuditEntry, outbox: WithOutbox): Promise<void>;
 }
 
 const NOT_IN_STATE = { staged: 'command_not_staged', committed: 'command_not_committed' } as const;
@@ -119,8 +124,9 @@ export async function transition(
     subject = after ?? before;
     const events = commandEvents(ctx, staffKey, { action: ACTIONS[t.verb], command: (after ?? before)!, previous: before }, w.writeId);
     w.hold(events.pre(w.trx));
-    await write(commandAudit(t.verb, uuid, before, after));
-    outboxWritten = await events.post(w.trx);
+    const post = events.post();
+    await write(commandAudit(t.verb, uuid, before, after), post === null ? {} : { outbox: post });
+    outboxWritten = post !== null;
     return { status: t.from === null ? 201 : 200, body: after };
   });
   if (t.verb === 'deleted') logCommandDeleted(ctx, uuid, outcome);
@@ -144,7 +150,7 @@ export async function transition(
 /** Steps 1 and 2 of an origination: nothing to load; its own step gives the new row. */
 async function originated(ctx: Ctx, t: Origination, w: Writer, staffKey: string): Promise<Prepared> {
   const row = await t.originate({ trx: w.trx, engine: ctx.storage.engine, staffKey, now: nowMicros() });
-  return { before: null, after: toView(row), write: (audit) => t.insert(w, row, audit) };
+  return { before: null, after: toView(row), write: (audit, outbox) => t.insert(w, row, audit, outbox) };
 }
 
 /** Steps 1 and 2 of a transition of a stored command: the locked row, its preconditions and state, then its own step. */
@@ -160,14 +166,19 @@ async function changed(ctx: Ctx, uuid: string, t: Transition<StoredVerb>, pre: P
     return {
       before,
       after: null,
-      write: async (audit) => {
+      write: async (audit, { outbox }) => {
         await deleteCommand(trx, uuid);
         await w.audit(audit);
+        if (outbox !== undefined) await insertPluginEvent(trx, outbox);
       },
     };
   }
   const set = { ...change, edited_by: withEditor(row.edited_by, staffKey), updated_at: now };
-  return { before, after: toView({ ...row, ...set }), write: (audit) => updateCommandWithAudit(trx, engine, uuid, set, w.auditRow(audit)) };
+  return {
+    before,
+    after: toView({ ...row, ...set }),
+    write: (audit, outbox) => updateCommandWithAudit(trx, engine, uuid, set, { audit: w.auditRow(audit), ...outbox }),
+  };
 }
 
 /** The plugin runtime's name of each verb's action (`PLAN_COMMAND__PRE_COMMIT`…). */
@@ -178,8 +189,8 @@ function commandEvents(ctx: Ctx, staffKey: string, change: CommandChangeEvent, w
   const actor = eventActor(ctx, staffKey, writeId);
   return {
     pre: (trx: Kysely<Database>) => ctx.runtime?.pre(trx, change, actor) ?? Promise.resolve(),
-    /** True when it wrote the POST event's outbox row. */
-    post: (trx: Kysely<Database>): Promise<boolean> => ctx.runtime?.post(trx, change, actor) ?? Promise.resolve(false),
+    /** The POST event's outbox row, for the write to insert; null when no handler listens. */
+    post: (): NewPluginEvent | null => ctx.runtime?.post(change, actor) ?? null,
   };
 }
 

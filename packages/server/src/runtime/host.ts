@@ -9,6 +9,7 @@
 import type { Kysely } from 'kysely';
 import type { Storage } from '../storage/db.ts';
 import type { Database } from '../storage/schema.ts';
+import type { NewPluginEvent } from '../storage/plugin-events-repository.ts';
 import type { LogBus } from '../logs/bus.ts';
 import type { Signal, SignalBus } from '../signals/bus.ts';
 import type { OptionDoc } from '../autocomplete/types.ts';
@@ -95,7 +96,7 @@ export class PluginHost implements PluginRuntime {
     // The port the operations of effects call (their changes' own events): the pieces, not the host.
     const port: PluginRuntime = {
       pre: (trx, change, actor) => this.dispatch.pre(trx, change, actor),
-      post: (trx, change, actor) => this.outbox.post(trx, change, actor),
+      post: (change, actor) => this.outbox.post(change, actor),
       preNote: (trx, change, actor) => this.dispatch.preNote(trx, change, actor),
       postNote: (trx, change, actor) => this.outbox.postNote(trx, change, actor),
       prePatient: (trx, change, actor) => this.dispatch.prePatient(trx, change, actor),
@@ -204,8 +205,8 @@ export class PluginHost implements PluginRuntime {
     return this.dispatch.pre(trx, change, actor);
   }
 
-  post(trx: Kysely<Database>, change: CommandChangeEvent, actor: EventActor): Promise<boolean> {
-    return this.outbox.post(trx, change, actor);
+  post(change: CommandChangeEvent, actor: EventActor): NewPluginEvent | null {
+    return this.outbox.post(change, actor);
   }
 
   preNote(trx: Kysely<Database>, change: NoteChangeEvent, actor: EventActor): Promise<void> {

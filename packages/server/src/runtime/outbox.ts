@@ -5,7 +5,7 @@
 // written (a warning says so).
 import type { Kysely } from 'kysely';
 import type { Database } from '../storage/schema.ts';
-import { insertPluginEvent } from '../storage/plugin-events-repository.ts';
+import { insertPluginEvent, type NewPluginEvent } from '../storage/plugin-events-repository.ts';
 import { nowMicros } from '../lib/time.ts';
 import type { LogBus } from '../logs/bus.ts';
 import type { CommandChangeEvent, EventActor, NoteChangeEvent, PatientChangeEvent, PluginRuntime } from './types.ts';
@@ -24,8 +24,9 @@ export class Outbox implements Pick<PluginRuntime, 'post' | 'postNote' | 'postPa
     private readonly options: OutboxOptions,
   ) {}
 
-  post(trx: Kysely<Database>, change: CommandChangeEvent, actor: EventActor): Promise<boolean> {
-    return this.write(trx, commandSubject(change, 'POST'), actor);
+  /** A command's POST event: the row its write inserts with the command (commands/transition.ts). */
+  post(change: CommandChangeEvent, actor: EventActor): NewPluginEvent | null {
+    return this.row(commandSubject(change, 'POST'), actor);
   }
 
   postNote(trx: Kysely<Database>, change: NoteChangeEvent, actor: EventActor): Promise<boolean> {
@@ -36,10 +37,17 @@ export class Outbox implements Pick<PluginRuntime, 'post' | 'postNote' | 'postPa
     return this.write(trx, patientSubject(change, 'POST'), actor);
   }
 
-  /** The POST event's outbox row, when a handler listens to one of its names; true when it wrote one. */
+  /** Writes the POST event's outbox row, when a handler listens to one of its names; true when it wrote one. */
   private async write(trx: Kysely<Database>, subject: ChangeSubject, actor: EventActor): Promise<boolean> {
+    const row = this.row(subject, actor);
+    if (row !== null) await insertPluginEvent(trx, row);
+    return row !== null;
+  }
+
+  /** The POST event's outbox row, when a handler listens to one of its names and the chain is not too deep. */
+  private row(subject: ChangeSubject, actor: EventActor): NewPluginEvent | null {
     const types = subject.names;
-    if (!types.some((type) => this.handlers.handlersOf(type).length > 0)) return false;
+    if (!types.some((type) => this.handlers.handlersOf(type).length > 0)) return null;
     const { type: targetType, id: targetId } = subject.target;
     if (actor.depth > this.options.maxDepth) {
       this.options.logs.emit({
@@ -48,10 +56,10 @@ export class Outbox implements Pick<PluginRuntime, 'post' | 'postNote' | 'postPa
         request_id: actor.requestId,
         event_type: types[0],
       });
-      return false;
+      return null;
     }
     const id = newEventId();
-    await insertPluginEvent(trx, {
+    return {
       event_id: id,
       target_type: targetType,
       target_id: targetId,
@@ -61,7 +69,6 @@ export class Outbox implements Pick<PluginRuntime, 'post' | 'postNote' | 'postPa
       request_id: actor.requestId,
       created_at: nowMicros(),
       root_id: actor.rootId ?? id,
-    });
-    return true;
+    };
   }
 }

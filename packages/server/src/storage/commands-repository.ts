@@ -1,9 +1,10 @@
 // Commands: rows in, rows out, and the indexed list query.
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { Insertable, Kysely, QueryCreator, Selectable } from 'kysely';
 import type { Engine } from './db.ts';
 import type { AuditEventTable, CommandTable, Database } from './schema.ts';
 import { executeCompiled, insertRow, updateRow } from './compiled.ts';
 import { cappedList, countOf, countQuery } from './capped-list.ts';
+import type { NewPluginEvent } from './plugin-events-repository.ts';
 
 type Db = Kysely<Database>;
 
@@ -17,53 +18,104 @@ const valuesOf = (row: object, columns: string[]) => columns.map((c) => (row as 
 const rowOf = (columns: string[], placeholders: readonly unknown[], from: number) => Object.fromEntries(columns.map((c, i) => [c, placeholders[from + i]]));
 
 /**
- * Inserts a command and its audit row. On PostgreSQL one statement does both (the command's
- * insert as a data-modifying WITH), one round trip; SQLite, in process, runs the two.
+ * What a command write inserts besides the command: its audit row and, when a plugin handler
+ * listens, its POST event's outbox row (runtime/outbox.ts). On PostgreSQL all of it is one
+ * statement, the command's write and the outbox row as data-modifying WITHs: one round trip, each
+ * of which costs this machine a system call and PostgreSQL a statement (docs/performance.md,
+ * "Commits with plugins enabled").
  */
-export async function insertCommandWithAudit(db: Db, engine: Engine, row: CommandTable, audit: AuditRow): Promise<void> {
+export interface WrittenWith {
+  audit: AuditRow;
+  outbox?: NewPluginEvent;
+}
+
+/** SQLite, in process: the audit row and the outbox row after the command's own statement. */
+async function insertAlongside(db: Db, { audit, outbox }: WrittenWith): Promise<void> {
+  await insertRow(db, 'audit_events', audit);
+  if (outbox !== undefined) await insertRow(db, 'plugin_events', outbox);
+}
+
+/**
+ * PostgreSQL: the statement that writes `written` (a WITH naming the command's insert or update)
+ * and then the audit row, and the outbox row when there is one, from the placeholders `p` after `from`.
+ */
+function statementWith(written: QueryCreator<Database>, p: readonly unknown[], from: number, shape: { audit: string[]; outbox: string[] }) {
+  const outboxFrom = from + shape.audit.length;
+  // Nothing reads the outbox WITH: PostgreSQL runs a data-modifying WITH whether or not it is read.
+  const creator =
+    shape.outbox.length === 0
+      ? written
+      : (written.with('outbox', (w) =>
+          w
+            .insertInto('plugin_events')
+            .values(rowOf(shape.outbox, p, outboxFrom) as unknown as NewPluginEvent)
+            .returning('id'),
+        ) as unknown as QueryCreator<Database>);
+  return creator.insertInto('audit_events').values(rowOf(shape.audit, p, from) as unknown as AuditRow);
+}
+
+/** The columns of the audit and outbox rows, as a statement's shape names them, and their values in order. */
+function alongside({ audit, outbox }: WrittenWith) {
+  const shape = { audit: columnsOf(audit), outbox: outbox === undefined ? [] : columnsOf(outbox) };
+  const name = `with audit ${shape.audit.join()}${outbox === undefined ? '' : ` and outbox ${shape.outbox.join()}`}`;
+  return { shape, name, values: [...valuesOf(audit, shape.audit), ...(outbox === undefined ? [] : valuesOf(outbox, shape.outbox))] };
+}
+
+/**
+ * Inserts a command with its audit row (and its outbox row): one statement on PostgreSQL, one
+ * round trip (WrittenWith); SQLite, in process, runs them one after another.
+ */
+export async function insertCommandWithAudit(db: Db, engine: Engine, row: CommandTable, with_: WrittenWith): Promise<void> {
   if (engine === 'sqlite') {
     await insertRow(db, 'commands', row);
-    await insertRow(db, 'audit_events', audit);
+    await insertAlongside(db, with_);
     return;
   }
-  const [columns, auditColumns] = [columnsOf(row), columnsOf(audit)];
-  await executeCompiled(
-    db,
-    `insert commands ${columns.join()} with audit ${auditColumns.join()}`,
-    [...valuesOf(row, columns), ...valuesOf(audit, auditColumns)],
-    (p) =>
-      db
-        .with('written', (w) =>
-          w
-            .insertInto('commands')
-            .values(rowOf(columns, p, 0) as unknown as CommandTable)
-            .returning('uuid'),
-        )
-        .insertInto('audit_events')
-        .values(rowOf(auditColumns, p, columns.length) as unknown as AuditRow),
+  const columns = columnsOf(row);
+  const rest = alongside(with_);
+  await executeCompiled(db, `insert commands ${columns.join()} ${rest.name}`, [...valuesOf(row, columns), ...rest.values], (p) =>
+    statementWith(
+      db.with('written', (w) =>
+        w
+          .insertInto('commands')
+          .values(rowOf(columns, p, 0) as unknown as CommandTable)
+          .returning('uuid'),
+      ) as unknown as QueryCreator<Database>,
+      p,
+      columns.length,
+      rest.shape,
+    ),
   );
 }
 
-/** Changes a command and inserts its audit row: one statement on PostgreSQL, as insertCommandWithAudit. */
-export async function updateCommandWithAudit(db: Db, engine: Engine, uuid: string, set: Partial<Omit<CommandTable, 'uuid'>>, audit: AuditRow): Promise<void> {
+/** Changes a command and inserts its audit row (and its outbox row), as insertCommandWithAudit. */
+export async function updateCommandWithAudit(
+  db: Db,
+  engine: Engine,
+  uuid: string,
+  set: Partial<Omit<CommandTable, 'uuid'>>,
+  with_: WrittenWith,
+): Promise<void> {
   if (engine === 'sqlite') {
     await updateRow(db, 'commands', 'uuid', uuid, set);
-    await insertRow(db, 'audit_events', audit);
+    await insertAlongside(db, with_);
     return;
   }
-  const [columns, auditColumns] = [columnsOf(set), columnsOf(audit)];
-  const values = [...valuesOf(set, columns), uuid, ...valuesOf(audit, auditColumns)];
-  await executeCompiled(db, `update commands ${columns.join()} with audit ${auditColumns.join()}`, values, (p) =>
-    db
-      .with('written', (w) =>
+  const columns = columnsOf(set);
+  const rest = alongside(with_);
+  await executeCompiled(db, `update commands ${columns.join()} ${rest.name}`, [...valuesOf(set, columns), uuid, ...rest.values], (p) =>
+    statementWith(
+      db.with('written', (w) =>
         w
           .updateTable('commands')
           .set(rowOf(columns, p, 0))
           .where('uuid', '=', p[columns.length] as string)
           .returning('uuid'),
-      )
-      .insertInto('audit_events')
-      .values(rowOf(auditColumns, p, columns.length + 1) as unknown as AuditRow),
+      ) as unknown as QueryCreator<Database>,
+      p,
+      columns.length + 1,
+      rest.shape,
+    ),
   );
 }
 

@@ -4,6 +4,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Engine } from './db.ts';
 import type { Database, PluginEventTable } from './schema.ts';
+import { insertRow } from './compiled.ts';
 
 type Db = Kysely<Database>;
 
@@ -16,7 +17,8 @@ export type NewPluginEvent = Omit<
 > &
   Partial<Pick<PluginEventTable, 'only_handler'>>;
 
-export const insertPluginEvent = (db: Db, row: NewPluginEvent) => db.insertInto('plugin_events').values(row).execute();
+/** Writes a POST event's outbox row (a command write writes its own with the command: commands-repository.ts). */
+export const insertPluginEvent = (db: Db, row: NewPluginEvent) => insertRow(db, 'plugin_events', row);
 
 /**
  * Claims up to `limit` events for `claimer` until `until` (microseconds), counting an attempt: the
