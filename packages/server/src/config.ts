@@ -6,6 +6,7 @@ import { MAX_STREAMS, MAX_STREAMS_PER_PRINCIPAL } from './http/open-streams.ts';
 import { DEFAULT_EFFECTS_PER_CHANGE, DEFAULT_MAX_EFFECTS_PER_ANSWER } from './runtime/effect-limits.ts';
 import { DEFAULT_DATA_READS_PER_CALL, DEFAULT_DATA_ROWS_PER_CALL } from '@charta/api/constants';
 import { SecretKey, SecretKeyFormatError } from './lib/sealing.ts';
+import type { OpenOptions } from './storage/db.ts';
 
 export interface Config {
   host: string;
@@ -20,6 +21,8 @@ export interface Config {
   logLevel: string;
   /** SQLite `synchronous` pragma: `normal` survives a process crash, `full` also a power loss. */
   sqliteSynchronous: 'normal' | 'full';
+  /** SQLite: threads that run reads outside a write, each on a connection of its own; 0 = on the event loop (docs/configuration.md). */
+  sqliteReadThreads: number;
   /** Largest accepted request body, in bytes. */
   bodyLimit: number;
   /** Token requests allowed per client address per minute (brute-force guard). */
@@ -77,6 +80,13 @@ export const DEFAULT_PLUGIN_RETRY_BASE_MS = 2000;
 /** The most worker processes `--workers` may ask for. */
 export const MAX_WORKERS = 64;
 
+/**
+ * SQLite's reader threads (docs/configuration.md, "SQLite"): one takes the reads' statements off
+ * the event loop (docs/performance.md, "Reads in threads"), and the event loop stays the bound.
+ */
+export const DEFAULT_SQLITE_READ_THREADS = 1;
+export const MAX_SQLITE_READ_THREADS = 16;
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<string, string | undefined> = {}): Config {
@@ -99,6 +109,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`CHARTA_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
   const sync = (get('sqliteSynchronous', 'CHARTA_SQLITE_SYNCHRONOUS') ?? 'normal').toLowerCase();
   if (sync !== 'normal' && sync !== 'full') throw new ConfigError('CHARTA_SQLITE_SYNCHRONOUS must be normal or full');
+  const sqliteReadThreads = integer('sqliteReadThreads', 'CHARTA_SQLITE_READ_THREADS', DEFAULT_SQLITE_READ_THREADS, 0, MAX_SQLITE_READ_THREADS);
   const bootstrapClientId = get('bootstrapClientId', 'CHARTA_BOOTSTRAP_CLIENT_ID');
   const bootstrapClientSecret = get('bootstrapClientSecret', 'CHARTA_BOOTSTRAP_CLIENT_SECRET');
   if ((bootstrapClientId === undefined) !== (bootstrapClientSecret === undefined)) {
@@ -188,6 +199,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
     demo,
     logLevel,
     sqliteSynchronous: sync,
+    sqliteReadThreads,
     bodyLimit: 1024 * 1024,
     tokenRateLimit,
     pluginRouteRateLimit,
@@ -212,6 +224,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Record<s
     secretKeyFile,
   };
 }
+
+/** How the server and its subcommands open the configured database (storage/db.ts). */
+export const storageOptionsOf = (config: Config): OpenOptions => ({ synchronous: config.sqliteSynchronous, readThreads: config.sqliteReadThreads });
 
 /** Where `npm ci` (the root `prepare` script) builds the console: packages/console/dist. */
 export const DEFAULT_CONSOLE_DIR = path.resolve(import.meta.dirname, '../../console/dist');

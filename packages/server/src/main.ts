@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { Command, CommanderError } from 'commander';
-import { ConfigError, loadConfig, redactUrl, type Config } from './config.ts';
+import { ConfigError, loadConfig, redactUrl, storageOptionsOf, type Config } from './config.ts';
 import { engineOf, openStorage } from './storage/db.ts';
 import { BackupError, backupSqlite, restoreSqlite } from './storage/sqlite-backup.ts';
 import { migrate } from './storage/migrations/index.ts';
@@ -254,7 +254,7 @@ function config(opts: Record<string, string | undefined>): Config {
 }
 
 async function withStorage(cfg: Config, work: (storage: ReturnType<typeof openStorage>) => Promise<void>) {
-  const storage = openStorage(cfg.databaseUrl, { synchronous: cfg.sqliteSynchronous });
+  const storage = openStorage(cfg.databaseUrl, storageOptionsOf(cfg));
   try {
     await work(storage);
   } finally {

@@ -3,7 +3,7 @@
 // ones exactly once, and the path of the secret key it made (never the key).
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
-import { redactUrl } from './config.ts';
+import { redactUrl, storageOptionsOf } from './config.ts';
 import { openStorage, type Storage } from './storage/db.ts';
 import { migrate } from './storage/migrations/index.ts';
 import { loadStarterTerminology } from './terminology/starter.ts';
@@ -47,7 +47,7 @@ export interface FirstStart {
  * credentials in place, first-start credentials made.
  */
 export async function prepareStorage(config: Config): Promise<{ storage: Storage; firstStart?: FirstStart; secretKey: SecretKeyReady }> {
-  const storage = openStorage(config.databaseUrl, { synchronous: config.sqliteSynchronous });
+  const storage = openStorage(config.databaseUrl, storageOptionsOf(config));
   try {
     await migrate(storage);
     const secretKey = await prepareSecretKey(storage, config);
@@ -101,7 +101,7 @@ export async function startServer(
   const { storage, firstStart, secretKey } = options.prepared
     ? {
         secretKey: { keyring: openSecretKey(config), lines: [] },
-        storage: openStorage(config.databaseUrl, { synchronous: config.sqliteSynchronous }),
+        storage: openStorage(config.databaseUrl, storageOptionsOf(config)),
         firstStart: undefined,
       }
     : await prepareStorage(config);

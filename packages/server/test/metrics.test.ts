@@ -150,33 +150,39 @@ eachEngine((engine) => {
       assert.ok(samples.some((s) => s.name === 'nodejs_eventloop_lag_seconds'));
     });
 
-    it(engine === 'sqlite' ? 'the writer queue and the group commit: batches and waits' : 'the two connection pools: their size, use and waits', async () => {
-      const first = await scrape();
-      await Promise.all(Array.from({ length: 6 }, () => api.command('plan', { narrative: 'Batched' })));
-      const samples = await scrape();
-      const pools = engine === 'sqlite' ? { writer: 1 } : { main: 10, plugin_reads: 4 };
-      for (const [pool, max] of Object.entries(pools)) {
-        assert.equal(valueOf(samples, 'charta_db_connections_max', { pool }), max);
-        const busy = valueOf(samples, 'charta_db_connections', { pool, state: 'busy' });
-        const idle = valueOf(samples, 'charta_db_connections', { pool, state: 'idle' });
-        assert.ok(busy + idle <= max && busy >= 0 && idle >= 0, `${pool}: ${busy} busy, ${idle} idle`);
-        assert.ok(valueOf(samples, 'charta_db_waiting', { pool }) >= 0);
-      }
-      const waited = engine === 'sqlite' ? 'writer' : 'main';
-      assert.ok(
-        valueOf(samples, 'charta_db_wait_seconds_count', { pool: waited }) >= valueOf(first, 'charta_db_wait_seconds_count', { pool: waited }) + 6,
-        'every write waited for its connection or batch, and was timed',
-      );
-      const batches = valueOf(samples, 'charta_db_group_commit_batch_size_count') - valueOf(first, 'charta_db_group_commit_batch_size_count');
-      const writes = valueOf(samples, 'charta_db_group_commit_batch_size_sum') - valueOf(first, 'charta_db_group_commit_batch_size_sum');
-      if (engine === 'sqlite') {
-        // Six commands: a patient, a note and a command each, some of them grouped.
-        assert.ok(batches >= 1 && writes >= 18 && batches <= writes, `${batches} batches of ${writes} writes`);
-        assert.equal(valueOf(samples, 'charta_db_group_commit_parked_total'), 0);
-      } else {
-        assert.ok(!samples.some((s) => s.name.startsWith('charta_db_group_commit')), 'PostgreSQL has no group commit');
-      }
-    });
+    it(
+      engine === 'sqlite'
+        ? 'the writer queue, the reader thread and the group commit: batches and waits'
+        : 'the two connection pools: their size, use and waits',
+      async () => {
+        const first = await scrape();
+        await Promise.all(Array.from({ length: 6 }, () => api.command('plan', { narrative: 'Batched' })));
+        const samples = await scrape();
+        // SQLite's one reader thread is the default CHARTA_SQLITE_READ_THREADS.
+        const pools = engine === 'sqlite' ? { writer: 1, readers: 1 } : { main: 10, plugin_reads: 4 };
+        for (const [pool, max] of Object.entries(pools)) {
+          assert.equal(valueOf(samples, 'charta_db_connections_max', { pool }), max);
+          const busy = valueOf(samples, 'charta_db_connections', { pool, state: 'busy' });
+          const idle = valueOf(samples, 'charta_db_connections', { pool, state: 'idle' });
+          assert.ok(busy + idle <= max && busy >= 0 && idle >= 0, `${pool}: ${busy} busy, ${idle} idle`);
+          assert.ok(valueOf(samples, 'charta_db_waiting', { pool }) >= 0);
+        }
+        const waited = engine === 'sqlite' ? 'writer' : 'main';
+        assert.ok(
+          valueOf(samples, 'charta_db_wait_seconds_count', { pool: waited }) >= valueOf(first, 'charta_db_wait_seconds_count', { pool: waited }) + 6,
+          'every write waited for its connection or batch, and was timed',
+        );
+        const batches = valueOf(samples, 'charta_db_group_commit_batch_size_count') - valueOf(first, 'charta_db_group_commit_batch_size_count');
+        const writes = valueOf(samples, 'charta_db_group_commit_batch_size_sum') - valueOf(first, 'charta_db_group_commit_batch_size_sum');
+        if (engine === 'sqlite') {
+          // Six commands: a patient, a note and a command each, some of them grouped.
+          assert.ok(batches >= 1 && writes >= 18 && batches <= writes, `${batches} batches of ${writes} writes`);
+          assert.equal(valueOf(samples, 'charta_db_group_commit_parked_total'), 0);
+        } else {
+          assert.ok(!samples.some((s) => s.name.startsWith('charta_db_group_commit')), 'PostgreSQL has no group commit');
+        }
+      },
+    );
 
     it('plugin calls by plugin, handler and outcome (a throw included), their latency and memory; the outbox', async () => {
       await installPlugin(api.url, 'metered', [

@@ -9,6 +9,7 @@ import type { Database } from './schema.ts';
 import { GroupCommit, type GroupCommitObserver } from './group-commit.ts';
 import { holds, type Hold } from './holds.ts';
 import { SqliteReaderDialect } from './sqlite-reader.ts';
+import { SqliteReadThreads, SqliteThreadReaderDialect } from './sqlite-read-threads.ts';
 import { namedStatementPool, type ConnectionWaits } from './pg-statements.ts';
 import { startCheckpointer, type CheckpointStats } from './sqlite-checkpointer.ts';
 import { sqliteConnectionPragmas } from './sqlite-settings.ts';
@@ -56,10 +57,11 @@ export interface Storage {
 /**
  * One pool of connections: on PostgreSQL `main` (requests and writes) and `plugin_reads` (plugins'
  * reads of the record); on SQLite `writer`, the one connection every write takes in turn through
- * the group commit, `waiting` being the writes queued for the next batch.
+ * the group commit, `waiting` being the writes queued for the next batch, and `readers`, the
+ * reader threads (busy: those running a query; waiting: queries queued behind those).
  */
 export interface PoolUse {
-  pool: 'main' | 'plugin_reads' | 'writer';
+  pool: 'main' | 'plugin_reads' | 'writer' | 'readers';
   max: number;
   busy: number;
   idle: number;
@@ -77,6 +79,11 @@ export interface StorageObserver {
 export interface OpenOptions {
   synchronous?: 'normal' | 'full';
   poolSize?: number;
+  /**
+   * SQLite in a file: threads that run the reads outside a write, each on a connection of its
+   * own (sqlite-read-threads.ts); 0, the default, reads on a second connection on the event loop.
+   */
+  readThreads?: number;
 }
 
 // bigint (int8) columns hold microsecond timestamps and ids: well inside 2^53.
@@ -173,9 +180,10 @@ async function pgTransaction<T>(db: Kysely<Database>, work: (trx: Kysely<Databas
 
 function openSqlite(file: string, options: OpenOptions): Storage {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const pragmas = sqliteConnectionPragmas(options.synchronous ?? 'normal');
   const open = () => {
     const raw = new BetterSqlite3(file);
-    for (const pragma of sqliteConnectionPragmas(options.synchronous ?? 'normal')) raw.pragma(pragma);
+    for (const pragma of pragmas) raw.pragma(pragma);
     return raw;
   };
   const writer = open();
@@ -183,10 +191,17 @@ function openSqlite(file: string, options: OpenOptions): Storage {
   const checkpointer = file === ':memory:' ? undefined : startCheckpointer(file);
   if (checkpointer !== undefined) writer.pragma('wal_autocheckpoint = 0');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: { close: () => writer.close(), prepare: statementCache(writer) } }) });
-  // An in-memory database exists once per connection: there the writer serves reads too.
-  const readerRaw = file === ':memory:' ? undefined : open();
+  // Reads outside a write: in reader threads (sqlite-read-threads.ts), or on a second connection
+  // on the event loop. An in-memory database exists once per connection: there the writer serves
+  // reads too.
+  const threads = file !== ':memory:' && (options.readThreads ?? 0) > 0 ? new SqliteReadThreads(file, pragmas, options.readThreads!) : undefined;
+  const readerRaw = file === ':memory:' || threads !== undefined ? undefined : open();
   readerRaw?.pragma('query_only = 1');
-  const reader = readerRaw ? new Kysely<Database>({ dialect: new SqliteReaderDialect(statementCache(readerRaw), () => readerRaw.close()) }) : db;
+  const reader = threads
+    ? new Kysely<Database>({ dialect: new SqliteThreadReaderDialect(threads) })
+    : readerRaw
+      ? new Kysely<Database>({ dialect: new SqliteReaderDialect(statementCache(readerRaw), () => readerRaw.close()) })
+      : db;
   const group = new GroupCommit(db);
   return {
     db,
@@ -196,7 +211,10 @@ function openSqlite(file: string, options: OpenOptions): Storage {
     transact: (work) => group.run(work).catch((err: unknown) => Promise.reject(storageErrorOf(err) ?? err)),
     groupCommit: group.stats,
     ...(checkpointer === undefined ? {} : { checkpoints: () => checkpointer.stats() }),
-    pools: () => [{ pool: 'writer', max: 1, busy: group.busy ? 1 : 0, idle: group.busy ? 0 : 1, waiting: group.queued }],
+    pools: () => [
+      { pool: 'writer', max: 1, busy: group.busy ? 1 : 0, idle: group.busy ? 0 : 1, waiting: group.queued },
+      ...(threads === undefined ? [] : [threads.use()]),
+    ],
     observe: (observer) => {
       group.observer = { batch: (writes) => observer.batch(writes), waited: (seconds) => observer.waitedFor('writer', seconds) };
     },
@@ -213,6 +231,7 @@ function openSqlite(file: string, options: OpenOptions): Storage {
           readerRaw.pragma('query_only = 1');
         }
       }
+      await threads?.analyze();
     },
     scrub: async () => {
       // The copy VACUUM makes goes to a temporary file, not memory (temp_store is MEMORY otherwise).
@@ -237,6 +256,7 @@ function openSqlite(file: string, options: OpenOptions): Storage {
       // Kysely closes only a connection it has used: a reader that never ran a query (a start
       // that only migrated) would stay open, and with it the file.
       if (readerRaw?.open) readerRaw.close();
+      await threads?.close();
       if (writer.open) writer.close();
     },
   };
