@@ -65,7 +65,7 @@ import { buildPackages, type PackageSet } from './lib/plugin-archives.ts';
 import { fanoutScenario, installScenario, packagesNeeded } from './lib/plugin-scenarios.ts';
 import { buildCommitPlugins, commitFixturesNeeded, pluginCommitScenario } from './lib/plugin-commit.ts';
 import { ATTACKS, buildIsolationPlugins, isolationFixturesNeeded, ISOLATION_SCENARIO, pluginIsolationScenario } from './lib/plugin-isolation.ts';
-import { workersScenario } from './lib/workers.ts';
+import { READ_THREAD_SETUPS, servedScenario, WORKER_SETUPS } from './lib/workers.ts';
 import { hookCost, METRICS_SCENARIO, metricsScenario, type HookCost } from './lib/metrics.ts';
 import { buildRoutePlugin, routeScenario, ROUTE_SCENARIO } from './lib/plugin-routes.ts';
 import { CONSOLE_SCENARIO, consoleScenario, type ConsoleRow } from './lib/console.ts';
@@ -110,6 +110,8 @@ const COMMAND_SCENARIOS = ['bare-pk-read', 'get', 'list', 'list-created', 'creat
 const PLUGIN_SCENARIOS = ['plugin-install', 'log-fanout', 'plugin-commit', ROUTE_SCENARIO, ISOLATION_SCENARIO];
 /** GET and create with 1 and 2 worker processes (lib/workers.ts), PostgreSQL only. */
 const WORKERS_SCENARIO = 'workers';
+/** GET and the list pages with 0, 1 and 2 reader threads (lib/workers.ts), SQLite only. */
+const READ_THREADS_SCENARIO = 'read-threads';
 
 interface Probe {
   method: 'GET' | 'POST' | 'PATCH';
@@ -532,6 +534,7 @@ async function main(): Promise<void> {
     ...COMMAND_SCENARIOS,
     ...PLUGIN_SCENARIOS,
     WORKERS_SCENARIO,
+    READ_THREADS_SCENARIO,
     METRICS_SCENARIO,
     ...AUTOCOMPLETE_SCENARIOS,
     SCALE_SCENARIO,
@@ -543,11 +546,12 @@ async function main(): Promise<void> {
   if (unknown.length > 0) throw new Error(`BENCH_SCENARIOS: unknown ${unknown.join(', ')} (known: ${known.join(', ')})`);
   const commandsWanted = COMMAND_SCENARIOS.some(wanted);
   const workersWanted = wanted(WORKERS_SCENARIO);
-  // The workers scenario loads GET and create too: it needs the seeded commands and notes.
+  const readThreadsWanted = wanted(READ_THREADS_SCENARIO);
+  // The workers scenario loads GET and create too, read-threads GET and the lists: they need the seeded commands and notes.
   // plugin-route compares with GET and create of the seeded commands.
   // So does the metrics scenario (GET a command with metrics off and on), and backup (it copies the seeded database and loads GET of its commands).
   const metricsWanted = wanted(METRICS_SCENARIO);
-  const seedWanted = commandsWanted || workersWanted || metricsWanted || wanted(ROUTE_SCENARIO) || wanted(BACKUP_SCENARIO);
+  const seedWanted = commandsWanted || workersWanted || readThreadsWanted || metricsWanted || wanted(ROUTE_SCENARIO) || wanted(BACKUP_SCENARIO);
   const autocompleteWanted = AUTOCOMPLETE_SCENARIOS.some(wanted);
   // The scale scenario seeds up to 10M commands per engine: it runs only when named.
   const scaleWanted = opts.scenarios?.includes(SCALE_SCENARIO) === true;
@@ -565,6 +569,7 @@ async function main(): Promise<void> {
   const readTimings: ReadTiming[] = [];
   const routeRows: RouteRow[] = [];
   const workerRows: WorkersRow[] = [];
+  const readThreadRows: WorkersRow[] = [];
   const metricsRows: MetricsRow[] = [];
   let metricsHook: HookCost | undefined;
   if (metricsWanted) {
@@ -780,7 +785,21 @@ async function main(): Promise<void> {
         console.log('sqlite    workers: not measured; --workers above 1 is refused on SQLite (docs/configuration.md, "Multi-process serving")');
       } else if (workersWanted) {
         const paths = chartaScenarios(opts, f).filter((x) => x.name === 'get' || x.name === 'create');
-        workerRows.push(...(await workersScenario(opts, { engine, databaseUrl: f.databaseUrl, databaseEnv: f.databaseEnv, token: f.token, paths })));
+        workerRows.push(
+          ...(await servedScenario(
+            opts,
+            { engine, databaseUrl: f.databaseUrl, databaseEnv: f.databaseEnv, token: f.token, paths },
+            WORKER_SETUPS,
+            opts.serveRounds,
+          )),
+        );
+      }
+      if (readThreadsWanted && engine !== 'sqlite') {
+        console.log(`${engine.padEnd(8)}  read-threads: not measured; reader threads are SQLite's (docs/configuration.md, "SQLite")`);
+      } else if (readThreadsWanted) {
+        const paths = chartaScenarios(opts, f).filter((x) => x.name === 'get' || x.name === 'list' || x.name === 'list-created');
+        const target = { engine, databaseUrl: f.databaseUrl, databaseEnv: f.databaseEnv, token: f.token, paths };
+        readThreadRows.push(...(await servedScenario(opts, target, READ_THREAD_SETUPS, opts.serveRounds)));
       }
       if (metricsWanted) {
         const get = chartaScenarios(opts, f).find((x) => x.name === 'get')!;
@@ -903,6 +922,7 @@ async function main(): Promise<void> {
       ...(isolationPlugins ? { isolation } : {}),
     },
     ...(workerRows.length > 0 ? { workers: workerRows } : {}),
+    ...(readThreadRows.length > 0 ? { readThreads: readThreadRows } : {}),
     ...(metricsRows.length > 0 ? { metrics: metricsRows } : {}),
     ...(metricsHook ? { metricsHook } : {}),
     ...(autocompleteWanted ? { autocomplete: { concepts: opts.concepts, loads: terminology, checks, ranking, worst } } : {}),
@@ -919,6 +939,7 @@ async function main(): Promise<void> {
   if (routeRows.length > 0) console.log('\n' + routesTextTable(routeRows));
   if (isolation.memory.length + isolation.noisy.length > 0) console.log('\n' + isolationTextTables(isolation));
   if (workerRows.length > 0) console.log('\n' + workersTextTable(workerRows));
+  if (readThreadRows.length > 0) console.log('\n' + workersTextTable(readThreadRows));
   if (metricsRows.length > 0) console.log('\n' + metricsTextTable(metricsRows));
   if (worst.length > 0) console.log('\n' + worstTextTable(worst));
   if (scale !== undefined && scale.rows.length > 0) console.log('\n' + scaleSeedTextTable(scale.seeds) + '\n\n' + scaleTextTable(scale.rows));

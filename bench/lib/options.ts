@@ -60,6 +60,8 @@ export interface BenchOptions {
   pluginCommitRounds: number;
   /** Commands paths with their bare twins: rounds of the path and its twin, in turn (BENCH_TWIN_ROUNDS). */
   twinRounds: number;
+  /** workers, read-threads: rounds of the set-ups, in turn (BENCH_SERVE_ROUNDS). */
+  serveRounds: number;
   /** metrics: rounds of GET a command with metrics off and on, in turn (BENCH_METRICS_ROUNDS). */
   metricsRounds: number;
   /** backup: backups taken with no load, for the throughput (BENCH_BACKUP_QUIET). */
@@ -147,6 +149,7 @@ export function loadOptions(): BenchOptions {
     pluginCommitRounds: positive('BENCH_PLUGIN_COMMIT_ROUNDS', 1, true),
     twinRounds: positive('BENCH_TWIN_ROUNDS', 1, true),
     metricsRounds: positive('BENCH_METRICS_ROUNDS', 3, true),
+    serveRounds: positive('BENCH_SERVE_ROUNDS', 1, true),
     backupQuiet: positive('BENCH_BACKUP_QUIET', 3, true),
     backupRounds: positive('BENCH_BACKUP_ROUNDS', 3, true),
     auditRows: [...new Set(positives('BENCH_AUDIT_ROWS', [1_000_000, 10_000_000]))].sort((a, b) => a - b),

@@ -43,11 +43,13 @@ export interface Row extends LoadResult {
   writes?: WriteFigures;
 }
 
-/** One `workers` measurement (lib/workers.ts): a path against `charta-server start --workers N`. */
+/** One `workers` or `read-threads` measurement (lib/workers.ts): a path against `charta-server start` set up one way. */
 export interface WorkersRow extends LoadResult {
   engine: string;
-  /** The Commands API scenario loaded: get or create. */
+  /** The Commands API scenario loaded: get, create, list… */
   path: string;
+  /** How the server was started: `--workers 2`, `read threads 1` (absent in reports from before it existed: `--workers N`). */
+  setup?: string;
   workers: number;
   /** Processes counted as the server: the primary and its workers (1 without a fork). */
   processes: number;
@@ -55,8 +57,10 @@ export interface WorkersRow extends LoadResult {
   cpu: CpuShare;
   /** Server CPU time (all its processes, with PostgreSQL's) per 2xx response, µs. */
   serverMicrosPerRequest: number;
-  /** okPerSecond ÷ that of the same path with 1 worker, measured just before (1 for that row). */
+  /** okPerSecond ÷ that of the same path with the scenario's first set-up (1 worker; 0 read threads), the median over rounds (1 for that row). */
   scaling: number;
+  /** Each round's ratio, when measured in rounds (BENCH_SERVE_ROUNDS). */
+  roundScalings?: number[];
 }
 
 /** One `metrics` measurement (lib/metrics.ts): GET a command against the server with metrics off, or on and scraped every second. */
@@ -331,6 +335,8 @@ export interface Report {
   };
   /** The `workers` scenario: GET and create with 1 and 2 worker processes (absent in reports from before it existed). */
   workers?: WorkersRow[];
+  /** The `read-threads` scenario: GET and the list pages on SQLite with 0, 1 and 2 reader threads. */
+  readThreads?: WorkersRow[];
   /** The `metrics` scenario: GET a command with metrics off and on, in turn (absent in reports from before it existed). */
   metrics?: MetricsRow[];
   /** The `metrics` scenario: the per-request work of metrics timed alone in a loop (lib/metrics.ts hookCost). */
@@ -743,12 +749,12 @@ function pluginMarkdown(report: Report): string[] {
 const WORKERS_HEAD = [
   'path',
   'engine',
-  'workers',
+  'set-up',
   'req/s',
   'p50 ms',
   'p99 ms',
   'non-2xx',
-  '÷ 1 worker',
+  '÷ the first set-up',
   'server µs/req',
   'CPU client',
   'CPU server',
@@ -757,12 +763,12 @@ const WORKERS_HEAD = [
 const workersCells = (r: WorkersRow) => [
   r.path,
   r.engine,
-  String(r.workers),
+  r.setup ?? `--workers ${r.workers}`,
   f0(r.okPerSecond),
   f2(r.p50),
   f2(r.p99),
   String(r.non2xx + r.errors + r.timeouts),
-  f2(r.scaling),
+  f2(r.scaling) + (r.roundScalings ? ` (${r.roundScalings.map(f2).join(', ')})` : ''),
   f0(r.serverMicrosPerRequest),
   f1(r.cpu.client),
   f1(r.engine === 'postgres' ? r.cpu.server + r.cpu.postgres : r.cpu.server),
@@ -772,21 +778,37 @@ const workersCells = (r: WorkersRow) => [
 export function workersTextTable(rows: WorkersRow[]): string {
   const body = rows.map(workersCells);
   const widths = WORKERS_HEAD.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
-  const line = (c: string[]) => c.map((v, i) => (i < 2 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join('  ');
+  const line = (c: string[]) => c.map((v, i) => (i < 3 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join('  ');
   return [line(WORKERS_HEAD), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
 }
 
 function workersMarkdown(report: Report): string[] {
   const rows = report.workers ?? [];
-  if (rows.length === 0) return [];
+  const threads = report.readThreads ?? [];
+  const setting = `each path at ${report.settings.connections} connections for ${report.settings.duration} s after ${report.settings.warmup} s of warm-up`;
   return [
-    '## Multi-process serving',
-    '',
-    `\`charta-server start --workers N\` as a real process on the seeded database (N = 1 is one process, no fork); each path at ${report.settings.connections} connections for ${report.settings.duration} s after ${report.settings.warmup} s of warm-up. ` +
-      '÷ 1 worker: req/s ÷ that of the same path with 1 worker. CPU server: the primary and its workers, with PostgreSQL. Only rows with a low CPU other say anything.',
-    '',
-    mdTable(WORKERS_HEAD, rows, workersCells, 2),
-    '',
+    ...(rows.length === 0
+      ? []
+      : [
+          '## Multi-process serving',
+          '',
+          `\`charta-server start --workers N\` as a real process on the seeded database (N = 1 is one process, no fork); ${setting}. ` +
+            '÷ the first set-up: req/s ÷ that of the same path with 1 worker. CPU server: the primary and its workers, with PostgreSQL. Only rows with a low CPU other say anything.',
+          '',
+          mdTable(WORKERS_HEAD, rows, workersCells, 3),
+          '',
+        ]),
+    ...(threads.length === 0
+      ? []
+      : [
+          '## Reads in threads',
+          '',
+          `\`charta-server start\` on the seeded SQLite database with \`CHARTA_SQLITE_READ_THREADS\` 0 (every read on the event loop), 1 and 2; ${setting}. ` +
+            '÷ the first set-up: req/s ÷ that of the same path with 0 threads, the median of the rounds (each round in brackets). CPU server: the process, its threads included.',
+          '',
+          mdTable(WORKERS_HEAD, threads, workersCells, 3),
+          '',
+        ]),
   ];
 }
 
