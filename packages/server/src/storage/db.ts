@@ -8,8 +8,8 @@ import pg from 'pg';
 import type { Database } from './schema.ts';
 import { GroupCommit, type GroupCommitObserver } from './group-commit.ts';
 import { holds, type Hold } from './holds.ts';
-import { SqliteReaderDialect } from './sqlite-reader.ts';
-import { SqliteReadThreads, SqliteThreadReaderDialect } from './sqlite-read-threads.ts';
+import { rowsOn, SqliteReaderDialect } from './sqlite-reader.ts';
+import { SqliteReadThreads } from './sqlite-read-threads.ts';
 import { namedStatementPool, type ConnectionWaits } from './pg-statements.ts';
 import { startCheckpointer, type CheckpointStats } from './sqlite-checkpointer.ts';
 import { sqliteConnectionPragmas } from './sqlite-settings.ts';
@@ -197,10 +197,11 @@ function openSqlite(file: string, options: OpenOptions): Storage {
   const threads = file !== ':memory:' && (options.readThreads ?? 0) > 0 ? new SqliteReadThreads(file, pragmas, options.readThreads!) : undefined;
   const readerRaw = file === ':memory:' || threads !== undefined ? undefined : open();
   readerRaw?.pragma('query_only = 1');
+  // The threads are the storage's to close (below), whether or not Kysely ever used them.
   const reader = threads
-    ? new Kysely<Database>({ dialect: new SqliteThreadReaderDialect(threads) })
+    ? new Kysely<Database>({ dialect: new SqliteReaderDialect(threads.all, () => undefined) })
     : readerRaw
-      ? new Kysely<Database>({ dialect: new SqliteReaderDialect(statementCache(readerRaw), () => readerRaw.close()) })
+      ? new Kysely<Database>({ dialect: new SqliteReaderDialect(rowsOn(statementCache(readerRaw)), () => readerRaw.close()) })
       : db;
   const group = new GroupCommit(db);
   return {

@@ -5,17 +5,6 @@
 // B-tree walk, the rows' values) runs on another core.
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import {
-  type CompiledQuery,
-  SqliteAdapter,
-  SqliteIntrospector,
-  SqliteQueryCompiler,
-  type DatabaseConnection,
-  type Dialect,
-  type Driver,
-  type Kysely,
-  type QueryResult,
-} from 'kysely';
 import type { PoolUse } from './db.ts';
 import { DatabaseUnavailableError, storageErrorOf } from './errors.ts';
 
@@ -175,12 +164,12 @@ export class SqliteReadThreads {
     this.threads = Array.from({ length: count }, () => new ReadThread(() => spawn(data)));
   }
 
-  /** The rows of one query, from the thread with the fewest queries waiting. */
-  all(sql: string, params: readonly unknown[]): Promise<unknown[]> {
+  /** The rows of one query, from the thread with the fewest queries waiting (a ReadRows). */
+  readonly all = (sql: string, params: readonly unknown[]): Promise<unknown[]> => {
     if (this.closed) return Promise.reject(new DatabaseUnavailableError('The SQLite reader threads are closed'));
     const id = this.nextId++;
     return this.idlest().ask(id, { id, sql, params });
-  }
+  };
 
   /**
    * The running threads reload the planner's statistics (after PRAGMA optimize on the writer); a
@@ -211,41 +200,4 @@ export class SqliteReadThreads {
     for (const thread of this.threads) if (thread.inFlight < best.inFlight) best = thread;
     return best;
   }
-}
-
-/** Kysely over the reader threads: queries only, no transactions. */
-export class SqliteThreadReaderDialect implements Dialect {
-  constructor(private readonly threads: SqliteReadThreads) {}
-  createAdapter = () => new SqliteAdapter();
-  createQueryCompiler = () => new SqliteQueryCompiler();
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Kysely's Dialect interface takes any database
-  createIntrospector = (db: Kysely<any>) => new SqliteIntrospector(db);
-  createDriver = (): Driver => new ThreadReaderDriver(this.threads);
-}
-
-// The threads are the storage's to close (db.ts), whether or not Kysely ever used them.
-
-class ThreadReaderDriver implements Driver {
-  private readonly connection: DatabaseConnection;
-  constructor(threads: SqliteReadThreads) {
-    this.connection = {
-      executeQuery: async <R>(query: CompiledQuery): Promise<QueryResult<R>> => ({
-        rows: (await threads.all(query.sql, query.parameters)) as R[],
-      }),
-      streamQuery() {
-        throw new Error('streaming is not supported on the SQLite reader threads');
-      },
-    };
-  }
-  async init() {}
-  async acquireConnection() {
-    return this.connection;
-  }
-  async beginTransaction(): Promise<void> {
-    throw new Error('the SQLite reader threads do not run transactions; use the writer');
-  }
-  async commitTransaction() {}
-  async rollbackTransaction() {}
-  async releaseConnection() {}
-  async destroy() {}
 }
