@@ -100,8 +100,8 @@ class ReadThread {
     const worker = this.start();
     this.worker = worker;
     // A thread must never keep an idle process alive, nor end it. One that stops (its connection
-    // could not open, it ran out of memory, it was terminated) fails what it was asked with the
-    // database unavailable (503, docs/api.md); the next read starts a new one.
+    // could not open, the thread ended) fails what it was asked with the database unavailable
+    // (503, docs/api.md); the next read starts a new one.
     worker.unref();
     let failure: unknown;
     worker.on('message', (answer: Answer) => {
