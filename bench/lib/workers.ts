@@ -37,7 +37,7 @@ export const READ_THREAD_SETUPS: ServeSetup[] = [0, 1, 2].map((n) => ({
   env: { CHARTA_SQLITE_READ_THREADS: String(n) },
 }));
 
-/** What to load a server with: the Commands API scenarios' GET and create. */
+/** What to load a server with: one of the Commands API scenarios (GET and create for workers; GET and the lists for read-threads). */
 export interface WorkersPath {
   name: string;
   request: string;

@@ -118,6 +118,17 @@ describe('SQLite reads in threads (sqlite)', () => {
     await assert.rejects(threads.all('SELECT 1', []), (err) => err instanceof DatabaseUnavailableError && /closed/.test(err.message));
   });
 
+  it('a parameter that cannot cross to the thread fails that read alone; the thread owes nothing and reads on', async () => {
+    const threads = new SqliteReadThreads(await fileOf(), PRAGMAS, 1);
+    try {
+      await assert.rejects(threads.all('SELECT ? AS x', [() => 1]), (err: Error) => err.name === 'DataCloneError');
+      assert.deepEqual(threads.use(), { pool: 'readers', max: 1, busy: 0, idle: 1, waiting: 0 });
+      assert.deepEqual(await threads.all('SELECT ? AS x', ['after']), [{ x: 'after' }]);
+    } finally {
+      await threads.close();
+    }
+  });
+
   it('a thread that cannot open the file fails its reads as the database unavailable', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'charta-read-threads-'));
     const threads = new SqliteReadThreads(path.join(dir, 'missing', 'charta.db'), PRAGMAS, 1);
@@ -146,6 +157,43 @@ describe('SQLite reads in threads (sqlite)', () => {
     } finally {
       raw.close();
     }
+  });
+
+  it("a running thread plans with the statistics gathered since it opened once the storage's optimize has run", async () => {
+    await withStorage(1, async (storage) => {
+      await sql`CREATE INDEX t_n ON t (n)`.execute(storage.db);
+      await sql`CREATE INDEX t_label ON t (label)`.execute(storage.db);
+      const fill = async (rows: number, n: (i: number) => number, label: (i: number) => string) => {
+        await sql`DELETE FROM t`.execute(storage.db);
+        for (let i = 0; i < rows; i += 500) {
+          const values = Array.from({ length: Math.min(500, rows - i) }, (_, j) => sql`(${n(i + j)}, ${label(i + j)})`);
+          await sql`INSERT INTO t (n, label) VALUES ${sql.join(values)}`.execute(storage.db);
+        }
+      };
+      const plan = async () => {
+        const { rows } = await sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT * FROM t WHERE n = ${1} AND label = ${'x'}`.execute(storage.reader);
+        return rows.map((r) => r.detail).join('\n');
+      };
+      // First n tells rows apart and label does not: the thread opens with those statistics.
+      await fill(
+        100,
+        (i) => i,
+        () => 'x',
+      );
+      await sql`ANALYZE`.execute(storage.db);
+      assert.match(await plan(), /INDEX t_n\b/);
+      await fill(
+        10_000,
+        () => 1,
+        (i) => `label ${i}`,
+      );
+      // Then the other way round: the writer gathers new statistics, which the thread, running
+      // since, sees only once optimize has told it to reload them.
+      await sql`ANALYZE`.execute(storage.db);
+      assert.match(await plan(), /INDEX t_n\b/);
+      await storage.optimize();
+      assert.match(await plan(), /INDEX t_label\b/);
+    });
   });
 
   it('CHARTA_SQLITE_READ_THREADS: 1 by default, 0 reads on the event loop, out of range refused', async () => {

@@ -92,7 +92,13 @@ class ReadThread {
     if (this.pending.size === 0) worker.ref();
     return new Promise<unknown[]>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      worker.postMessage(message);
+      try {
+        worker.postMessage(message);
+      } catch (err) {
+        // A value that cannot cross (DataCloneError): nothing was sent, nothing is owed.
+        this.settle(id, worker);
+        reject(err as Error);
+      }
     });
   }
 
@@ -105,10 +111,8 @@ class ReadThread {
     worker.unref();
     let failure: unknown;
     worker.on('message', (answer: Answer) => {
-      const waiting = this.pending.get(answer.id);
+      const waiting = this.settle(answer.id, worker);
       if (waiting === undefined) return;
-      this.pending.delete(answer.id);
-      if (this.pending.size === 0) worker.unref();
       if (answer.error === undefined) waiting.resolve(answer.rows!);
       else waiting.reject(Object.assign(new Error(answer.error.message), { name: answer.error.name ?? 'Error', code: answer.error.code }));
     });
@@ -123,6 +127,14 @@ class ReadThread {
       }),
     );
     return worker;
+  }
+
+  /** Takes the read `id` off what `worker` owes; the thread stops holding the process once it owes nothing. */
+  private settle(id: number, worker: Worker): Pending | undefined {
+    const waiting = this.pending.get(id);
+    this.pending.delete(id);
+    if (this.pending.size === 0) worker.unref();
+    return waiting;
   }
 
   /**
@@ -176,7 +188,14 @@ export class SqliteReadThreads {
    * thread not started yet reads them when it opens its connection.
    */
   async analyze(): Promise<void> {
-    await Promise.all(this.threads.filter((t) => t.running).map((t) => t.ask(this.nextId, { op: 'analyze', id: this.nextId++ })));
+    await Promise.all(
+      this.threads
+        .filter((thread) => thread.running)
+        .map((thread) => {
+          const id = this.nextId++;
+          return thread.ask(id, { op: 'analyze', id });
+        }),
+    );
   }
 
   /** Where the threads stand now (a metrics scrape: docs/operations.md, "Monitoring"). */
