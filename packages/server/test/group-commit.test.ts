@@ -8,6 +8,8 @@ import { openStorage, type Storage } from '../src/storage/db.ts';
 import type { Hold } from '../src/storage/holds.ts';
 import type { Database } from '../src/storage/schema.ts';
 import { migrate } from '../src/storage/migrations/index.ts';
+import { executeCompiled, insertRow } from '../src/storage/compiled.ts';
+import { directRunOf } from '../src/storage/sqlite-direct.ts';
 
 describe('group commit (sqlite)', () => {
   let db: TestDatabase;
@@ -74,6 +76,40 @@ describe('group commit (sqlite)', () => {
 
   it('the reader refuses to write', async () => {
     await assert.rejects(storage.reader.insertInto('staff').values({ key: 'x', name: 'x', created_at: 1 }).execute());
+  });
+
+  it("a batch's compiled statements run on the write connection past Kysely's executor, in order with its builder queries; a failing one fails only its write", async () => {
+    let directInside = false;
+    let held: Kysely<Database> | undefined;
+    const [ok, refused] = await Promise.allSettled([
+      storage.transact(async (trx) => {
+        held = trx;
+        directInside = directRunOf(trx) !== undefined;
+        await insertRow(trx, 'staff', { key: 'direct-1', name: 'compiled', created_at: 1 });
+        // A builder query (through Kysely) after a direct statement sees it, and the one after it sees the builder's.
+        await trx.updateTable('staff').set({ name: 'builder' }).where('key', '=', 'direct-1').execute();
+        return (
+          await executeCompiled(trx, 'test staff name', ['direct-1'], ([k]) =>
+            trx
+              .selectFrom('staff')
+              .select('name')
+              .where('key', '=', k as string),
+          )
+        ).rows;
+      }),
+      storage.transact(async (trx) => {
+        await insertRow(trx, 'staff', { key: 'direct-2', name: 'kept?', created_at: 2 });
+        await insertRow(trx, 'staff', { key: 'direct-1', name: 'duplicate', created_at: 3 });
+      }),
+    ]);
+    assert.equal(directInside, true);
+    assert.deepEqual(ok, { status: 'fulfilled', value: [{ name: 'builder' }] });
+    assert.equal(refused.status, 'rejected');
+    assert.equal((refused as PromiseRejectedResult).reason.code, 'SQLITE_CONSTRAINT_PRIMARYKEY');
+    const rows = await storage.reader.selectFrom('staff').select(['key', 'name']).where('key', 'like', 'direct-%').orderBy('key').execute();
+    assert.deepEqual(rows, [{ key: 'direct-1', name: 'builder' }]);
+    // Once its batch is over, the transaction no longer runs anything directly.
+    assert.equal(directRunOf(held!), undefined);
   });
   it('the next write of a batch runs while the one before waits on its check (it would wait forever otherwise)', { timeout: 30_000 }, async () => {
     const check = deferred();

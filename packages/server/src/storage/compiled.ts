@@ -7,6 +7,7 @@
 import { CompiledQuery, type Compilable, type Insertable, type Kysely, type QueryResult, type Updateable } from 'kysely';
 import type { Database } from './schema.ts';
 import { nameStatement } from './pg-statements.ts';
+import { directRunOf, runAsync } from './sqlite-direct.ts';
 
 type Db = Kysely<Database>;
 
@@ -57,6 +58,9 @@ export function executeCompiled<R>(
 ): Promise<QueryResult<R>> {
   const entry = entryFor(db, shape, values.length, build);
   const parameters = entry.slots.map((slot, i) => (slot < 0 ? entry.constants[i] : values[slot]));
+  // Inside a SQLite group-commit batch: on the write connection, past Kysely's executor (sqlite-direct.ts).
+  const run = directRunOf(db);
+  if (run !== undefined) return runAsync(run, entry.sql, parameters) as Promise<QueryResult<R>>;
   return db.executeQuery(CompiledQuery.raw(entry.sql, parameters) as CompiledQuery<R>);
 }
 

@@ -9,6 +9,7 @@ import type { Database } from './schema.ts';
 import { GroupCommit, type GroupCommitObserver } from './group-commit.ts';
 import { holds, type Hold } from './holds.ts';
 import { rowsOn, SqliteReaderDialect } from './sqlite-reader.ts';
+import { runOn } from './sqlite-direct.ts';
 import { SqliteReadThreads } from './sqlite-read-threads.ts';
 import { namedStatementPool, type ConnectionWaits } from './pg-statements.ts';
 import { startCheckpointer, type CheckpointStats } from './sqlite-checkpointer.ts';
@@ -190,7 +191,8 @@ function openSqlite(file: string, options: OpenOptions): Storage {
   // Checkpoints run in a worker thread, not inside the writer's COMMITs (sqlite-checkpointer.ts).
   const checkpointer = file === ':memory:' ? undefined : startCheckpointer(file);
   if (checkpointer !== undefined) writer.pragma('wal_autocheckpoint = 0');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: { close: () => writer.close(), prepare: statementCache(writer) } }) });
+  const prepareWrite = statementCache(writer);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: { close: () => writer.close(), prepare: prepareWrite } }) });
   // Reads outside a write: in reader threads (sqlite-read-threads.ts), or on a second connection
   // on the event loop. An in-memory database exists once per connection: there the writer serves
   // reads too.
@@ -203,7 +205,8 @@ function openSqlite(file: string, options: OpenOptions): Storage {
     : readerRaw
       ? new Kysely<Database>({ dialect: new SqliteReaderDialect(rowsOn(statementCache(readerRaw)), () => readerRaw.close()) })
       : db;
-  const group = new GroupCommit(db);
+  // A batch's statements run on the write connection past Kysely's executor (sqlite-direct.ts).
+  const group = new GroupCommit(db, runOn(prepareWrite));
   return {
     db,
     reader,

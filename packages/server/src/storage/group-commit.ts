@@ -17,6 +17,7 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { Database } from './schema.ts';
 import { holds, type Hold } from './holds.ts';
+import { runAsync, withDirectRun, type RunStatement } from './sqlite-direct.ts';
 
 type Work<T> = (trx: Kysely<Database>, hold: Hold) => Promise<T>;
 
@@ -70,7 +71,20 @@ export class GroupCommit {
   /** Told of every batch and write's wait when set (the metrics). */
   observer: GroupCommitObserver | undefined;
 
-  constructor(private readonly db: Kysely<Database>) {}
+  /**
+   * `direct`, when given, runs statements on the connection `db` opens (its write connection): the
+   * batch's own statements and the compiled ones of its writes then skip Kysely's executor
+   * (sqlite-direct.ts).
+   */
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly direct?: RunStatement,
+  ) {}
+
+  /** Runs `query` on the batch's connection `conn`. */
+  private exec(conn: Kysely<Database>, query: CompiledQuery): Promise<unknown> {
+    return this.direct === undefined ? conn.executeQuery(query) : runAsync(this.direct, query.sql, query.parameters);
+  }
 
   run<T>(work: Work<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -119,15 +133,18 @@ export class GroupCommit {
     const parked = new Set<Job>();
     try {
       await this.db.connection().execute(async (conn) => {
-        await conn.executeQuery(BEGIN);
-        try {
-          let next = jobs;
-          for (let round = 0; next.length > 0; round++) next = await this.round(conn, next, round, results, parked);
-          await conn.executeQuery(COMMIT);
-        } catch (error) {
-          await conn.executeQuery(ROLLBACK).catch(() => undefined);
-          throw error;
-        }
+        const transaction = async () => {
+          await this.exec(conn, BEGIN);
+          try {
+            let next = jobs;
+            for (let round = 0; next.length > 0; round++) next = await this.round(conn, next, round, results, parked);
+            await this.exec(conn, COMMIT);
+          } catch (error) {
+            await this.exec(conn, ROLLBACK).catch(() => undefined);
+            throw error;
+          }
+        };
+        await (this.direct === undefined ? transaction() : withDirectRun(conn, this.direct, transaction));
       });
     } catch (error) {
       // The batch as a whole did not commit: every write in it failed (those set aside run later).
@@ -151,7 +168,7 @@ export class GroupCommit {
     const ran: Ran[] = [];
     for (const job of jobs) {
       const savepoint = `w${round}_${ran.length}`;
-      await conn.executeQuery(CompiledQuery.raw(`SAVEPOINT ${savepoint}`));
+      await this.exec(conn, CompiledQuery.raw(`SAVEPOINT ${savepoint}`));
       const checks = holds();
       let result: Result;
       try {
@@ -197,7 +214,7 @@ export class GroupCommit {
   /** Undoes a write (and every write after it). If SQLite already rolled the whole transaction back, the batch fails with `error`. */
   private async rollbackTo(conn: Kysely<Database>, savepoint: string, error: unknown): Promise<void> {
     try {
-      await conn.executeQuery(CompiledQuery.raw(`ROLLBACK TO ${savepoint}`));
+      await this.exec(conn, CompiledQuery.raw(`ROLLBACK TO ${savepoint}`));
     } catch {
       // SQLite rolled the whole transaction back itself (a full disk, an I/O error): the batch
       // failed, with this write's error rather than the missing savepoint's.
