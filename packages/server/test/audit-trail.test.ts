@@ -23,6 +23,7 @@ type Entry = {
   actor: string | null;
   credential: string | null;
   occurred_at: string;
+  before: any;
   after: any;
 };
 
@@ -32,6 +33,9 @@ for (const engine of ENGINES) {
     let patientKey: string;
     let noteKey: string;
     let command: string;
+    /** The command as the create and the commit answered it. */
+    let created: unknown;
+    let committed: unknown;
     const audit = async (query: string) => {
       const r = await api.call('GET', `${A}?${query}`, { authorization: TEST_API_KEY });
       assert.equal(r.status, 200, r.text);
@@ -43,7 +47,10 @@ for (const engine of ENGINES) {
       ({ patientKey, noteKey } = await api.note());
       const made = await api.call('POST', `${C}/`, { body: { schemaKey: 'plan', noteKey, values: { narrative: 'Walk daily' } } });
       command = made.json.uuid;
-      assert.equal((await api.call('POST', `${C}/${command}/commit/`)).status, 200);
+      created = made.json;
+      const commit = await api.call('POST', `${C}/${command}/commit/`);
+      assert.equal(commit.status, 200);
+      committed = commit.json;
       // Reads by the API client (the test token): a command, the list, the patient, the chart.
       assert.equal((await api.call('GET', `${C}/${command}`)).status, 200);
       assert.equal((await api.call('GET', `${C}?note_key=${noteKey}`)).status, 200);
@@ -83,6 +90,16 @@ for (const engine of ENGINES) {
       const listed = page.results.find((e) => e.action === 'commands.listed')!;
       assert.deepEqual(listed.after.keys, [command]);
       assert.equal(listed.note_key, noteKey);
+    });
+
+    it("keeps a command write's command before and after, as the API answered it", async () => {
+      const rows = (await audit(`command=${command}`)).results;
+      const create = rows.find((e) => e.action === 'command.created')!;
+      const commit = rows.find((e) => e.action === 'command.committed')!;
+      assert.equal(create.before, null);
+      assert.deepEqual(create.after, created);
+      assert.deepEqual(commit.before, created);
+      assert.deepEqual(commit.after, committed);
     });
 
     it('filters by note, command, actor, credential, action and time, and pages by a cursor', async () => {

@@ -33,7 +33,7 @@ import { eventActor } from '../lib/event-actor.ts';
 import { actingStaff } from '../auth/acting-staff.ts';
 import { logCommand, logCommandDeleted } from './log-lines.ts';
 import { loadForWrite, withEditor, type Preconditions } from './rules.ts';
-import { toView, type CommandView } from './representation.ts';
+import { commandJson, toView, type CommandView } from './representation.ts';
 import type { CommandChangeEvent } from './plugin-events.ts';
 
 export type { Preconditions } from './rules.ts';
@@ -205,5 +205,7 @@ function commandAudit(verb: CommandVerb, uuid: string, before: CommandView | nul
     after,
     patientKey: command?.patient_key ?? null,
     noteKey: command?.note_key ?? null,
+    // The views' stored data written as it is, not parsed and written again (docs/performance.md, "One JSON of a view").
+    json: (view) => commandJson(view as CommandView),
   };
 }

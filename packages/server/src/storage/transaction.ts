@@ -20,6 +20,12 @@ export interface AuditEntry {
   patientKey?: string | null;
   /** The note it concerns, where it concerns one. */
   noteKey?: string | null;
+  /**
+   * How `before` and `after` are written into the row: JSON.stringify unless the entry says
+   * otherwise (a command's view writes its stored data as it is, commands/representation.ts).
+   * It must give the same text JSON.stringify would.
+   */
+  json?: (value: unknown) => string;
 }
 
 export interface Outcome<T> {
@@ -94,19 +100,22 @@ export async function writeTransaction<T>(
       const replay = await replayed<T>(trx, principal, idempotency.key, fingerprint!);
       if (replay) return replay;
     }
-    const auditRow = (e: AuditEntry): Insertable<AuditEventTable> => ({
-      occurred_at: nowMicros(),
-      actor: ctx.principal.staffKey,
-      credential: ctx.principal.credential,
-      action: e.action,
-      entity_type: e.entityType,
-      entity_id: e.entityId,
-      before: e.before === undefined || e.before === null ? null : JSON.stringify(e.before),
-      after: e.after === undefined || e.after === null ? null : JSON.stringify(e.after),
-      request_id: ctx.requestId,
-      patient_key: e.patientKey ?? null,
-      note_key: e.noteKey ?? null,
-    });
+    const auditRow = (e: AuditEntry): Insertable<AuditEventTable> => {
+      const json = e.json ?? JSON.stringify;
+      return {
+        occurred_at: nowMicros(),
+        actor: ctx.principal.staffKey,
+        credential: ctx.principal.credential,
+        action: e.action,
+        entity_type: e.entityType,
+        entity_id: e.entityId,
+        before: e.before === undefined || e.before === null ? null : json(e.before),
+        after: e.after === undefined || e.after === null ? null : json(e.after),
+        request_id: ctx.requestId,
+        patient_key: e.patientKey ?? null,
+        note_key: e.noteKey ?? null,
+      };
+    };
     const writer: Writer = {
       trx,
       writeId,
