@@ -327,6 +327,9 @@ async function writeCounters(child: Child): Promise<{ counters: WriteCounters; s
   return { counters: { ...rest, writeBytes: processWriteBytes(child.pid) }, synchronous };
 }
 
+/** Profiles written in this run, by name, and how many times. */
+const profilesWritten = new Map<string, number>();
+
 /** `postgresDatabase`: count only that database's PostgreSQL backends as the server's (the scale scenario); otherwise every postgres process. */
 async function run(opts: BenchOptions, child: Child, label: string, url: string, token: string, s: Scenario, postgresDatabase?: string): Promise<Measured> {
   await probe(url, token, typeof s.probe === 'function' ? s.probe() : s.probe, s.expect);
@@ -353,7 +356,11 @@ async function run(opts: BenchOptions, child: Child, label: string, url: string,
     writes = writeFigures(label, writesBefore.synchronous, writesBefore.counters, after.counters, result.ok);
   }
   if (profiled) {
-    const file = await child.call<string>('profileStop', { file: path.join(RESULTS, 'profiles', `${label}-${s.name}.cpuprofile`) });
+    // A scenario measured more than once in a run (BENCH_TWIN_ROUNDS) keeps each round's profile: -2, -3, ….
+    const name = `${label}-${s.name}`;
+    const times = (profilesWritten.get(name) ?? 0) + 1;
+    profilesWritten.set(name, times);
+    const file = await child.call<string>('profileStop', { file: path.join(RESULTS, 'profiles', `${name}${times > 1 ? `-${times}` : ''}.cpuprofile`) });
     console.log(`  (profiled: ${path.relative(process.cwd(), file)}; the profiler slows the server, so this row reads low)`);
   }
   const serverCores = cpu.server + (label === 'postgres' ? cpu.postgres : 0);

@@ -35,13 +35,13 @@ const COUNT_STATE = 'select count(*) as "n" from (select 1 as "one" from "comman
 const LIST_CREATED = 'select * from "commands" where "patient_key" = ? and "created_at" >= ? order by "created_at" asc, "uuid" asc limit ? offset ?';
 const COUNT_CREATED = 'select count(*) as "n" from (select 1 as "one" from "commands" where "patient_key" = ? and "created_at" >= ? limit ?) as "matching"';
 const NOTE = 'select * from "notes" where "uuid" = ?';
-const COMMAND_AND_NOTE =
+export const COMMAND_AND_NOTE =
   'select "commands".*, "notes"."note_type" as "note__note_type", "notes"."locked" as "note__locked", "notes"."deleted" as "note__deleted" from "commands" inner join "notes" on "notes"."uuid" = "commands"."note_uuid" where "commands"."uuid" = ?';
-const INSERT_COMMAND =
+export const INSERT_COMMAND =
   'insert into "commands" ("uuid", "schema_key", "note_uuid", "patient_key", "state", "data", "originated_by", "edited_by", "committed_by", "entered_in_error_by", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
-const UPDATE_DATA = 'update "commands" set "data" = ?, "edited_by" = ?, "updated_at" = ? where "uuid" = ?';
-const UPDATE_COMMIT = 'update "commands" set "state" = ?, "committed_by" = ?, "edited_by" = ?, "updated_at" = ? where "uuid" = ?';
-const INSERT_AUDIT =
+export const UPDATE_DATA = 'update "commands" set "data" = ?, "edited_by" = ?, "updated_at" = ? where "uuid" = ?';
+export const UPDATE_COMMIT = 'update "commands" set "state" = ?, "committed_by" = ?, "edited_by" = ?, "updated_at" = ? where "uuid" = ?';
+export const INSERT_AUDIT =
   'insert into "audit_events" ("occurred_at", "actor", "credential", "action", "entity_type", "entity_id", "before", "after", "request_id", "patient_key", "note_key") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 
 let running: { close(): Promise<unknown> } | undefined;
