@@ -123,6 +123,19 @@ for (const engine of ENGINES) {
       });
     }
 
+    // Migration 021: staged commands (no committer) are not in the committer's index, which no
+    // create or PATCH of a staged command writes; the committer filter still reads it.
+    it('committer_key: read from commands_committer, an index of committed commands only', async () => {
+      const text = await plan({ committed_by: sample.staff, times: [] }, asc('created_at'));
+      if (engine === 'sqlite') assert.match(text, /USING (COVERING )?INDEX commands_committer\b/, text);
+      else assert.match(text, /Index (Only )?Scan using commands_committer\b/, text);
+      const definition =
+        engine === 'sqlite'
+          ? (await sql<{ d: string }>`SELECT sql AS d FROM sqlite_schema WHERE name = 'commands_committer'`.execute(api.storage.db)).rows[0]?.d
+          : (await sql<{ d: string }>`SELECT indexdef AS d FROM pg_indexes WHERE indexname = 'commands_committer'`.execute(api.storage.db)).rows[0]?.d;
+      assert.match(definition ?? '', /WHERE\s+\(?"?committed_by"?\s+IS\s+NOT\s+NULL\)?/i, definition);
+    });
+
     for (const [name, filter, order] of cases) {
       it(`${name}: index scan, no full scan, no sort of the whole result`, async () => {
         const f = {

@@ -20,6 +20,7 @@ import * as sealedSecrets from './017-sealed-secrets.ts';
 import * as auditTrail from './018-audit-trail.ts';
 import * as credentialRotation from './019-credential-rotation.ts';
 import * as conceptUsageRank from './020-concept-usage-rank.ts';
+import * as partialCommitterIndex from './021-partial-committer-index.ts';
 
 /** Every migration of this build, in order: the names a database's kysely_migration table records. */
 const MIGRATIONS: Record<string, { up: typeof initial.up }> = {
@@ -42,6 +43,7 @@ const MIGRATIONS: Record<string, { up: typeof initial.up }> = {
   '018-audit-trail': auditTrail,
   '019-credential-rotation': credentialRotation,
   '020-concept-usage-rank': conceptUsageRank,
+  '021-partial-committer-index': partialCommitterIndex,
 };
 
 /** The names of this build's migrations, oldest first: a database that records one not here was made by a newer build. */
