@@ -13,7 +13,7 @@ import { ENGINES, startInstance, type Instance } from './support/harness.ts';
 import { CodeSystems } from '@charta/api/constants';
 import { storeConcepts } from '../src/terminology/store.ts';
 import { searchConcepts } from '../src/terminology/search.ts';
-import { conceptSearchQueries, conceptSearchValues, findConcept, withWordIndex } from '../src/storage/concepts-repository.ts';
+import { conceptSearchQueries, conceptSearchValues, conceptsByWords, findConcept, withWordIndex } from '../src/storage/concepts-repository.ts';
 import type { ConceptRecord } from '../src/terminology/systems.ts';
 
 const ICD: ConceptRecord[] = [
@@ -295,6 +295,26 @@ for (const engine of ENGINES) {
       });
     });
 
+    // PostgreSQL's word index holds prefixes of up to six characters: a longer word is looked up
+    // by its first six, and the row must still have a word that starts with all of it.
+    it('a word longer than six characters matches the words it starts, not those that only share its first six', async () => {
+      const S = 'urn:test:long-words';
+      await storeConcepts(api.storage, S, [
+        { code: 'L1', display: 'Hypertensive heart disease', active: true },
+        { code: 'L2', display: 'Hypertrophy of breast', active: true },
+        { code: 'L3', display: 'Benign hypertensive kidney', active: true },
+        { code: 'L4', display: 'Kidney stone', active: true },
+      ]);
+      const words = async (...w: string[]) => (await conceptsByWords(api.storage.db, engine, S, w, 10)).map((r) => r.code).sort();
+      assert.deepEqual(await words('hypertens'), ['L1', 'L3']);
+      assert.deepEqual(await words('hypertrop'), ['L2']);
+      assert.deepEqual(await words('kidney', 'hypertensive'), ['L3']);
+      assert.deepEqual(await words('kid', 'hypertensives'), []);
+      assert.deepEqual(await words('hypert'), ['L1', 'L2', 'L3']);
+      const found = await searchConcepts(api.storage.db, engine, [S], 'hypertens', 10);
+      assert.deepEqual(found.map((c) => c.code).sort(), ['L1', 'L3']);
+    });
+
     it('the searches are index lookups (query plans over 20,000 concepts)', async () => {
       const many: ConceptRecord[] = Array.from({ length: 20_000 }, (_, i) => ({
         code: `T${String(i).padStart(5, '0')}`,
@@ -318,6 +338,7 @@ for (const engine of ENGINES) {
         await explain(Q.byCodeKey(db, V.byCodeKey([S], 'T00042', 20)).compile()),
         await explain(Q.byDisplayStart(db, V.byDisplayStart(S, 'test', ['beta'], 20, 2000)).compile()),
         await explain(Q.byWords(engine, V.byWords(engine, S, ['4242', 'alpha'], 60)).compile(db), true),
+        await explain(Q.byWords(engine, V.byWords(engine, S, ['concept', 'family'], 60)).compile(db), true),
         await explain(Q.byUsageRank(db, V.byUsageRank(S, ['alpha'], 60, 2000)).compile()),
       ];
       for (const plan of plans) {
@@ -326,7 +347,7 @@ for (const engine of ENGINES) {
       }
       if (engine === 'sqlite') assert.match(plans[2]!, /VIRTUAL TABLE INDEX/, plans[2]);
       else assert.match(plans[2]!, /concepts_search/, plans[2]);
-      assert.match(plans[3]!, /concepts_usage_rank/, plans[3]);
+      assert.match(plans[4]!, /concepts_usage_rank/, plans[4]);
     });
   });
 }

@@ -125,12 +125,18 @@ export const conceptSearchValues = {
   byWords: (engine: Engine, system: string, words: readonly string[], limit: number): unknown[] => {
     // SQLite: words hold only letters and digits (normalizeText), so quoting them makes each a
     // plain prefix term. PostgreSQL: search_words holds every prefix of up to 6 characters as a
-    // lexeme (migration 003): a word that short is an exact lexeme; a longer one matches the
-    // lexemes it starts. Both read as "a word starts with it" (a prefix match would also be right
-    // for short words, only slower).
-    const match =
-      engine === 'sqlite' ? words.map((w) => `"${w}"*`).join(' AND ') : words.map((w) => (w.length <= WORD_PREFIX_LEXEMES ? `'${w}'` : `'${w}':*`)).join(' & ');
-    return [system, match, limit];
+    // lexeme (migration 003): a word that short is an exact lexeme. A longer word alone matches
+    // the lexemes it starts (`'unspecified':*`); among other words it is looked up by its first 6
+    // characters, an exact lexeme, and the row must then start a word with all of it (a LIKE
+    // pattern, as keepingEveryWord's). Both read as "a word starts with it". A prefix match among
+    // other words made PostgreSQL OR its lexemes' posting lists into a bitmap before AND-ing the
+    // others: 12–18 ms for a common word, where exact lexemes skip through each other's lists;
+    // alone, the prefix match lets the planner walk the system's concepts until enough match
+    // (docs/performance.md, "Autocomplete at one connection").
+    if (engine === 'sqlite') return [system, words.map((w) => `"${w}"*`).join(' AND '), limit];
+    if (words.length === 1) return [system, words.map((w) => (w.length <= WORD_PREFIX_LEXEMES ? `'${w}'` : `'${w}':*`)).join(' & '), limit];
+    const long = words.filter((w) => w.length > WORD_PREFIX_LEXEMES);
+    return [system, words.map((w) => `'${w.slice(0, WORD_PREFIX_LEXEMES)}'`).join(' & '), limit, ...long.map(wordPattern)];
   },
 };
 
@@ -183,9 +189,10 @@ export const conceptSearchQueries = {
 
   /**
    * Active concepts containing every word (each a prefix of a word of the code or display), from
-   * the full-text index; not ordered beyond what the index gives.
+   * the full-text index; not ordered beyond what the index gives. On PostgreSQL `patterns` are
+   * the words longer than the index's prefixes, each a word the row must have a word start with.
    */
-  byWords: (engine: Engine, [system, match, limit]: readonly unknown[]) =>
+  byWords: (engine: Engine, [system, match, limit, ...patterns]: readonly unknown[]) =>
     engine === 'sqlite'
       ? sql<ConceptRow>`
         SELECT c.system, c.code, c.display, c.display_key, c.active, c.extra, c.usage_rank
@@ -194,7 +201,10 @@ export const conceptSearchQueries = {
         LIMIT ${limit}`
       : sql<ConceptRow>`
         SELECT system, code, display, display_key, active, extra, usage_rank FROM concepts
-        WHERE search_words @@ to_tsquery('simple', ${match}) AND system = ${system} AND active = 1
+        WHERE search_words @@ to_tsquery('simple', ${match}) AND system = ${system} AND active = 1${sql.join(
+          patterns.map((pattern) => sql` AND (' ' || search_text) LIKE ${pattern}`),
+          sql``,
+        )}
         LIMIT ${limit}`,
 };
 
@@ -243,9 +253,11 @@ export const conceptsByUsageRank = async (db: Db, system: string, words: readonl
 
 export async function conceptsByWords(db: Db, engine: Engine, system: string, words: readonly string[], limit: number): Promise<ConceptRow[]> {
   const values = conceptSearchValues.byWords(engine, system, words, limit);
+  // Its shape: the number of LIKE patterns of the words longer than the index's prefixes (PostgreSQL).
+  const shape = `concepts by words and ${values.length - 3} patterns`;
   // A raw query compiles against a database: given here, so it compiles as the others do.
   const compilable = (q: Db, p: readonly unknown[]) => ({ compile: () => conceptSearchQueries.byWords(engine, p).compile(q) });
-  return withWordIndex(db, engine, async (q) => (await executeCompiled(q, 'concepts by words', values, (p) => compilable(q, p))).rows);
+  return withWordIndex(db, engine, async (q) => (await executeCompiled(q, shape, values, (p) => compilable(q, p))).rows);
 }
 
 /**
