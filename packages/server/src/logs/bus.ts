@@ -27,7 +27,8 @@ export type LogListener = (entry: LogEntry, line: string) => void;
 
 interface Recorded {
   entry: LogEntry;
-  line: string;
+  /** The entry's JSON, made when first asked for (lineOf): most entries are never read as a line. */
+  line?: string;
   micros: number;
   /** Its place in this bus's history (the order of `recent`). */
   seq: number;
@@ -96,6 +97,9 @@ const NO_FAULTS: FaultCounts = { lastHour: { failures: 0, timeouts: 0 }, lastDay
 const isFault = (entry: LogEntry): entry is LogEntry & { plugin: string } => entry.plugin !== undefined && entry.success === false;
 
 const rank = (level: LogLevel) => LEVELS.indexOf(level);
+
+/** A recorded entry's line, the JSON the log stream sends: made once, when a subscriber or a reader of the history first needs it. */
+const lineOf = (r: Recorded): string => (r.line ??= JSON.stringify(r.entry));
 
 export function isLevel(value: unknown): value is LogLevel {
   return typeof value === 'string' && (LEVELS as readonly string[]).includes(value);
@@ -193,7 +197,7 @@ export class LogBus {
       found.push(...older);
       found.sort((a, b) => a.seq - b.seq);
     }
-    return found.map((r) => ({ entry: r.entry, line: r.line }));
+    return found.map((r) => ({ entry: r.entry, line: lineOf(r) }));
   }
 
   /** A plugin's faults over the last hour and day, and its last fault line (on this process, with those relayed from others). */
@@ -224,11 +228,14 @@ export class LogBus {
   }
 
   private deliver(entry: LogEntry, micros: number): void {
-    const line = JSON.stringify(entry);
-    const recorded: Recorded = { entry, line, micros, seq: ++this.seq };
+    const recorded: Recorded = { entry, micros, seq: ++this.seq };
     this.ring[this.next] = recorded;
     this.next = (this.next + 1) % this.capacity;
     if (isFault(entry)) this.keepFault(entry.plugin, recorded);
+    // Written as JSON only for live subscribers (or a later read of the history): a write logged
+    // with nobody watching costs no JSON.stringify (docs/performance.md, "Log lines made when read").
+    if (this.listeners.size === 0) return;
+    const line = lineOf(recorded);
     for (const listener of this.listeners) {
       try {
         listener(entry, line);
