@@ -30,7 +30,7 @@ export interface NotifyChannelOptions {
   channel: string;
   /** The connection's application_name (how pg_stat_activity shows it). */
   applicationName: string;
-  /** A payload NOTIFYed on the channel, by any process (this one's too). */
+  /** A payload NOTIFYed on the channel by another connection (this channel's own come back from PostgreSQL and are skipped unread). */
   onPayload(payload: string): void;
   /** Payloads waiting for the connection at most; beyond it new ones are dropped. */
   maxPending: number;
@@ -72,6 +72,10 @@ export async function openNotifyChannel(options: NotifyChannelOptions): Promise<
     });
     c.on('end', () => lost(c));
     c.on('notification', (msg) => {
+      // The connection LISTENs on the channel it publishes to, so PostgreSQL hands back every
+      // payload this process sent: skipped by the sending backend's pid, unread (the receivers'
+      // origin check stays for payloads of an earlier connection of ours).
+      if (msg.processId === (c as pg.Client & { processID: number | null }).processID) return;
       if (msg.channel === channel && msg.payload !== undefined) onPayload(msg.payload);
     });
     await c.connect();
