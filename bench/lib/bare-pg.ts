@@ -45,8 +45,10 @@ const INSERT_READ_AUDIT =
   'insert into "audit_events" ("occurred_at", "actor", "credential", "action", "entity_type", "entity_id", "before", "after", "request_id", "patient_key", "note_key") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)';
 const UPDATE_DATA_WITH_AUDIT = withAudit(UPDATE_DATA, 4);
 const UPDATE_COMMIT_WITH_AUDIT = withAudit(UPDATE_COMMIT, 5);
-// Charta notifies its other processes of each log entry after the commit; the twin sends the same
-// statement on a channel nobody listens to, so Charta's idle app gets no work from it.
+// Charta notifies its other processes of each write after the commit: its record-changed signal
+// (and its log line, but only while another process listens: logs/pg-relay.ts; in the bench it
+// runs alone); the twin sends one such statement per write on a channel nobody listens to, so
+// Charta's idle app gets no work from it.
 const NOTIFY = 'SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload';
 const CHANNEL = 'charta_bench_bare';
 

@@ -121,7 +121,7 @@ export async function startServer(
         config.databaseUrl,
         app.logs,
         (err) => app.log.warn({ err }, 'log relay: connection trouble'),
-        (stats) => app.log.warn(stats, 'log relay: reconnected and listening again; entries relayed and dropped so far'),
+        (stats) => app.log.warn(stats, 'log relay: reconnected and listening again; entries relayed, dropped and unheard so far'),
       );
       signalRelay = await startSignalRelay(
         config.databaseUrl,

@@ -4,7 +4,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ENGINES, createDatabase, type TestDatabase } from './support/harness.ts';
-import { openNotifyChannel, type NotifyChannel } from '../src/storage/pg-notify.ts';
+import pg from 'pg';
+import { HELLO, openNotifyChannel, type NotifyChannel } from '../src/storage/pg-notify.ts';
 
 const until = async (done: () => boolean, what: string) => {
   for (const end = Date.now() + 10_000; !done();) {
@@ -17,11 +18,13 @@ if (ENGINES.includes('postgres')) {
   describe('the NOTIFY channel (postgres)', () => {
     let db: TestDatabase;
     const channels: NotifyChannel[] = [];
+    const clients: pg.Client[] = [];
     before(async () => {
       db = await createDatabase('postgres');
     });
     after(async () => {
       for (const c of channels) await c.stop();
+      for (const c of clients) await c.end();
       await db?.drop();
     });
 
@@ -47,6 +50,53 @@ if (ENGINES.includes('postgres')) {
       // Both payloads have been delivered everywhere by now (NOTIFYs arrive in order on a connection).
       assert.deepEqual(mine, ['from b']);
       assert.deepEqual(theirs, ['from a']);
+    });
+
+    // The log relay's channel (logs/pg-relay.ts): its lines are for other processes only.
+    it('a channel that publishes only when heard sends nothing while alone, and again as soon as another joins and until it leaves', async () => {
+      const app = 'charta-test-heard';
+      const open = async (got: string[]) => {
+        const c = await openNotifyChannel({
+          url: db.url,
+          channel: 'charta_test_heard',
+          applicationName: app,
+          maxPending: 100,
+          onPayload: (p) => got.push(p),
+          onlyWhenHeard: true,
+          checkMs: 50,
+          unheardKeptMs: 400,
+        });
+        channels.push(c);
+        return c;
+      };
+      // A plain client of another application LISTENing: what goes out on the channel, HELLOs included.
+      const wire: string[] = [];
+      const watcher = new pg.Client({ connectionString: db.url, application_name: 'charta-test-watcher' });
+      await watcher.connect();
+      clients.push(watcher);
+      watcher.on('notification', (msg) => wire.push(msg.payload ?? ''));
+      await watcher.query('LISTEN charta_test_heard');
+      const alone = await open([]);
+      await until(() => wire.includes(HELLO), 'the first channel to announce itself');
+      // Until it has looked, it publishes: probes until one is not sent.
+      await until(() => (alone.publish('probe'), alone.stats.unheard > 0), 'the first channel to find itself alone');
+      alone.publish('long ago');
+      await new Promise((r) => setTimeout(r, 600));
+      alone.publish('just now');
+      await new Promise((r) => setTimeout(r, 100));
+      assert.ok(!wire.includes('long ago') && !wire.includes('just now'), `nothing goes out while alone: ${JSON.stringify(wire)}`);
+      const unheard = alone.stats.unheard;
+      // Another joins: the line of the last moments (kept 400 ms here) goes out after all, the
+      // older ones do not, and the lines after it go out as they come.
+      const joined: string[] = [];
+      const other = await open(joined);
+      await until(() => (alone.publish('heard'), joined.includes('heard')), 'the newcomer to receive a line');
+      assert.ok(joined.includes('just now'), JSON.stringify(joined));
+      assert.ok(!joined.includes('long ago') && !wire.includes('long ago'), JSON.stringify(wire));
+      assert.ok(alone.stats.unheard <= unheard - 1, 'a line sent after all is no longer counted unheard');
+      assert.ok(!joined.includes(HELLO), 'the announcement is not handed on as a payload');
+      await other.stop();
+      await until(() => (alone.publish('after'), alone.stats.unheard > unheard), 'the first channel to find itself alone again');
     });
   });
 }

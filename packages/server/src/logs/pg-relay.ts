@@ -4,8 +4,10 @@
 // delivered locally. A process skips its own entries by their origin. The connection, its
 // reconnection and the queue of entries waiting for it are storage/pg-notify.ts's, shared with the
 // signal relay (signals/pg-relay.ts): entries emitted while the connection is away are queued (up
-// to MAX_PENDING) and published once it is back. Every entry is counted as relayed or dropped,
-// never silently lost; after a reconnection the counts are logged (docs/api.md, "Log stream").
+// to MAX_PENDING) and published once it is back. Every entry is counted as relayed, dropped or
+// unheard (no other process on the channel: none is sent then, though the last 2 s of them go out
+// if one turns up), never silently lost; after a reconnection the counts are logged (docs/api.md,
+// "Log stream").
 // The log stream is a sink: nothing reacts to what an entry says (docs/architecture.md, "Signals").
 import { startRelay, MAX_PAYLOAD_BYTES, type Relay, type RelayStats } from '../storage/pg-notify.ts';
 import { copyOptional, isLevel, type LogBus, type LogEntry } from './bus.ts';
@@ -60,6 +62,9 @@ export const startPgRelay = (
     channel: CHANNEL,
     applicationName: 'charta-log-relay',
     maxPending: MAX_PENDING,
+    // Lines only other processes' streams read: none sent while no other process is on the
+    // channel (docs/performance.md, "The log line's NOTIFY, only when heard").
+    onlyWhenHeard: true,
     encode: payloadOf,
     decode: entryOf,
     onError,

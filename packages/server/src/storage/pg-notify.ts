@@ -4,8 +4,9 @@
 // payloads from other processes arrive by LISTEN on a dedicated connection (not the pool). A lost
 // connection is re-established (retried every second at most) and LISTENs again; payloads
 // published meanwhile are queued (up to `maxPending`) and sent once it is back. Every payload is
-// counted as relayed or dropped, never silently lost. What a payload means, and skipping a
-// process's own, is the caller's.
+// counted as relayed, dropped or (a channel that publishes only when heard) unheard, never silently
+// lost. What a payload means is the caller's; a process's own payloads come back from PostgreSQL
+// and are skipped here.
 import pg from 'pg';
 
 /** PostgreSQL's NOTIFY payload limit is 8,000 bytes; stay below it. */
@@ -14,6 +15,11 @@ export const MAX_PAYLOAD_BYTES = 7900;
 const BATCH = 100;
 /** Longest wait between reconnection attempts. */
 const MAX_RETRY_MS = 1000;
+/** What a channel that publishes only when heard says on the channel when it connects. */
+export const HELLO = '{"charta":"listening"}';
+/** Whether a process other than this connection's is connected with the same application name. */
+const OTHERS =
+  'SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1 AND pid <> pg_backend_pid()) AS others';
 
 export interface RelayStats {
   /** Payloads published with NOTIFY. */
@@ -22,6 +28,8 @@ export interface RelayStats {
   dropped: number;
   /** Connections made after the first (each one LISTENs again). */
   reconnections: number;
+  /** Payloads not published because no other process was listening (onlyWhenHeard). */
+  unheard: number;
 }
 
 export interface NotifyChannelOptions {
@@ -39,6 +47,18 @@ export interface NotifyChannelOptions {
   onError?(err: unknown): void;
   /** After a reconnection (the channel LISTENs again), with the counts so far. */
   onReconnect?(stats: RelayStats): void;
+  /**
+   * Publish only while another process is on the channel: one connected with the same
+   * application name (as the same role: pg_stat_activity shows it), or one whose payload just
+   * arrived. A channel announces itself when it connects (HELLO), so that the processes already
+   * there publish again at once, and looks every `checkMs` whether another is still connected.
+   * Until it knows, it publishes. For the log relay, whose lines only other processes read.
+   */
+  onlyWhenHeard?: boolean;
+  /** How often an onlyWhenHeard channel looks for the others, ms (default 5,000). */
+  checkMs?: number;
+  /** How long a payload not sent while alone is kept, to be sent if another process turns up meanwhile, ms (default 2,000). */
+  unheardKeptMs?: number;
 }
 
 export interface NotifyChannel {
@@ -57,7 +77,47 @@ export async function openNotifyChannel(options: NotifyChannelOptions): Promise<
   let stopped = false;
   let retryMs = 250;
   let connected = false;
-  const stats: RelayStats = { relayed: 0, dropped: 0, reconnections: 0 };
+  const stats: RelayStats = { relayed: 0, dropped: 0, reconnections: 0, unheard: 0 };
+  const onlyWhenHeard = options.onlyWhenHeard === true;
+  // onlyWhenHeard: whether another process is on the channel, as last seen; `arrivals` counts
+  // the payloads of others, so that a look begun before one arrived does not undo what it says.
+  let heard = true;
+  let arrivals = 0;
+  // Payloads not sent while alone, kept `keptMs`: when another process turns up they go out after
+  // all, so that lines emitted while its announcement was on its way reach it too.
+  const keptMs = options.unheardKeptMs ?? 2000;
+  let unsent: Array<{ payload: string; at: number }> = [];
+  const hear = (others: boolean) => {
+    const was = heard;
+    heard = others;
+    if (!heard || was) return;
+    const since = performance.now() - keptMs;
+    const again = unsent.filter((u) => u.at >= since);
+    unsent = [];
+    stats.unheard -= again.length;
+    for (const u of again) queue.push(u.payload);
+    flush();
+  };
+  let looking = false;
+  const look = async (c: pg.Client) => {
+    if (looking) return;
+    looking = true;
+    const before = arrivals;
+    try {
+      const { rows } = await c.query<{ others: boolean }>(OTHERS, [applicationName]);
+      if (arrivals === before) hear(rows[0]?.others !== false);
+    } catch {
+      hear(true);
+    } finally {
+      looking = false;
+    }
+  };
+  const looker = onlyWhenHeard
+    ? setInterval(() => {
+        if (client !== undefined) void look(client);
+      }, options.checkMs ?? 5000)
+    : undefined;
+  looker?.unref();
   let retryTimer: NodeJS.Timeout | undefined;
   // One query at a time on the connection (pg wants no overlapping queries): payloads that arrive
   // while one is running wait, and the next query publishes up to BATCH of them at once.
@@ -76,7 +136,10 @@ export async function openNotifyChannel(options: NotifyChannelOptions): Promise<
       // payload this process sent: skipped by the sending backend's pid, unread (the receivers'
       // origin check stays for payloads of an earlier connection of ours).
       if (msg.processId === (c as pg.Client & { processID: number | null }).processID) return;
-      if (msg.channel === channel && msg.payload !== undefined) onPayload(msg.payload);
+      if (msg.channel !== channel) return;
+      arrivals += 1;
+      hear(true);
+      if (msg.payload !== undefined && msg.payload !== HELLO) onPayload(msg.payload);
     });
     await c.connect();
     await c.query(`LISTEN ${channel}`);
@@ -91,6 +154,10 @@ export async function openNotifyChannel(options: NotifyChannelOptions): Promise<
       options.onReconnect?.({ ...stats });
     }
     connected = true;
+    if (onlyWhenHeard) {
+      c.query('SELECT pg_notify($1, $2)', [channel, HELLO]).catch(onError);
+      void look(c);
+    }
     flush(); // payloads queued while the connection was away
   };
 
@@ -139,6 +206,13 @@ export async function openNotifyChannel(options: NotifyChannelOptions): Promise<
     stats,
     publish: (payload) => {
       if (stopped) return;
+      if (onlyWhenHeard && !heard) {
+        stats.unheard += 1;
+        const now = performance.now();
+        while (unsent.length > 0 && (unsent.length >= maxPending || unsent[0]!.at < now - keptMs)) unsent.shift();
+        unsent.push({ payload, at: now });
+        return;
+      }
       if (coalesce && queue.includes(payload)) return;
       if (queue.length >= maxPending) {
         stats.dropped += 1;
@@ -150,6 +224,7 @@ export async function openNotifyChannel(options: NotifyChannelOptions): Promise<
     stop: async () => {
       stopped = true;
       if (retryTimer !== undefined) clearTimeout(retryTimer);
+      if (looker !== undefined) clearInterval(looker);
       const c = client;
       client = undefined;
       // Payloads still queued will not be published now.
