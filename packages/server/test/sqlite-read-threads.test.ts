@@ -8,6 +8,8 @@ import path from 'node:path';
 import os from 'node:os';
 import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
 import { createDatabase, testConfig, type TestDatabase } from './support/harness.ts';
@@ -141,6 +143,21 @@ describe('SQLite reads in threads (sqlite)', () => {
       await threads.close();
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('closing while a read is under way: the read is answered and the process waits for the thread to exit', async () => {
+    // In a process of its own: whether the process stays alive until close() resolves is the point.
+    const script = fileURLToPath(new URL('./support/read-threads-close.ts', import.meta.url));
+    const file = await fileOf();
+    const { stdout, code } = await new Promise<{ stdout: string; code: number | null }>((resolve, reject) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', script, file], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      child.on('error', reject);
+      child.on('exit', (exitCode) => resolve({ stdout: out, code: exitCode }));
+    });
+    assert.equal(stdout, 'closed [{"one":1}]\n');
+    assert.equal(code, 0);
   });
 
   it('closing the storage closes every thread it started, after they reloaded the statistics: the file can leave WAL mode', async () => {

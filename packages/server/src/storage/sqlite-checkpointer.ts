@@ -67,6 +67,8 @@ export function startCheckpointer(file: string): Checkpointer {
   return {
     stats: () => ({ checkpoints: Atomics.load(view, 0), pages: Atomics.load(view, 1) }),
     close: async () => {
+      // Its exit is awaited: held, or the process could end first (after the timeout below, say).
+      worker.ref();
       worker.postMessage('close');
       const timeout = setTimeout(() => void worker.terminate(), 2000);
       await exited;

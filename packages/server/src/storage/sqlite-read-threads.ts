@@ -75,6 +75,8 @@ class ReadThread {
   private worker: Worker | undefined;
   private readonly pending = new Map<number, Pending>();
   private exited: Promise<void> = Promise.resolve();
+  /** Closing: the thread holds the process until it has exited, whatever it still owes. */
+  private closing = false;
 
   constructor(private readonly start: () => Worker) {}
 
@@ -133,7 +135,9 @@ class ReadThread {
   private settle(id: number, worker: Worker): Pending | undefined {
     const waiting = this.pending.get(id);
     this.pending.delete(id);
-    if (this.pending.size === 0) worker.unref();
+    // Not while closing: the last answer of a read asked before the close would let the process
+    // end before the thread's exit, which close() awaits (a test's or a shutdown's await left pending).
+    if (this.pending.size === 0 && !this.closing) worker.unref();
     return waiting;
   }
 
@@ -145,6 +149,7 @@ class ReadThread {
   async close(): Promise<void> {
     const worker = this.worker;
     if (worker === undefined) return;
+    this.closing = true;
     worker.ref(); // its exit is awaited
     worker.postMessage({ op: 'close' });
     let timer: NodeJS.Timeout | undefined;
@@ -156,6 +161,7 @@ class ReadThread {
     });
     await Promise.race([this.exited, gaveUp]);
     clearTimeout(timer);
+    worker.unref(); // one left behind, stuck in a statement, holds nothing
   }
 }
 
