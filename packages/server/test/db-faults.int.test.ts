@@ -9,7 +9,7 @@ import pg from 'pg';
 import { LogBus, type LogEntry } from '../src/logs/bus.ts';
 import { startPgRelay } from '../src/logs/pg-relay.ts';
 import { openStorage } from '../src/storage/db.ts';
-import { OutcomeUnknownError } from '../src/storage/errors.ts';
+import { isConnectionError, OutcomeUnknownError } from '../src/storage/errors.ts';
 import { migrate } from '../src/storage/migrations/index.ts';
 import { getSetting, putSetting } from '../src/storage/settings-repository.ts';
 import { sql } from 'kysely';
@@ -255,6 +255,18 @@ describe('a connection that breaks before COMMIT (postgres)', () => {
       assert.equal(await getSetting(storage.db, 'outcome'), undefined);
       await storage.transact((trx) => putSetting(trx, 'outcome', 'stored', 2));
       assert.equal(await getSetting(storage.db, 'outcome'), 'stored');
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('a connection that broke under a statement is not handed out again, though the pool has not yet seen it close', async () => {
+    // The FATAL answer rejects the statement before the socket's end is read: released at once,
+    // the client would go back to the pool as idle and the very next checkout would get it.
+    const storage = openStorage(db.url, { poolSize: 1 });
+    try {
+      await assert.rejects(sql`SELECT pg_terminate_backend(pg_backend_pid())`.execute(storage.db), (err: unknown) => isConnectionError(err));
+      assert.deepEqual((await sql<{ one: number }>`SELECT 1 AS one`.execute(storage.db)).rows, [{ one: 1 }]);
     } finally {
       await storage.close();
     }

@@ -101,7 +101,8 @@ export function openStorage(url: string, options: OpenOptions = {}): Storage {
   // No database fault may end the process (docs/api.md, "When the database is away"): an idle
   // client losing its connection is reported to the pool, and every client gets its own
   // listener when it connects, so one checked out when the server ends it does not throw either.
-  // A broken client is not reused: the pool discards it on release (it is no longer queryable).
+  // A broken client is not reused: released after a statement failed on its connection, it is
+  // discarded (pg-statements.ts), before the pool itself has seen the socket close.
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
   const mainWaits: ConnectionWaits = { waited: undefined };

@@ -6,6 +6,7 @@
 // parameters (BEGIN, COMMIT, ROLLBACK) stay on the simple protocol.
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
+import { isConnectionError } from './errors.ts';
 
 /**
  * At most this many distinct statement texts get a name; any further text is sent unnamed. It
@@ -37,12 +38,22 @@ export function namedStatementPool(pool: pg.Pool, waits: ConnectionWaits = { wai
       const started = waited === undefined ? 0 : performance.now();
       const client = await pool.connect();
       if (waited !== undefined) waited((performance.now() - started) / 1000);
-      const query = (text: unknown, values?: readonly unknown[]) => {
-        if (typeof text !== 'string' || values === undefined || values.length === 0) return client.query(text as string, values as unknown[]);
-        const name = statementName(text);
-        return client.query(name === undefined ? { text, values: values as unknown[] } : { name, text, values: values as unknown[] });
+      // A statement that failed because the connection broke marks the client broken: released,
+      // it is discarded. The pool would see it close only when the socket's end is read, after the
+      // statement's FATAL answer; until then it would hand the dead client to the next checkout.
+      let broken = false;
+      const failed = (err: unknown) => {
+        if (isConnectionError(err)) broken = true;
+        throw err;
       };
-      return { query: query as unknown as PostgresPoolClient['query'], release: () => client.release() };
+      const query = (text: unknown, values?: readonly unknown[]) => {
+        // A submittable (a cursor) is returned as it is: it is not a promise.
+        if (typeof text !== 'string') return client.query(text as string, values as unknown[]);
+        if (values === undefined || values.length === 0) return client.query(text, values as unknown[]).catch(failed);
+        const name = statementName(text);
+        return client.query(name === undefined ? { text, values: values as unknown[] } : { name, text, values: values as unknown[] }).catch(failed);
+      };
+      return { query: query as unknown as PostgresPoolClient['query'], release: () => client.release(broken) };
     },
     end: () => pool.end(),
   };
