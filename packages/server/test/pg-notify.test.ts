@@ -98,5 +98,42 @@ if (ENGINES.includes('postgres')) {
       await other.stop();
       await until(() => (alone.publish('after'), alone.stats.unheard > unheard), 'the first channel to find itself alone again');
     });
+
+    it('while alone a payload given as a function is not made; when another joins, the kept ones go out only as many as the queue holds', async () => {
+      const app = 'charta-test-kept';
+      const open = (got: string[]) =>
+        openNotifyChannel({
+          url: db.url,
+          channel: 'charta_test_kept',
+          applicationName: app,
+          maxPending: 3,
+          onPayload: (p) => got.push(p),
+          onlyWhenHeard: true,
+          checkMs: 50,
+          unheardKeptMs: 60_000,
+        }).then((c) => (channels.push(c), c));
+      const alone = await open([]);
+      await until(() => (alone.publish('probe'), alone.stats.unheard > 0), 'the channel to find itself alone');
+      const unheard = alone.stats.unheard;
+      let made = 0;
+      for (let i = 1; i <= 5; i++)
+        alone.publish(() => {
+          made += 1;
+          return `kept ${i}`;
+        });
+      assert.equal(made, 0, 'nothing is encoded while nobody listens');
+      assert.equal(alone.stats.unheard, unheard + 5);
+      const joined: string[] = [];
+      await open(joined);
+      await until(() => joined.includes('kept 5'), 'the kept payloads to arrive');
+      // The queue holds 3: the newest three go out (made then), the others stay counted unheard.
+      await until(() => alone.stats.relayed >= 3, 'the three to be published');
+      assert.deepEqual(
+        joined.filter((p) => p.startsWith('kept')),
+        ['kept 3', 'kept 4', 'kept 5'],
+      );
+      assert.equal(made, 3);
+      assert.equal(alone.stats.unheard, unheard + 2);
+    });
   });
 }

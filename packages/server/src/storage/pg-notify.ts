@@ -61,10 +61,18 @@ export interface NotifyChannelOptions {
   unheardKeptMs?: number;
 }
 
+/** A payload, or what makes it when it is sent. */
+export type Payload = string | (() => string);
+
+const textOf = (payload: Payload): string => (typeof payload === 'string' ? payload : payload());
+
 export interface NotifyChannel {
   readonly stats: RelayStats;
-  /** Queues the payload (at most MAX_PAYLOAD_BYTES) for NOTIFY; never throws. */
-  publish(payload: string): void;
+  /**
+   * Queues the payload (at most MAX_PAYLOAD_BYTES) for NOTIFY; never throws. Given as a function,
+   * it is made only if it is sent (an onlyWhenHeard channel alone sends nothing).
+   */
+  publish(payload: Payload): void;
   /** Ends the connection; payloads still queued are counted as dropped. */
   stop(): Promise<void>;
 }
@@ -86,16 +94,18 @@ export async function openNotifyChannel(options: NotifyChannelOptions): Promise<
   // Payloads not sent while alone, kept `keptMs`: when another process turns up they go out after
   // all, so that lines emitted while its announcement was on its way reach it too.
   const keptMs = options.unheardKeptMs ?? 2000;
-  let unsent: Array<{ payload: string; at: number }> = [];
+  // Kept as made by the caller, not encoded: most are never sent.
+  let unsent: Array<{ payload: Payload; at: number }> = [];
   const hear = (others: boolean) => {
     const was = heard;
     heard = others;
     if (!heard || was) return;
     const since = performance.now() - keptMs;
-    const again = unsent.filter((u) => u.at >= since);
+    // The newest of them, as many as the queue has room for; the others stay counted as unheard.
+    const again = unsent.filter((u) => u.at >= since).slice(-Math.max(0, maxPending - queue.length));
     unsent = [];
     stats.unheard -= again.length;
-    for (const u of again) queue.push(u.payload);
+    for (const u of again) queue.push(textOf(u.payload));
     flush();
   };
   let looking = false;
@@ -204,15 +214,16 @@ export async function openNotifyChannel(options: NotifyChannelOptions): Promise<
 
   return {
     stats,
-    publish: (payload) => {
+    publish: (made) => {
       if (stopped) return;
       if (onlyWhenHeard && !heard) {
         stats.unheard += 1;
         const now = performance.now();
         while (unsent.length > 0 && (unsent.length >= maxPending || unsent[0]!.at < now - keptMs)) unsent.shift();
-        unsent.push({ payload, at: now });
+        unsent.push({ payload: made, at: now });
         return;
       }
+      const payload = textOf(made);
       if (coalesce && queue.includes(payload)) return;
       if (queue.length >= maxPending) {
         stats.dropped += 1;
@@ -268,7 +279,7 @@ export async function startRelay<T>(
       if (item !== undefined) bus.receive(item);
     },
   });
-  const off = bus.onLocal((item) => channel.publish(encode(item, bus.origin)));
+  const off = bus.onLocal((item) => channel.publish(() => encode(item, bus.origin)));
   return {
     stats: channel.stats,
     stop: async () => {
