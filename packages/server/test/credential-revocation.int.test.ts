@@ -3,12 +3,19 @@
 // `revoke-client` typed beside a running server, on both engines, end the key's requests and close
 // its streams within a couple of seconds (the server looks for revocations every second); on
 // PostgreSQL, a key revoked through one server's API is refused by the other at once and the stream
-// opened with it on the other is closed (the signal relayed by NOTIFY).
+// opened with it on the other is closed (the signal relayed by NOTIFY). And, without a process: the
+// watcher's stop waits for a look under way, so a closing server closes its storage after it.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ENGINES, TEST_API_KEY, createDatabase, toReply, type TestDatabase } from './support/harness.ts';
 import { runChartaServer, startServerProcess, stopAll, type ServerProcess } from './support/processes.ts';
 import { openJsonSocket, type JsonSocket } from './support/websockets.ts';
+import { Kysely } from 'kysely';
+import { watchRevocations } from '../src/auth/revocation.ts';
+import { SignalBus, type Signal } from '../src/signals/bus.ts';
+import { SqliteReaderDialect } from '../src/storage/sqlite-reader.ts';
+import type { Database } from '../src/storage/schema.ts';
+import type { Storage } from '../src/storage/db.ts';
 
 const A = '/core/api/v1/admin';
 const within = <T>(p: Promise<T>, ms: number): Promise<T> =>
@@ -117,3 +124,36 @@ for (const engine of ENGINES) {
     }
   });
 }
+
+describe("the revocation watcher's stop", () => {
+  it('waits for a look under way: the storage is closed only after it, and what it found is delivered', async (t) => {
+    // A reader whose answer the test gives: the look (every REVOCATION_POLL_MS) waits on it.
+    let asked: () => void = () => undefined;
+    const askedOnce = new Promise<void>((resolve) => (asked = resolve));
+    let answer: (rows: unknown[]) => void = () => undefined;
+    const reader = new Kysely<Database>({
+      dialect: new SqliteReaderDialect(
+        () => {
+          asked();
+          return new Promise<unknown[]>((resolve) => (answer = resolve));
+        },
+        () => undefined,
+      ),
+    });
+    const signals = new SignalBus();
+    const seen: Signal[] = [];
+    signals.subscribe((signal) => seen.push(signal));
+    const stop = watchRevocations({ reader } as unknown as Storage, signals);
+    // The watcher's timer holds no process alive: the test's does, until the end.
+    const alive = setInterval(() => undefined, 1000);
+    t.after(() => clearInterval(alive));
+    await askedOnce;
+    let stopped = false;
+    const stopping = stop().then(() => (stopped = true));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(stopped, false, 'stop waits for the look under way');
+    answer([{ credential: 'api_key:gone', revoked_at: Date.now() * 1000 }]);
+    await stopping;
+    assert.deepEqual(seen, [{ type: 'credential-revoked', credential: 'api_key:gone' }]);
+  });
+});

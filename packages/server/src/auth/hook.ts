@@ -40,7 +40,7 @@ export function registerAuthentication(app: FastifyInstance, storage: Storage): 
   });
   // ... and one revoked by another program (charta-server revoke-api-key) within a second.
   const stopWatching = watchRevocations(storage, app.signals);
-  app.addHook('onClose', async () => stopWatching());
+  app.addHook('onClose', () => stopWatching());
   // Callback style, not async: a cached credential costs no promise on the hot path.
   app.addHook('onRequest', (request, _reply, done) => {
     const config = request.routeOptions.config;

@@ -55,18 +55,17 @@ export function closeOnRevocation(signals: SignalBus, socket: WebSocket, princip
  * Looks every REVOCATION_POLL_MS for keys and clients revoked by another program (or by a process
  * whose signal was lost) and delivers each once to this process's listeners as a
  * `credential-revoked` signal: the credential cache forgets it, its streams close. Delivered here
- * only, never relayed (every process looks for itself). Returns the stop function.
+ * only, never relayed (every process looks for itself). Returns the stop function, which resolves
+ * once a look under way has ended (the storage closes after it).
  */
-export function watchRevocations(storage: Storage, signals: SignalBus): () => void {
+export function watchRevocations(storage: Storage, signals: SignalBus): () => Promise<void> {
   /** Revocations already delivered (or signalled here), with their stamp: kept for LOOKBACK_US. */
   const known = new Map<string, number>();
   const unsubscribe = signals.subscribe((signal) => {
     if (signal.type === 'credential-revoked') known.set(signal.credential, nowMicros());
   });
-  let busy = false;
+  let looking: Promise<void> | undefined;
   const look = async () => {
-    if (busy) return;
-    busy = true;
     try {
       const since = nowMicros() - LOOKBACK_US;
       for (const [credential, at] of known) if (at < since) known.delete(credential);
@@ -77,14 +76,15 @@ export function watchRevocations(storage: Storage, signals: SignalBus): () => vo
       }
     } catch {
       // The database refused the look (a restart, a fault): the next one tries again.
-    } finally {
-      busy = false;
     }
   };
-  const interval = setInterval(() => void look(), REVOCATION_POLL_MS);
+  const interval = setInterval(() => {
+    looking ??= look().finally(() => (looking = undefined));
+  }, REVOCATION_POLL_MS);
   interval.unref();
-  return () => {
+  return async () => {
     clearInterval(interval);
     unsubscribe();
+    await looking;
   };
 }
