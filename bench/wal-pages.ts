@@ -12,11 +12,10 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import type BetterSqlite3 from 'better-sqlite3';
-import { sqliteConnectionPragmas } from '../packages/server/src/storage/sqlite-settings.ts';
 import { Child } from './lib/child.ts';
 import type { SetupArgs, SetupResult } from './lib/charta-server.ts';
 import { seedShape } from './lib/seed.ts';
-import { COMMAND_AND_NOTE, INSERT_AUDIT, INSERT_COMMAND, UPDATE_COMMIT, UPDATE_DATA } from './lib/bare-sqlite.ts';
+import { COMMAND_AND_NOTE, INSERT_AUDIT, INSERT_COMMAND, openLikeCharta, UPDATE_COMMIT, UPDATE_DATA } from './lib/bare-sqlite.ts';
 import { micros, newPlan, writeAudit, type TwinActor } from './lib/bare-twin.ts';
 
 const Sqlite = createRequire(path.resolve(import.meta.dirname, '../packages/server/package.json'))('better-sqlite3') as typeof BetterSqlite3;
@@ -63,8 +62,7 @@ interface Tally {
 }
 
 function open(file: string): BetterSqlite3.Database {
-  const db = new Sqlite(file);
-  for (const pragma of sqliteConnectionPragmas('normal')) db.pragma(pragma);
+  const db = openLikeCharta(file, 'normal');
   db.pragma('wal_autocheckpoint = 0');
   return db;
 }

@@ -58,7 +58,8 @@ export async function closeBareSqlite(): Promise<void> {
   connections = [];
 }
 
-function open(file: string, synchronous: 'normal' | 'full'): BetterSqlite3.Database {
+/** A connection to `file` opened as Charta opens its own (the same pragmas). */
+export function openLikeCharta(file: string, synchronous: 'normal' | 'full'): BetterSqlite3.Database {
   const db = new Sqlite(file);
   for (const pragma of sqliteConnectionPragmas(synchronous)) db.pragma(pragma);
   return db;
@@ -67,9 +68,9 @@ function open(file: string, synchronous: 'normal' | 'full'): BetterSqlite3.Datab
 /** Starts the bare app on its own port; answers its URL. */
 export async function bareSqlite({ file, synchronous, ...who }: BareSqliteArgs): Promise<string> {
   const { staffKey } = who;
-  const reader = open(file, synchronous);
+  const reader = openLikeCharta(file, synchronous);
   reader.pragma('query_only = 1');
-  const writer = open(file, synchronous);
+  const writer = openLikeCharta(file, synchronous);
   writer.pragma('wal_autocheckpoint = 0');
   connections = [reader, writer];
   const r = {
