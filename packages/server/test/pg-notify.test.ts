@@ -99,7 +99,7 @@ if (ENGINES.includes('postgres')) {
       await until(() => (alone.publish('after'), alone.stats.unheard > unheard), 'the first channel to find itself alone again');
     });
 
-    it('while alone a payload given as a function is not made; when another joins, the kept ones go out only as many as the queue holds', async () => {
+    it('while alone a payload given as a function is not made; when another joins, the kept ones go out only as many as the queue holds; one that cannot be made is dropped', async () => {
       const app = 'charta-test-kept';
       const open = (got: string[]) =>
         openNotifyChannel({
@@ -115,10 +115,12 @@ if (ENGINES.includes('postgres')) {
       const alone = await open([]);
       await until(() => (alone.publish('probe'), alone.stats.unheard > 0), 'the channel to find itself alone');
       const unheard = alone.stats.unheard;
+      const dropped = alone.stats.dropped;
       let made = 0;
       for (let i = 1; i <= 5; i++)
         alone.publish(() => {
           made += 1;
+          if (i === 4) throw new Error('cannot be encoded');
           return `kept ${i}`;
         });
       assert.equal(made, 0, 'nothing is encoded while nobody listens');
@@ -126,14 +128,20 @@ if (ENGINES.includes('postgres')) {
       const joined: string[] = [];
       await open(joined);
       await until(() => joined.includes('kept 5'), 'the kept payloads to arrive');
-      // The queue holds 3: the newest three go out (made then), the others stay counted unheard.
-      await until(() => alone.stats.relayed >= 3, 'the three to be published');
+      // The queue holds 3: the newest three are made then; the one that throws is dropped, the older two stay unheard.
+      await until(() => alone.stats.relayed >= 2, 'the two to be published');
       assert.deepEqual(
         joined.filter((p) => p.startsWith('kept')),
-        ['kept 3', 'kept 4', 'kept 5'],
+        ['kept 3', 'kept 5'],
       );
       assert.equal(made, 3);
       assert.equal(alone.stats.unheard, unheard + 2);
+      assert.equal(alone.stats.dropped, dropped + 1);
+      // Heard, a payload that cannot be made is dropped too, and publish does not throw.
+      alone.publish(() => {
+        throw new Error('cannot be encoded');
+      });
+      assert.equal(alone.stats.dropped, dropped + 2);
     });
   });
 }

@@ -64,7 +64,15 @@ export interface NotifyChannelOptions {
 /** A payload, or what makes it when it is sent. */
 export type Payload = string | (() => string);
 
-const textOf = (payload: Payload): string => (typeof payload === 'string' ? payload : payload());
+/** The payload's text; undefined when making it failed (counted as dropped by the caller). */
+function textOf(payload: Payload): string | undefined {
+  if (typeof payload === 'string') return payload;
+  try {
+    return payload();
+  } catch {
+    return undefined;
+  }
+}
 
 export interface NotifyChannel {
   readonly stats: RelayStats;
@@ -105,7 +113,11 @@ export async function openNotifyChannel(options: NotifyChannelOptions): Promise<
     const again = unsent.filter((u) => u.at >= since).slice(-Math.max(0, maxPending - queue.length));
     unsent = [];
     stats.unheard -= again.length;
-    for (const u of again) queue.push(textOf(u.payload));
+    for (const u of again) {
+      const text = textOf(u.payload);
+      if (text === undefined) stats.dropped += 1;
+      else queue.push(text);
+    }
     flush();
   };
   let looking = false;
@@ -224,6 +236,10 @@ export async function openNotifyChannel(options: NotifyChannelOptions): Promise<
         return;
       }
       const payload = textOf(made);
+      if (payload === undefined) {
+        stats.dropped += 1;
+        return;
+      }
       if (coalesce && queue.includes(payload)) return;
       if (queue.length >= maxPending) {
         stats.dropped += 1;
