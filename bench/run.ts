@@ -33,6 +33,7 @@
 // BENCH_SCENARIOS=plugin-commit runs the plugin variants with their own no-plugin reference;
 // BENCH_PROFILE=plugin-commit (or plugin-commit-<variant>) profiles them.
 import { buildStaleBundles } from '../scripts/build-bundles.js';
+import { BUNDLE_DIGEST_ENV, recordedServerDigest } from './lib/bundle.ts';
 import { f0, f1, mdTable, median, mergeRounds } from './lib/format.ts';
 import { heapGrowth, summarizeHeapSnapshot } from './lib/heap.ts';
 import { shuffle } from './lib/random.ts';
@@ -535,6 +536,9 @@ async function main(): Promise<void> {
   if (server === 'bundle') {
     const rebuilt = await buildStaleBundles();
     if (rebuilt.length > 0) console.log(`Rebuilt the bundles ${rebuilt.join(', ')} (scripts/build-bundles.js)`);
+    // The children measure this bundle to the end, whatever is edited meanwhile (lib/bundle.ts).
+    const digest = recordedServerDigest();
+    if (digest !== undefined) process.env[BUNDLE_DIGEST_ENV] = digest;
   }
   const wanted = (name: string) => opts.scenarios === undefined || opts.scenarios.includes(name);
   const known = [

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import type { Running } from '../../packages/server/src/server.ts';
 import { entryFor, importEntry } from '../../scripts/bundles.js';
+import { bundleBuiltByThisRun } from './bundle.ts';
 import { CodeSystems } from '@charta/api/constants';
 import { storeConcepts } from '../../packages/server/src/terminology/store.ts';
 import { STARTER_FILES, readStarterRows } from '../../packages/server/src/terminology/starter.ts';
@@ -34,10 +35,15 @@ import type { WriteCounters } from './writes.ts';
 // tsx, whose keepNames wraps every named closure each time it is made (docs/performance.md, "Speed,
 // second pass"). BENCH_SERVER=sources measures the sources instead; the report says which ran.
 const fromSources = process.env.BENCH_SERVER === 'sources';
-if (!fromSources && entryFor('server').needsTsx) throw new Error('the server bundle is stale: run npm run build:bins (bench/run.ts does)');
-const { prepareStorage, startServer } = (
-  fromSources ? await import('../../packages/server/src/server.ts') : await importEntry('server')
-) as typeof import('../../packages/server/src/server.ts');
+async function serverModule(): Promise<unknown> {
+  if (fromSources) return import('../../packages/server/src/server.ts');
+  if (!entryFor('server').needsTsx) return importEntry('server');
+  // Stale since bench/run.ts built it: a source edited during the run (lib/bundle.ts).
+  const built = bundleBuiltByThisRun();
+  if (built !== undefined) return import(built);
+  throw new Error('the server bundle is stale: run npm run build:bins (bench/run.ts does)');
+}
+const { prepareStorage, startServer } = (await serverModule()) as typeof import('../../packages/server/src/server.ts');
 
 // The server's own pg: the bare-pg routes (lib/bare-pg.ts) use Charta's pool, and the SQL
 // capture below sees every statement Charta sends through it.
