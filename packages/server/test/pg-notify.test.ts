@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ENGINES, createDatabase, type TestDatabase } from './support/harness.ts';
 import pg from 'pg';
-import { HELLO, openNotifyChannel, type NotifyChannel } from '../src/storage/pg-notify.ts';
+import { HELLO, keptToSend, openNotifyChannel, type NotifyChannel } from '../src/storage/pg-notify.ts';
 
 const until = async (done: () => boolean, what: string) => {
   for (const end = Date.now() + 10_000; !done();) {
@@ -13,6 +13,17 @@ const until = async (done: () => boolean, what: string) => {
     await new Promise((r) => setTimeout(r, 20));
   }
 };
+
+describe('the lines kept while alone, sent when another process joins', () => {
+  const kept = [1, 2, 3, 4, 5].map((at) => ({ at }));
+  it('sends the newest kept since the cut-off, no more than the queue has room for, and none into a full queue', () => {
+    assert.deepEqual(keptToSend(kept, 2, 10), [{ at: 2 }, { at: 3 }, { at: 4 }, { at: 5 }]);
+    assert.deepEqual(keptToSend(kept, 0, 2), [{ at: 4 }, { at: 5 }]);
+    assert.deepEqual(keptToSend(kept, 0, 0), []);
+    assert.deepEqual(keptToSend(kept, 0, -3), []);
+    assert.deepEqual(keptToSend(kept, 9, 5), []);
+  });
+});
 
 if (ENGINES.includes('postgres')) {
   describe('the NOTIFY channel (postgres)', () => {

@@ -74,6 +74,17 @@ function textOf(payload: Payload): string | undefined {
   }
 }
 
+/**
+ * Of the payloads kept while alone, those to send when another process turns up: the ones kept
+ * since `since`, the newest of them, at most `room` (what the queue has room for; none when it is
+ * full). The others stay counted as unheard.
+ */
+export function keptToSend<T extends { at: number }>(kept: readonly T[], since: number, room: number): T[] {
+  if (room <= 0) return [];
+  const recent = kept.filter((k) => k.at >= since);
+  return recent.length <= room ? recent : recent.slice(recent.length - room);
+}
+
 export interface NotifyChannel {
   readonly stats: RelayStats;
   /**
@@ -108,9 +119,7 @@ export async function openNotifyChannel(options: NotifyChannelOptions): Promise<
     const was = heard;
     heard = others;
     if (!heard || was) return;
-    const since = performance.now() - keptMs;
-    // The newest of them, as many as the queue has room for; the others stay counted as unheard.
-    const again = unsent.filter((u) => u.at >= since).slice(-Math.max(0, maxPending - queue.length));
+    const again = keptToSend(unsent, performance.now() - keptMs, maxPending - queue.length);
     unsent = [];
     stats.unheard -= again.length;
     for (const u of again) {
