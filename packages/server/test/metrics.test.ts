@@ -221,7 +221,7 @@ eachEngine((engine) => {
       assert.ok(!labelValues.some((v) => v.includes('metered fault')), "no label carries the plugin's message");
       await api.call('DELETE', '/core/api/v1/plugins/metered/?force=true', { authorization: TEST_API_KEY });
       await settle(api);
-      // Its next attempt finds no handler left (docs/plugins.md, "No event lost: retries with back-off"): the outbox empties and its age is 0 again.
+      // Its next attempt finds no handler left (docs/plugins.md, "Delivery and guarantees"): the outbox empties and its age is 0 again.
       const empty = await until('the outbox empty', async () => {
         const s = await scrape();
         return valueOf(s, 'charta_plugin_outbox_events') === 0 ? s : undefined;
