@@ -8,7 +8,8 @@
 // reaches the bottom of the viewport and the page does not scroll by itself; a picked line is
 // expanded in place and shown with all its fields in a panel beside the list; a filter matching
 // nothing says so with a button that clears the filters; the plugin filter in the address
-// (`#logs?plugin=NAME`); at 375 px a line wraps instead of cutting an id with an ellipsis.
+// (`#logs?plugin=NAME`); at 375 px a line wraps instead of cutting an id with an ellipsis; the
+// list keeps its height whether it follows the newest line or not (the jump button floats over it).
 // One browser, one page.
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -111,6 +112,22 @@ describeInChromium('console in Chromium: live logs', (executable) => {
       5_000,
     );
     await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('keeps the list as high when it stops following: "Jump to the newest line" floats over it', async () => {
+    const list = page.locator('#log-lines');
+    const jump = page.getByRole('button', { name: 'Jump to the newest line' });
+    const followingBox = (await list.boundingBox())!;
+    await list.evaluate((el) => (el.scrollTop = 0));
+    await jump.waitFor();
+    assert.deepEqual(await list.boundingBox(), followingBox, 'scrolled up, the list has the height it had while following');
+    // Over the list's bottom right, inside it: reaching the bottom takes it away and moves no row.
+    const button = (await jump.boundingBox())!;
+    assert.ok(button.y + button.height <= followingBox.y + followingBox.height && button.y > followingBox.y, 'the button is over the list');
+    assert.ok(button.x + button.width <= followingBox.x + followingBox.width, 'the button is inside the list');
+    await list.evaluate((el) => (el.scrollTop = el.scrollHeight));
+    await jump.waitFor({ state: 'detached' });
+    assert.deepEqual(await list.boundingBox(), followingBox, 'following again, the list has not grown');
   });
 
   it('does not scroll the page by itself when opened from the nav, on a short window or a phone', async () => {
