@@ -258,6 +258,34 @@ export async function deletePlugin(t: { url: string; apiKey: string }, name: str
   if (res.status >= 300) throw new Error(`deleting ${name} answered ${res.status}: ${(await res.text()).slice(0, 500)}`);
 }
 
+/**
+ * Deletes every plugin the scenarios before left (plugin-install leaves its 1 MiB packages
+ * installed and enabled: a runner loading hundreds of them is not the one a scenario means to
+ * measure) and ends the runner, so that a fresh one starts with the scenario's first plugin. Every
+ * plugin scenario starts with it.
+ */
+export async function clearPlugins(t: { engine: string; child: Child; url: string; apiKey: string }, scenario: string): Promise<void> {
+  const names: string[] = [];
+  for (let offset = 0; ; offset += 100) {
+    const res = await fetch(`${t.url}${PLUGINS}?limit=100&offset=${offset}`, { headers: { authorization: t.apiKey } });
+    if (res.status !== 200) throw new Error(`listing the plugins answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
+    const page = (await res.json()) as { results: Array<{ name: string }> };
+    names.push(...page.results.map((p) => p.name));
+    if (page.results.length < 100) break;
+  }
+  for (const name of names) await deletePlugin(t, name);
+  await until('the runner to hold no plugin', 120, async () => {
+    const { stats } = await t.child.call<{ stats: { plugins: unknown[] } | null }>('runnerStats');
+    return stats === null || stats.plugins.length === 0;
+  });
+  const ended = await t.child.call<boolean>('endRunner');
+  if (names.length > 0 || ended) {
+    console.log(
+      `${t.engine.padEnd(8)}  ${scenario}: deleted the ${names.length} plugin(s) left by the scenarios before${ended ? ' and ended the runner process, so that a fresh one starts with the first plugin' : ''}`,
+    );
+  }
+}
+
 /** Polls until `test` holds, or fails after `seconds`. */
 export async function until(what: string, seconds: number, test: () => Promise<boolean>, pollMs = 50): Promise<void> {
   const end = performance.now() + seconds * 1000;
@@ -315,6 +343,7 @@ export async function pluginCommitScenario(
   t: CommitTarget,
   packages: Map<string, Buffer>,
 ): Promise<{ rows: PluginCommitRow[]; reads: ReadTiming | undefined }> {
+  await clearPlugins(t, 'plugin-commit');
   const size = perVariant(opts);
   if (t.uuids.length < commitFixturesNeeded(opts)) throw new Error(`plugin-commit: ${t.uuids.length} staged plans, ${commitFixturesNeeded(opts)} needed`);
   const rounds = opts.pluginCommitRounds;

@@ -26,7 +26,7 @@ import type { Child } from './child.ts';
 import { cpuMeter, waitForIdle, waitForQuiet, type CpuShare } from './cpu.ts';
 import { paced } from './fanout.ts';
 import type { BenchOptions } from './options.ts';
-import { buildPluginProject, childTicks, deletePlugin, installPlugin, quantile, until, type PluginProject } from './plugin-commit.ts';
+import { buildPluginProject, childTicks, clearPlugins, deletePlugin, installPlugin, quantile, until, type PluginProject } from './plugin-commit.ts';
 import type { IsolationFirstCallRow, IsolationMemoryRow, IsolationNoisyRow, IsolationResult, Latency } from './report.ts';
 
 export const ISOLATION_SCENARIO = 'plugin-isolation';
@@ -520,37 +520,10 @@ async function noisyPart(opts: BenchOptions, t: IsolationTarget, packages: Map<s
   }));
 }
 
-/**
- * Deletes every plugin the scenarios before left (plugin-install leaves its packages installed and
- * enabled) and ends the runner, so that the runner's memory is read from a fresh process holding
- * only this scenario's plugins.
- */
-async function clearPlugins(t: IsolationTarget): Promise<void> {
-  const names: string[] = [];
-  for (let offset = 0; ; offset += 100) {
-    const res = await fetch(`${t.url}${PLUGINS}?limit=100&offset=${offset}`, { headers: { authorization: t.apiKey } });
-    if (res.status !== 200) throw new Error(`listing the plugins answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
-    const page = (await res.json()) as { results: Array<{ name: string }> };
-    names.push(...page.results.map((p) => p.name));
-    if (page.results.length < 100) break;
-  }
-  for (const name of names) await deletePlugin(t, name);
-  await until('the runner to hold no plugin', 120, async () => {
-    const { stats } = await t.child.call<{ stats: { plugins: unknown[] } | null }>('runnerStats');
-    return stats === null || stats.plugins.length === 0;
-  });
-  const ended = await t.child.call<boolean>('endRunner');
-  if (names.length > 0 || ended) {
-    console.log(
-      `${t.engine.padEnd(8)}  plugin-isolation: deleted the ${names.length} plugin(s) left by the scenarios before${ended ? ' and ended the runner process, so that a fresh one starts with the first plugin' : ''}`,
-    );
-  }
-}
-
 export async function pluginIsolationScenario(opts: BenchOptions, t: IsolationTarget, packages: Map<string, Buffer>): Promise<IsolationResult> {
   const needed = isolationFixturesNeeded(opts);
   if (t.uuids.length < needed) throw new Error(`plugin-isolation: ${t.uuids.length} staged plans, ${needed} needed`);
-  await clearPlugins(t);
+  await clearPlugins(t, 'plugin-isolation');
   let next = 0;
   const take = (n: number) => t.uuids.slice(next, (next += n));
   const memory = await memoryPart(opts, t, packages, take(opts.isolationPlugins.length));

@@ -19,7 +19,7 @@ import type { Child } from './child.ts';
 import { cpuMeter, waitForQuiet } from './cpu.ts';
 import { measure, type LoadResult } from './load.ts';
 import type { BenchOptions } from './options.ts';
-import { deletePlugin, until } from './plugin-commit.ts';
+import { clearPlugins, deletePlugin, until } from './plugin-commit.ts';
 import type { RouteRow } from './report.ts';
 
 export const ROUTE_SCENARIO = 'plugin-route';
@@ -84,6 +84,7 @@ export interface RouteTarget {
 const comment = 'Results reviewed; no change.';
 
 export async function routeScenario(opts: BenchOptions, t: RouteTarget, bytes: Buffer): Promise<RouteRow[]> {
+  await clearPlugins(t, 'plugin-route');
   const form = new FormData();
   form.set('is_enabled', 'true');
   form.append('grant', 'effects:instance');
